@@ -1,0 +1,26 @@
+"""sklearn_fimp: feature importances you can trust, inside scikit-learn.
+
+Every importance function returns the same :class:`~sklearn.utils.Bunch`
+(``importances`` of shape (n_features_or_groups, n_repeats),
+``importances_mean``, ``importances_std``, ``feature_names`` and what is
+needed to reproduce the result).
+"""
+
+from ._drop_column import drop_column_importance
+from ._groups import feature_groups
+from ._mdi import mdi_importance
+from ._oob_mdi import oob_mdi_importance
+from ._oob_permutation import oob_permutation_importance
+from ._permutation import permutation_importance
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "__version__",
+    "drop_column_importance",
+    "feature_groups",
+    "mdi_importance",
+    "oob_mdi_importance",
+    "oob_permutation_importance",
+    "permutation_importance",
+]

@@ -1,0 +1,75 @@
+"""Every use of a private scikit-learn name lives in this module.
+
+scikit-learn does not promise stability for names that start with an
+underscore. Keeping them in one place means an upgrade that moves one breaks
+this file only, and the rest of the package reads public API.
+"""
+
+import numpy as np
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    validate_params,
+)
+from sklearn.utils.validation import _check_sample_weight
+
+__all__ = [
+    "HasMethods",
+    "Interval",
+    "RealNotInt",
+    "StrOptions",
+    "check_sample_weight",
+    "hist_gradient_boosting_trees",
+    "n_training_rows",
+    "safe_indexing",
+    "validate_params",
+]
+
+safe_indexing = _safe_indexing
+
+
+def check_sample_weight(sample_weight, X):
+    """Validate ``sample_weight`` (non-negative, one per row of ``X``)."""
+    return _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
+
+
+def n_training_rows(ensemble):
+    """Number of rows a fitted forest or bagging ensemble was trained on.
+
+    ``estimators_samples_`` indexes into the training rows; scikit-learn keeps
+    their count in the private ``_n_samples``.
+    """
+    return getattr(ensemble, "_n_samples", None)
+
+
+def hist_gradient_boosting_trees(estimator):
+    """Yield ``(nodes, original_feature_index)`` for each tree of a fitted HGB.
+
+    ``nodes`` is the structured node array of one tree (fields ``feature_idx``,
+    ``gain``, ``is_leaf`` ...). When the model encoded categorical features
+    itself, its trees index the columns of an internal ColumnTransformer whose
+    output puts the categorical columns first; ``original_feature_index`` maps
+    those positions back to the columns the user passed.
+    """
+    column_map = np.arange(estimator.n_features_in_)
+    preprocessor = getattr(estimator, "_preprocessor", None)
+    if preprocessor is not None:
+        positions = []
+        for _, transformer, columns in preprocessor.transformers_:
+            if isinstance(transformer, str) and transformer == "drop":
+                continue
+            if isinstance(columns, slice):
+                columns = np.arange(estimator.n_features_in_)[columns]
+            columns = np.asarray(columns)
+            if columns.dtype == bool:
+                columns = np.flatnonzero(columns)
+            positions.append(columns)
+        column_map = np.concatenate(positions).astype(np.intp)
+    for iteration in estimator._predictors:
+        for predictor in iteration:
+            yield predictor.nodes, column_map

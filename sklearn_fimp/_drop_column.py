@@ -1,0 +1,214 @@
+"""Drop-column importance: retrain without each feature or group."""
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit, check_cv
+from sklearn.utils.multiclass import type_of_target
+
+from ._compat import HasMethods, StrOptions, validate_params
+from ._frames import drop_columns, take_rows
+from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._oob import bagged_members, ensemble_input, oob_sums, score_oob_sums, supports_oob
+from ._permutation import draw_seed
+from ._result import importance_result
+from ._scoring import SCORING_CONSTRAINT, get_scorer, score
+from ._validation import check_inputs, subset
+
+HOLDOUT_FRACTION = 0.2
+
+
+def with_shared_seed(estimator, seed):
+    """Clone ``estimator`` with every unset ``random_state`` set to ``seed``.
+
+    Parameters the user fixed to an integer are kept; None or a RandomState
+    instance would make each refit draw different randomness, so that a
+    difference in score would mix the effect of the dropped column with
+    luck.
+    """
+    estimator = clone(estimator)
+    unset = {
+        name: seed
+        for name, value in estimator.get_params(deep=True).items()
+        if name.endswith("random_state")
+        and (value is None or isinstance(value, np.random.RandomState))
+    }
+    return estimator.set_params(**unset)
+
+
+def _splits(estimator, cv, X, y, seed):
+    """Train/test index pairs, or None for out-of-bag scoring."""
+    if cv is None and supports_oob(estimator):
+        return None
+    if cv is None:
+        stratify = is_classifier(estimator) and type_of_target(y) in (
+            "binary",
+            "multiclass",
+        )
+        splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
+            n_splits=1, test_size=HOLDOUT_FRACTION, random_state=seed
+        )
+    else:
+        splitter = check_cv(cv, y, classifier=is_classifier(estimator))
+    return list(splitter.split(np.zeros((len(y), 1)), y))
+
+
+def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
+    """Fit a clone without the ``dropped`` columns and score it."""
+    estimator = clone(estimator)
+    X_kept = X if dropped is None else drop_columns(X, dropped)
+    fit_params = {}
+    if split is None:
+        if sample_weight is not None:
+            fit_params["sample_weight"] = sample_weight
+        estimator.fit(X_kept, y, **fit_params)
+        members = bagged_members(estimator, X_kept.shape[0])
+        total, count = oob_sums(estimator, members, ensemble_input(estimator, X_kept))
+        return score_oob_sums(scorer, estimator, total, count, y, sample_weight)
+    train, test = split
+    if sample_weight is not None:
+        fit_params["sample_weight"] = sample_weight[train]
+    estimator.fit(take_rows(X_kept, train), y[train], **fit_params)
+    return score(
+        scorer,
+        estimator,
+        take_rows(X_kept, test),
+        y[test],
+        subset(sample_weight, test),
+    )
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "scoring": SCORING_CONSTRAINT,
+        "cv": ["cv_object"],
+        "groups": [list, tuple, dict, StrOptions({"auto"}), None],
+        "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
+        "sample_weight": ["array-like", None],
+        "n_jobs": [numbers.Integral, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def drop_column_importance(
+    estimator,
+    X,
+    y,
+    *,
+    scoring=None,
+    cv=None,
+    groups=None,
+    ungrouped="separate",
+    sample_weight=None,
+    n_jobs=None,
+    random_state=None,
+):
+    """Drop-column importance: the score lost by retraining without a feature.
+
+    For each feature (or group), a clone of the estimator is trained without
+    it, and its importance is the baseline model's score minus the clone's.
+    The baseline and every clone share one random state (every
+    ``random_state`` parameter left unset is set to one seed drawn from
+    ``random_state``), so the only difference between them is the missing
+    column. It is the most direct answer to "does the model need this
+    feature?", and the most expensive (one fit per feature and split). A
+    feature whose information another feature also carries (a duplicate)
+    gets about zero, because the model does as well without it.
+
+    How the score is measured:
+
+    - ``cv=None`` and a RandomForest*, ExtraTrees* or Bagging* model with
+      ``bootstrap=True``: each model's out-of-bag score on all the rows.
+    - ``cv=None`` otherwise: one held-out split of 20% (stratified for
+      classifiers).
+    - ``cv`` given (int, splitter or iterable, as in
+      :func:`~sklearn.model_selection.cross_validate`): every split, each
+      giving one column of ``importances``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An estimator or Pipeline (fitted or not; it is cloned).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        All rows; splits are taken from them.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+    scoring : str, callable or None, default=None
+        Scorer name or callable; None uses the estimator's ``score``.
+    cv : int, cross-validation generator, iterable or None, default=None
+        See above.
+    groups : None, "auto", list or dict, default=None
+        As in :func:`permutation_importance`; a group is dropped as a whole.
+    ungrouped : {"separate", "together", "drop"}, default="separate"
+        As in :func:`permutation_importance`.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Passed to ``fit`` (as ``sample_weight``) and to the scorer.
+    n_jobs : int or None, default=None
+        Parallel fits (joblib semantics), over features and splits.
+    random_state : int, RandomState instance or None, default=None
+        Seed shared by every fit, and of the held-out split.
+
+    Returns
+    -------
+    result : Bunch
+        importances : ndarray of shape (n_groups, n_splits)
+            Baseline score minus the score without the group, per split.
+        importances_mean, importances_std : ndarray of shape (n_groups,)
+        feature_names : ndarray of shape (n_groups,)
+        groups : list of ndarray
+        baseline_score : float
+            Mean baseline score over splits.
+        baseline_scores : ndarray of shape (n_splits,)
+        evaluation : {"oob", "holdout", "cv"}
+        method, scoring, random_state
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn_fimp import drop_column_importance
+    >>> X, y = make_regression(n_samples=200, n_features=3, n_informative=1,
+    ...                        random_state=0)
+    >>> result = drop_column_importance(Ridge(), X, y, cv=3, random_state=0)
+    >>> int(result.importances_mean.argmax())
+    1
+    """
+    X, feature_names, y, sample_weight = check_inputs(
+        estimator, X, y, sample_weight, fitted=False
+    )
+    labels, groups_ = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    for label, columns in zip(labels, groups_):
+        if len(columns) == X.shape[1]:
+            raise ValueError(
+                f"groups: dropping group {label!r} would leave no feature to "
+                "train on; remove it from groups or use ungrouped='separate'."
+            )
+    seed = draw_seed(random_state)
+    estimator = with_shared_seed(estimator, seed)
+    scorer = get_scorer(estimator, scoring)
+    splits = _splits(estimator, cv, X, y, seed)
+    evaluation = "oob" if splits is None else ("holdout" if cv is None else "cv")
+    splits = [None] if splits is None else splits
+    dropped_sets = [None] + list(groups_)
+    scores = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_and_score)(estimator, X, y, sample_weight, dropped, split, scorer)
+        for dropped in dropped_sets
+        for split in splits
+    )
+    scores = np.asarray(scores).reshape(len(dropped_sets), len(splits))
+    baseline = scores[0]
+    return importance_result(
+        baseline - scores[1:],
+        labels,
+        groups=groups_,
+        baseline_score=float(baseline.mean()),
+        baseline_scores=baseline,
+        evaluation=evaluation,
+        method="drop_column",
+        scoring=scoring,
+        random_state=seed,
+    )

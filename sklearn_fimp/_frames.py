@@ -1,0 +1,110 @@
+"""Row and column operations that work alike on numpy, pandas and polars.
+
+The importance functions must hand an estimator data of the type it was
+fitted on (a Pipeline with a ColumnTransformer selects columns by name), so
+they permute and drop columns without converting the caller's table.
+"""
+
+import numpy as np
+from sklearn.utils.validation import check_array
+
+from ._compat import safe_indexing
+
+
+def is_pandas(X):
+    return type(X).__module__.partition(".")[0] == "pandas" and hasattr(X, "iloc")
+
+
+def is_polars(X):
+    return type(X).__module__.partition(".")[0] == "polars" and hasattr(X, "columns")
+
+
+def is_dataframe(X):
+    return is_pandas(X) or is_polars(X)
+
+
+def check_table(X, *, param="X"):
+    """Return ``X`` ready for row and column indexing, and its feature names.
+
+    pandas and polars frames are returned as they are (their column names
+    become the feature names); anything else is converted with
+    :func:`~sklearn.utils.check_array`, allowing NaN and any dtype so that the
+    estimator decides what it accepts.
+    """
+    if is_dataframe(X):
+        if X.shape[1] == 0:
+            raise ValueError(f"{param} has no columns; pass at least one feature.")
+        if X.shape[0] == 0:
+            raise ValueError(f"{param} has no rows; pass at least one sample.")
+        return X, np.asarray([str(c) for c in X.columns], dtype=object)
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(
+            f"{param} is a sparse matrix; importance functions permute and drop "
+            "dense columns. Convert it with X.toarray() or pass a dense array."
+        )
+    X = check_array(X, dtype=None, ensure_all_finite=False, input_name=param)
+    return X, np.asarray([f"x{i}" for i in range(X.shape[1])], dtype=object)
+
+
+def n_rows(X):
+    return X.shape[0]
+
+
+def take_rows(X, rows):
+    """Rows ``rows`` of ``X`` (None means all rows, returned as is)."""
+    if rows is None:
+        return X
+    if is_polars(X):
+        return X[np.asarray(rows)]
+    return safe_indexing(X, rows, axis=0)
+
+
+def drop_columns(X, columns):
+    """``X`` without the columns at positions ``columns``."""
+    keep = np.setdiff1d(np.arange(X.shape[1]), columns)
+    if is_polars(X):
+        return X.select([X.columns[i] for i in keep])
+    return safe_indexing(X, keep, axis=1)
+
+
+def writable_copy(X):
+    """A copy of ``X`` whose columns :func:`assign_permuted` may overwrite."""
+    if is_polars(X):
+        # polars frames are immutable; assign_permuted builds new ones.
+        return X
+    return X.copy()
+
+
+def assign_permuted(X_work, X, columns, permutation):
+    """Set ``X_work[:, columns]`` to ``X[permutation, columns]``; return it.
+
+    The same row permutation is applied to every column of ``columns``, which
+    keeps the rows of a group of features together.
+    """
+    if is_polars(X):
+        import polars as pl
+
+        order = pl.Series(permutation)
+        return X_work.with_columns(
+            [X.get_column(X.columns[c]).gather(order) for c in columns]
+        )
+    if is_pandas(X):
+        for c in columns:
+            permuted = X.iloc[permutation, c]
+            permuted.index = X_work.index
+            X_work.isetitem(c, permuted)
+        return X_work
+    X_work[:, columns] = X[np.ix_(permutation, columns)]
+    return X_work
+
+
+def restore_columns(X_work, X, columns):
+    """Undo :func:`assign_permuted` on ``columns``; return the frame."""
+    if is_polars(X):
+        return X
+    if is_pandas(X):
+        for c in columns:
+            X_work.isetitem(c, X.iloc[:, c])
+        return X_work
+    X_work[:, columns] = X[:, columns]
+    return X_work

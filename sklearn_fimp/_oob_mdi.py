@@ -1,0 +1,158 @@
+"""Debiased MDI computed with out-of-bag rows (MDI-oob, Li et al. 2019)."""
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.tree import BaseDecisionTree
+
+from ._compat import validate_params
+from ._oob import bagged_members, ensemble_input, member_input
+from ._result import importance_result
+from ._validation import check_inputs
+
+
+def _node_means(tree_, classifier):
+    """In-bag mean target of every node: class fractions for classifiers (one
+    column per class), mean values for regressors (one per output)."""
+    if classifier:
+        return tree_.value[:, 0, :]
+    return tree_.value[:, :, 0]
+
+
+def member_oob_mdi(tree, features, X_oob, targets, weight, n_features, classifier):
+    """MDI-oob of one tree, from its out-of-bag rows.
+
+    For an out-of-bag row ``i`` that goes from node ``t`` (splitting on ``j``)
+    to child ``c``, the split contributes ``(mu_c - mu_t) . y_i`` to feature
+    ``j``, where ``mu`` are in-bag node means and ``y_i`` the row's target
+    (one-hot for classifiers). Summed over rows and nodes, divided by the
+    total weight of the out-of-bag rows.
+    """
+    tree_ = tree.tree_
+    if classifier:
+        # members may have seen only some classes (Bagging); value columns
+        # follow the member's own classes.
+        targets = targets[:, np.asarray(tree.classes_, dtype=np.intp)]
+    path = tree.decision_path(X_oob)
+    reached = path.T @ (targets * weight[:, None])  # (n_nodes, n_targets)
+    means = _node_means(tree_, classifier)
+    parent = np.full(tree_.node_count, -1, dtype=np.intp)
+    internal = np.flatnonzero(tree_.children_left >= 0)
+    parent[tree_.children_left[internal]] = internal
+    parent[tree_.children_right[internal]] = internal
+    child = np.flatnonzero(parent >= 0)
+    contribution = np.sum(
+        (means[child] - means[parent[child]]) * reached[child], axis=1
+    )
+    split_on = tree_.feature[parent[child]]
+    if features is not None:
+        split_on = features[split_on]
+    totals = np.bincount(split_on, weights=contribution, minlength=n_features)
+    return totals / weight.sum()
+
+
+@validate_params(
+    {
+        "estimator": [object],
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "sample_weight": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
+    """Debiased mean decrease in impurity from out-of-bag rows (MDI-oob).
+
+    Plain MDI measures impurity decreases on the rows a tree was grown on,
+    so splits that fit noise still earn credit, and features with many
+    candidate split points (continuous, high cardinality, pure noise) earn
+    the most. MDI-oob (Li, Wang, Basu, Kumbier and Yu, "A debiased MDI
+    feature importance measure for random forests", NeurIPS 2019) re-scores
+    every split with the rows the tree did not see: an out-of-bag row ``i``
+    that passes from node ``t`` (splitting on feature ``j``) to child ``c``
+    adds ``(mu_c - mu_t) . y_i`` to feature ``j``, where ``mu`` is the in-bag
+    mean of the node (class fractions for classifiers, with ``y_i`` one-hot).
+    A split on noise sends out-of-bag rows left and right regardless of
+    their target, so its expected contribution is zero; a useful split sends
+    rows to the child whose mean matches their target. Per tree, the sums
+    are divided by the number (weight) of out-of-bag rows; trees are
+    averaged. Values are not normalised and can be negative.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted RandomForest*, ExtraTrees* or Bagging* of trees model,
+        trained with ``bootstrap=True``.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The training rows, in the order passed to ``fit``.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        The training targets (one output for classifiers).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the out-of-bag rows in each tree's average.
+
+    Returns
+    -------
+    result : Bunch
+        importances : ndarray of shape (n_features, n_trees)
+            Each tree's MDI-oob.
+        importances_mean, importances_std : ndarray of shape (n_features,)
+        feature_names : ndarray of shape (n_features,)
+        method, n_trees
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from sklearn_fimp import oob_mdi_importance
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(size=(500, 2))
+    >>> y = 3 * X[:, 0] + rng.normal(scale=0.1, size=500)
+    >>> forest = RandomForestRegressor(n_estimators=50, random_state=0).fit(X, y)
+    >>> result = oob_mdi_importance(forest, X, y)
+    >>> result.importances_mean.round(2)
+    array([0.74, 0.  ])
+    """
+    X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
+    members = bagged_members(estimator, X.shape[0])
+    if not all(isinstance(m.estimator, BaseDecisionTree) for m in members):
+        raise TypeError(
+            f"estimator={type(estimator).__name__}(...) bags models that are "
+            "not decision trees; MDI-oob reads tree nodes. Use "
+            "oob_permutation_importance instead."
+        )
+    classifier = is_classifier(estimator)
+    if classifier:
+        encoded = np.searchsorted(estimator.classes_, y)
+        encoded = np.minimum(encoded, len(estimator.classes_) - 1)
+        if np.any(estimator.classes_[encoded] != y):
+            raise ValueError(
+                "y has labels the estimator was not fitted on; pass the "
+                "training targets used in fit."
+            )
+        targets = np.eye(len(estimator.classes_))[encoded]
+    else:
+        targets = y.reshape(len(y), -1).astype(np.float64)
+    weight = np.ones(len(y)) if sample_weight is None else sample_weight
+    X_checked = ensemble_input(estimator, X)
+    n_features = X_checked.shape[1]
+    columns = []
+    for member in members:
+        rows = member.oob_rows
+        if not len(rows) or member.estimator.tree_.node_count < 2:
+            continue
+        if weight[rows].sum() <= 0:
+            continue
+        columns.append(
+            member_oob_mdi(
+                member.estimator,
+                member.features,
+                member_input(member, X_checked[rows]),
+                targets[rows],
+                weight[rows],
+                n_features,
+                classifier,
+            )
+        )
+    importances = np.column_stack(columns) if columns else np.zeros((n_features, 1))
+    return importance_result(
+        importances, feature_names, method="oob_mdi", n_trees=len(columns)
+    )

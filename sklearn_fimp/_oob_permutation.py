@@ -1,0 +1,290 @@
+"""Permutation importance on the out-of-bag rows of a bagged ensemble."""
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ._compat import HasMethods, Interval, StrOptions, validate_params
+from ._frames import assign_permuted, restore_columns
+from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._oob import (
+    bagged_members,
+    ensemble_input,
+    member_input,
+    member_outputs,
+    oob_sums,
+    score_oob_sums,
+    stored_outputs,
+)
+from ._permutation import MAX_SEED, _batches, draw_seed, row_permutations
+from ._result import importance_result
+from ._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
+from ._validation import check_inputs, subset
+
+
+def _forest_level_scores(
+    ensemble, members, X, y, sample_weight, groups, permutations, scorer
+):
+    """OOB scores with each group permuted over all training rows."""
+    X_work = X.copy()
+    scores = np.empty((len(groups), len(permutations)))
+    for g, columns in enumerate(groups):
+        for r, permutation in enumerate(permutations):
+            X_work = assign_permuted(X_work, X, columns, permutation)
+            total, count = oob_sums(ensemble, members, X_work)
+            scores[g, r] = score_oob_sums(
+                scorer, ensemble, total, count, y, sample_weight
+            )
+        X_work = restore_columns(X_work, X, columns)
+    return scores
+
+
+def _member_drops(
+    ensemble, member, X, y, sample_weight, groups, n_repeats, seed, scorer
+):
+    """Breiman's per-tree importances for one member.
+
+    Returns the member's out-of-bag baseline score and an array of shape
+    (n_groups, n_repeats) of score drops when each group is permuted within
+    the member's out-of-bag rows. A group the member never sees (outside its
+    feature subset) cannot change its predictions and gets exactly 0.
+    """
+    rows = member.oob_rows
+    X_member = member_input(member, X[rows])
+    y_member, weight = y[rows], subset(sample_weight, rows)
+    local = (
+        np.arange(X.shape[1])
+        if member.features is None
+        else np.full(X.shape[1], -1, dtype=np.intp)
+    )
+    if member.features is not None:
+        local[member.features] = np.arange(len(member.features))
+
+    def member_score(X_rows):
+        outputs = stored_outputs(
+            ensemble, member_outputs(ensemble, member.estimator, X_rows)
+        )
+        return score_outputs(scorer, outputs, y_member, weight)
+
+    baseline = member_score(X_member)
+    generator = np.random.RandomState(seed)
+    permutations = [generator.permutation(len(rows)) for _ in range(n_repeats)]
+    X_work = X_member.copy()
+    drops = np.zeros((len(groups), n_repeats))
+    for g, columns in enumerate(groups):
+        columns = local[columns]
+        columns = columns[columns >= 0]
+        if not len(columns):
+            continue
+        for r, permutation in enumerate(permutations):
+            X_work = assign_permuted(X_work, X_member, columns, permutation)
+            drops[g, r] = baseline - member_score(X_work)
+        X_work = restore_columns(X_work, X_member, columns)
+    return baseline, drops
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "per_tree": ["boolean"],
+        "scale": ["boolean"],
+        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "groups": [list, tuple, dict, StrOptions({"auto"}), None],
+        "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
+        "scoring": SCORING_CONSTRAINT,
+        "sample_weight": ["array-like", None],
+        "n_jobs": [numbers.Integral, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def oob_permutation_importance(
+    estimator,
+    X,
+    y,
+    *,
+    per_tree=False,
+    scale=False,
+    n_repeats=1,
+    groups=None,
+    ungrouped="separate",
+    scoring=None,
+    sample_weight=None,
+    n_jobs=None,
+    random_state=None,
+):
+    """Permutation importance on a bagged ensemble's out-of-bag rows.
+
+    Every member of a bagged ensemble has rows it never trained on (its
+    out-of-bag rows), so the training set doubles as a validation set and no
+    rows need be held out.
+
+    - Forest level (``per_tree=False``): permute a feature's column over all
+      training rows, predict each row with only the members for which it is
+      out of bag (averaging probabilities, or values), and score; the
+      importance is the out-of-bag score minus the permuted one. The
+      baseline equals the model's ``oob_score_`` for the default scoring.
+    - Per tree (``per_tree=True``, Breiman 2001; R randomForest's
+      ``importance(type=1)``): for each member ``t`` with out-of-bag rows
+      ``B_t``, ``PI_t(j)`` is its score on ``B_t`` minus its score on ``B_t``
+      with column ``j`` permuted within ``B_t``; the importance is the mean of
+      ``PI_t(j)`` over members. A member that never splits on ``j`` has
+      ``PI_t(j) = 0``. With ``scale=True`` the mean is divided by its standard
+      error, ``sd_t(PI_t(j)) / sqrt(n_members)``, R's z-score (0 where all
+      ``PI_t(j)`` are 0).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted RandomForest*, ExtraTrees* or Bagging* model trained with
+        ``bootstrap=True`` (Bagging's feature subsets are respected).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The training rows, in the order passed to ``fit``.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        The training targets.
+    per_tree : bool, default=False
+        Breiman's per-tree importance instead of the forest-level one.
+    scale : bool, default=False
+        With ``per_tree=True``, return z-scores instead of mean drops.
+    n_repeats : int, default=1
+        Number of permutations per feature or group.
+    groups : None, "auto", list or dict, default=None
+        As in :func:`permutation_importance`.
+    ungrouped : {"separate", "together", "drop"}, default="separate"
+        As in :func:`permutation_importance`.
+    scoring : str, callable or None, default=None
+        A scorer name or callable; None is accuracy for classifiers and R²
+        for regressors. Scorers receive the aggregated out-of-bag
+        predictions (or a member's own predictions, with ``per_tree``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights passed to the scorer.
+    n_jobs : int or None, default=None
+        Parallel jobs over groups (forest level) or members (per tree), in
+        threads.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the permutations.
+
+    Returns
+    -------
+    result : Bunch
+        importances : ndarray of shape (n_groups, n_repeats)
+            Score drops (or z-scores with ``scale=True``), one column per
+            permutation.
+        importances_mean, importances_std : ndarray of shape (n_groups,)
+        feature_names : ndarray of shape (n_groups,)
+        groups : list of ndarray
+        baseline_score : float
+            Out-of-bag score (forest level), or the mean of the members'
+            out-of-bag scores (per tree).
+        tree_importances : ndarray of shape (n_groups, n_members)
+            With ``per_tree=True`` only: each member's ``PI_t``, averaged over
+            repeats.
+        method, per_tree, scale, scoring, n_repeats, random_state
+
+    Raises
+    ------
+    ValueError
+        When the estimator has no out-of-bag rows, or X is not the training
+        set it was fitted on.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from sklearn_fimp import oob_permutation_importance
+    >>> X, y = make_classification(n_samples=300, n_features=4, n_informative=2,
+    ...                            n_redundant=0, shuffle=False, random_state=0)
+    >>> forest = RandomForestClassifier(n_estimators=50, random_state=0).fit(X, y)
+    >>> result = oob_permutation_importance(forest, X, y, random_state=0)
+    >>> result.importances_mean.round(2)
+    array([0.21, 0.08, 0.  , 0.  ])
+    """
+    if scale and not per_tree:
+        raise ValueError(
+            "scale=True is the z-score of per-tree importances; pass "
+            "per_tree=True with it, or scale=False."
+        )
+    X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
+    members = bagged_members(estimator, X.shape[0])
+    labels, groups_ = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    X_checked = ensemble_input(estimator, X)
+    scorer = get_scorer(estimator, scoring)
+    details = {
+        "groups": groups_,
+        "method": "oob_permutation",
+        "per_tree": per_tree,
+        "scale": scale,
+        "scoring": scoring,
+        "n_repeats": n_repeats,
+    }
+
+    if not per_tree:
+        seed = draw_seed(random_state)
+        permutations = row_permutations(seed, X.shape[0], n_repeats)
+        total, count = oob_sums(estimator, members, X_checked)
+        baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
+        batches = _batches(groups_, n_jobs)
+        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_forest_level_scores)(
+                estimator,
+                members,
+                X_checked,
+                y,
+                sample_weight,
+                [groups_[g] for g in batch],
+                permutations,
+                scorer,
+            )
+            for batch in batches
+        )
+        scores = np.concatenate(results, axis=0)
+        return importance_result(
+            baseline - scores,
+            labels,
+            baseline_score=baseline,
+            random_state=seed,
+            **details,
+        )
+
+    seed = draw_seed(random_state)
+    seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=len(members))
+    used = [t for t, m in enumerate(members) if len(m.oob_rows)]
+    if scale and len(used) < 2:
+        raise ValueError(
+            "scale=True divides by the spread of per-tree importances, which "
+            "needs at least two members with out-of-bag rows; pass scale=False "
+            "or use more estimators."
+        )
+    results = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_member_drops)(
+            estimator,
+            members[t],
+            X_checked,
+            y,
+            sample_weight,
+            groups_,
+            n_repeats,
+            seeds[t],
+            scorer,
+        )
+        for t in used
+    )
+    baselines = np.array([b for b, _ in results])
+    drops = np.stack([d for _, d in results])  # (n_members, n_groups, n_repeats)
+    importances = drops.mean(axis=0)
+    if scale:
+        spread = drops.std(axis=0, ddof=1) / np.sqrt(len(used))
+        importances = np.divide(
+            importances, spread, out=np.zeros_like(importances), where=spread > 0
+        )
+    return importance_result(
+        importances,
+        labels,
+        baseline_score=float(baselines.mean()),
+        tree_importances=drops.mean(axis=2).T,
+        random_state=seed,
+        **details,
+    )
