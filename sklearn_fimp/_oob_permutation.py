@@ -200,7 +200,7 @@ def oob_permutation_importance(
     >>> forest = RandomForestClassifier(n_estimators=50, random_state=0).fit(X, y)
     >>> result = oob_permutation_importance(forest, X, y, random_state=0)
     >>> result.importances_mean.round(2)
-    array([0.21, 0.08, 0.  , 0.  ])
+    array([0.1 , 0.42, 0.  , 0.01])
     """
     if scale and not per_tree:
         raise ValueError(

@@ -1,0 +1,38 @@
+import numpy as np
+import pytest
+
+
+def as_frame(X, kind, names=None):
+    """``X`` as a numpy array, pandas or polars DataFrame."""
+    if kind == "numpy":
+        return X
+    names = names or [f"f{i}" for i in range(X.shape[1])]
+    if kind == "pandas":
+        pd = pytest.importorskip("pandas")
+        return pd.DataFrame(X, columns=names)
+    pl = pytest.importorskip("polars")
+    return pl.DataFrame({n: X[:, i] for i, n in enumerate(names)})
+
+
+def sklearn_permutations(seed, n_rows, n_repeats):
+    """The row order scikit-learn's permutation_importance gives a column on
+    each repeat: one generator, an index array shuffled in place once per
+    repeat and applied to the already shuffled column."""
+    generator = np.random.RandomState(seed)
+    column = np.arange(n_rows)
+    shuffle = np.arange(n_rows)
+    orders = []
+    for _ in range(n_repeats):
+        generator.shuffle(shuffle)
+        column = column[shuffle]
+        orders.append(column.copy())
+    return orders
+
+
+@pytest.fixture
+def noisy_regression():
+    """y depends on x0 strongly, x1 weakly; x2 is uniform noise."""
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(600, 3))
+    y = 4 * X[:, 0] + X[:, 1] + rng.normal(scale=0.2, size=600)
+    return X, y

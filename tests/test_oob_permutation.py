@@ -1,0 +1,293 @@
+import numpy as np
+import pytest
+from sklearn.ensemble import (
+    BaggingClassifier,
+    BaggingRegressor,
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.metrics import get_scorer
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_fimp import oob_permutation_importance
+
+from .conftest import as_frame, sklearn_permutations
+
+MAX_SEED = np.iinfo(np.int32).max
+
+
+def oob_masks(model, n_rows):
+    masks = []
+    for in_bag in model.estimators_samples_:
+        mask = np.ones(n_rows, dtype=bool)
+        mask[in_bag] = False
+        masks.append(mask)
+    return masks
+
+
+def member_predict(model, t, X):
+    """Member t's prediction on X (all columns), as the ensemble averages it."""
+    member = model.estimators_[t]
+    if hasattr(model, "estimators_features_"):
+        X = X[:, model.estimators_features_[t]]
+    X = X.astype(np.float32) if not hasattr(model, "estimators_features_") else X
+    if hasattr(model, "classes_"):
+        proba = np.zeros((X.shape[0], len(model.classes_)))
+        proba[:, member.classes_.astype(int)] = member.predict_proba(X)
+        return proba
+    return member.predict(X)
+
+
+def oob_score(model, X, y, scoring, sample_weight=None):
+    """Out-of-bag score in a plain loop over members."""
+    masks = oob_masks(model, len(y))
+    total, count = 0.0, np.zeros(len(y))
+    for t, mask in enumerate(masks):
+        prediction = np.zeros((len(y),) + member_predict(model, t, X[:1]).shape[1:])
+        prediction[mask] = member_predict(model, t, X[mask])
+        total = total + prediction
+        count += mask
+    seen = count > 0
+    average = total[seen] / count[seen].reshape((-1,) + (1,) * (total.ndim - 1))
+    y_seen = y[seen]
+    weight = None if sample_weight is None else sample_weight[seen]
+    if hasattr(model, "classes_"):
+        if scoring is None:
+            predicted = model.classes_[average.argmax(axis=1)]
+            return np.average(predicted == y_seen, weights=weight)
+        return get_scorer(scoring)._score_func(
+            y_seen,
+            average[:, 1],
+            **({} if weight is None else {"sample_weight": weight}),
+        )
+    residual = np.average((y_seen - average) ** 2, weights=weight)
+    return 1 - residual / np.average(
+        (y_seen - np.average(y_seen, weights=weight)) ** 2, weights=weight
+    )
+
+
+def forest_level_reference(
+    model, X, y, groups, seed, n_repeats, scoring=None, sample_weight=None
+):
+    baseline = oob_score(model, X, y, scoring, sample_weight)
+    drops = np.zeros((len(groups), n_repeats))
+    for g, columns in enumerate(groups):
+        for r, order in enumerate(sklearn_permutations(seed, len(y), n_repeats)):
+            X_permuted = X.copy()
+            X_permuted[:, columns] = X[order][:, columns]
+            drops[g, r] = baseline - oob_score(
+                model, X_permuted, y, scoring, sample_weight
+            )
+    return baseline, drops
+
+
+def per_tree_reference(model, X, y, groups, seed, n_repeats):
+    """Breiman's importance: permute within each member's out-of-bag rows."""
+    seeds = np.random.RandomState(seed).randint(
+        MAX_SEED + 1, size=len(model.estimators_)
+    )
+    drops = []
+    for t, mask in enumerate(oob_masks(model, len(y))):
+        rows = np.flatnonzero(mask)
+        generator = np.random.RandomState(seeds[t])
+        orders = [generator.permutation(len(rows)) for _ in range(n_repeats)]
+
+        def tree_score(X_rows, t=t, rows=rows):
+            prediction = member_predict(model, t, X_rows)
+            if hasattr(model, "classes_"):
+                return np.mean(model.classes_[prediction.argmax(axis=1)] == y[rows])
+            residual = np.sum((y[rows] - prediction) ** 2)
+            return 1 - residual / np.sum((y[rows] - y[rows].mean()) ** 2)
+
+        base = tree_score(X[rows])
+        tree_drops = np.zeros((len(groups), n_repeats))
+        for g, columns in enumerate(groups):
+            for r, order in enumerate(orders):
+                X_rows = X[rows].copy()
+                X_rows[:, columns] = X[rows][order][:, columns]
+                tree_drops[g, r] = base - tree_score(X_rows)
+        drops.append(tree_drops)
+    return np.stack(drops)
+
+
+def classification_data(n=300, classes=2):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(n, 4))
+    score = X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.5, size=n)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, classes + 1)[1:-1]))
+    return X, np.array(["low", "mid", "high"])[y] if classes == 3 else y
+
+
+MODELS = {
+    "rf_classifier": lambda: RandomForestClassifier(n_estimators=15, random_state=0),
+    "rf_regressor": lambda: RandomForestRegressor(n_estimators=15, random_state=0),
+    "et_regressor": lambda: ExtraTreesRegressor(
+        n_estimators=15, bootstrap=True, random_state=0
+    ),
+    "bagging_regressor": lambda: BaggingRegressor(
+        DecisionTreeRegressor(), n_estimators=15, max_features=0.5, random_state=0
+    ),
+    "bagging_classifier": lambda: BaggingClassifier(
+        n_estimators=15, max_samples=0.5, random_state=0
+    ),
+}
+
+
+def data_for(name):
+    X, y = classification_data(classes=3 if "bagging" in name else 2)
+    if "regressor" in name:
+        y = X[:, 0] + 0.5 * X[:, 1] ** 2
+    return X, y
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize(
+    "groups, expected",
+    [(None, [[0], [1], [2], [3]]), ([[0, 1], [1, 3]], [[0, 1], [1, 3], [2]])],
+)
+def test_oob_permutation_forest_level_equals_reference_loop(name, groups, expected):
+    X, y = data_for(name)
+    model = MODELS[name]().fit(X, y)
+    result = oob_permutation_importance(
+        model, X, y, n_repeats=2, groups=groups, random_state=0
+    )
+    baseline, drops = forest_level_reference(
+        model, X, y, expected, result.random_state, 2
+    )
+    assert result.baseline_score == pytest.approx(baseline, abs=1e-12)
+    np.testing.assert_allclose(result.importances, drops, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_oob_permutation_per_tree_equals_reference_loop(name):
+    X, y = data_for(name)
+    model = MODELS[name]().fit(X, y)
+    result = oob_permutation_importance(
+        model, X, y, per_tree=True, n_repeats=2, random_state=0
+    )
+    drops = per_tree_reference(
+        model, X, y, [[0], [1], [2], [3]], result.random_state, 2
+    )
+    np.testing.assert_allclose(result.importances, drops.mean(axis=0), atol=1e-12)
+    np.testing.assert_allclose(
+        result.tree_importances, drops.mean(axis=2).T, atol=1e-12
+    )
+    scaled = oob_permutation_importance(
+        model, X, y, per_tree=True, scale=True, n_repeats=2, random_state=0
+    )
+    standard_error = drops.std(axis=0, ddof=1) / np.sqrt(len(drops))
+    expected_z = np.divide(
+        drops.mean(axis=0),
+        standard_error,
+        out=np.zeros_like(standard_error),
+        where=standard_error > 0,
+    )
+    np.testing.assert_allclose(scaled.importances, expected_z, atol=1e-9)
+
+
+def test_oob_permutation_weighted_custom_scorer_equals_reference():
+    X, y = classification_data()
+    weight = np.random.RandomState(2).uniform(0.5, 2, size=len(y))
+    model = RandomForestClassifier(n_estimators=15, random_state=0).fit(X, y)
+    result = oob_permutation_importance(
+        model, X, y, scoring="roc_auc", sample_weight=weight, random_state=0
+    )
+    baseline, drops = forest_level_reference(
+        model, X, y, [[0], [1], [2], [3]], result.random_state, 1, "roc_auc", weight
+    )
+    assert result.baseline_score == pytest.approx(baseline, abs=1e-12)
+    np.testing.assert_allclose(result.importances, drops, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        RandomForestClassifier(n_estimators=40, oob_score=True, random_state=0),
+        RandomForestRegressor(n_estimators=40, oob_score=True, random_state=0),
+    ],
+)
+def test_oob_permutation_baseline_is_models_oob_score(model):
+    X, y = classification_data()
+    model.fit(X, y)
+    result = oob_permutation_importance(model, X, y, random_state=0)
+    assert result.baseline_score == pytest.approx(model.oob_score_, abs=1e-12)
+
+
+def test_oob_permutation_per_tree_zero_for_unused_feature():
+    # Stumps split on one feature each: PI_t(j) = 0 exactly for the others.
+    X, y = classification_data()
+    model = RandomForestClassifier(
+        n_estimators=20, max_depth=1, max_features=1, random_state=0
+    ).fit(X, y)
+    result = oob_permutation_importance(model, X, y, per_tree=True, random_state=0)
+    for t, tree in enumerate(model.estimators_):
+        unused = np.setdiff1d(np.arange(4), tree.tree_.feature[0])
+        assert np.all(result.tree_importances[unused, t] == 0)
+
+
+def test_oob_permutation_ranks_random_column_last(noisy_regression):
+    X, y = noisy_regression
+    model = RandomForestRegressor(n_estimators=30, random_state=0).fit(X, y)
+    for per_tree in (False, True):
+        result = oob_permutation_importance(
+            model, X, y, per_tree=per_tree, n_repeats=3, random_state=0
+        )
+        assert list(np.argsort(-result.importances_mean)) == [0, 1, 2]
+        assert abs(result.importances_mean[2]) < 0.02
+
+
+@pytest.mark.parametrize("per_tree", [False, True])
+def test_oob_permutation_same_seed_same_result_whatever_n_jobs(per_tree):
+    X, y = classification_data()
+    model = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    one = oob_permutation_importance(
+        model, X, y, per_tree=per_tree, n_jobs=1, random_state=0
+    )
+    two = oob_permutation_importance(
+        model, X, y, per_tree=per_tree, n_jobs=2, random_state=0
+    )
+    np.testing.assert_array_equal(one.importances, two.importances)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_oob_permutation_dataframe_matches_numpy(kind):
+    X, y = classification_data()
+    frame = as_frame(X, kind)
+    from_frame = RandomForestClassifier(n_estimators=10, random_state=0).fit(frame, y)
+    from_array = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    a = oob_permutation_importance(from_frame, frame, y, random_state=0)
+    b = oob_permutation_importance(from_array, X, y, random_state=0)
+    np.testing.assert_array_equal(a.importances, b.importances)
+    assert list(a.feature_names) == ["f0", "f1", "f2", "f3"]
+
+
+@pytest.mark.parametrize(
+    "model, kwargs, match",
+    [
+        (GradientBoostingRegressor(n_estimators=5), {}, "GradientBoostingRegressor"),
+        (
+            GradientBoostingRegressor(n_estimators=5),
+            {"per_tree": True},
+            "permutation_importance on a validation set",
+        ),
+        (RandomForestRegressor(n_estimators=5, bootstrap=False), {}, "bootstrap=True"),
+        (RandomForestRegressor(n_estimators=5), {"scale": True}, "per_tree=True"),
+    ],
+)
+def test_oob_permutation_without_oob_rows_says_what_to_do(model, kwargs, match):
+    X, y = data_for("rf_regressor")
+    model.fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        oob_permutation_importance(model, X, y, **kwargs)
+
+
+def test_oob_permutation_needs_the_training_rows():
+    X, y = data_for("rf_regressor")
+    model = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="fitted on 300"):
+        oob_permutation_importance(model, X[:200], y[:200])
+    with pytest.raises(InvalidParameterError, match="n_repeats"):
+        oob_permutation_importance(model, X, y, n_repeats=0)
