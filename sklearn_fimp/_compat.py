@@ -22,6 +22,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "check_sample_weight",
+    "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
     "n_training_rows",
     "safe_indexing",
@@ -73,3 +74,9 @@ def hist_gradient_boosting_trees(estimator):
     for iteration in estimator._predictors:
         for predictor in iteration:
             yield predictor.nodes, column_map
+
+
+def gradient_boosting_proba(estimator, decision):
+    """Class probabilities of a GradientBoostingClassifier from its decision
+    values, through the model's own loss (as its ``predict_proba`` does)."""
+    return estimator._loss.predict_proba(decision)

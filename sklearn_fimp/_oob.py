@@ -30,11 +30,13 @@ class BaggedMember(NamedTuple):
     """One member of a bagged ensemble.
 
     ``features`` are the columns of X it was trained on (None: all of them, in
-    order); ``oob_rows`` the training rows it never saw.
+    order); ``in_bag_rows`` the training rows it was fitted on, repeated as
+    the bootstrap drew them; ``oob_rows`` the training rows it never saw.
     """
 
     estimator: object
     features: np.ndarray | None
+    in_bag_rows: np.ndarray
     oob_rows: np.ndarray
 
 
@@ -85,7 +87,9 @@ def bagged_members(ensemble, n_rows):
         oob = np.ones(n_rows, dtype=bool)
         oob[in_bag] = False
         features = None if feature_sets is None else np.asarray(feature_sets[t])
-        members.append(BaggedMember(estimator, features, np.flatnonzero(oob)))
+        members.append(
+            BaggedMember(estimator, features, np.asarray(in_bag), np.flatnonzero(oob))
+        )
     if not any(len(m.oob_rows) for m in members):
         raise no_oob_error(ensemble)
     return members

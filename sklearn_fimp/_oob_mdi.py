@@ -10,15 +10,7 @@ from ._result import importance_result
 from ._validation import check_inputs
 
 
-def _node_means(tree_, classifier):
-    """In-bag mean target of every node: class fractions for classifiers (one
-    column per class), mean values for regressors (one per output)."""
-    if classifier:
-        return tree_.value[:, 0, :]
-    return tree_.value[:, :, 0]
-
-
-def member_oob_mdi(tree, features, X_oob, targets, weight, n_features, classifier):
+def member_oob_mdi(member, X, targets, weight, n_features):
     """MDI-oob of one tree, from its out-of-bag rows.
 
     For an out-of-bag row ``i`` that goes from node ``t`` (splitting on ``j``)
@@ -26,15 +18,19 @@ def member_oob_mdi(tree, features, X_oob, targets, weight, n_features, classifie
     ``j``, where ``mu`` are in-bag node means and ``y_i`` the row's target
     (one-hot for classifiers). Summed over rows and nodes, divided by the
     total weight of the out-of-bag rows.
+
+    The in-bag means are computed from the rows, each counted as often as the
+    bootstrap drew it, rather than read from ``tree_.value``, which holds
+    medians for ``criterion="absolute_error"`` and clipped values under
+    monotonic constraints.
     """
+    tree = member.estimator
     tree_ = tree.tree_
-    if classifier:
-        # members may have seen only some classes (Bagging); value columns
-        # follow the member's own classes.
-        targets = targets[:, np.asarray(tree.classes_, dtype=np.intp)]
-    path = tree.decision_path(X_oob)
-    reached = path.T @ (targets * weight[:, None])  # (n_nodes, n_targets)
-    means = _node_means(tree_, classifier)
+    path = tree.decision_path(member_input(member, X)).tocsc()
+    drawn = np.bincount(member.in_bag_rows, minlength=X.shape[0]).astype(np.float64)
+    means = (path.T @ (targets * drawn[:, None])) / (path.T @ drawn)[:, None]
+    oob = member.oob_rows
+    reached = path[oob].T @ (targets[oob] * weight[oob, None])
     parent = np.full(tree_.node_count, -1, dtype=np.intp)
     internal = np.flatnonzero(tree_.children_left >= 0)
     parent[tree_.children_left[internal]] = internal
@@ -44,10 +40,10 @@ def member_oob_mdi(tree, features, X_oob, targets, weight, n_features, classifie
         (means[child] - means[parent[child]]) * reached[child], axis=1
     )
     split_on = tree_.feature[parent[child]]
-    if features is not None:
-        split_on = features[split_on]
+    if member.features is not None:
+        split_on = member.features[split_on]
     totals = np.bincount(split_on, weights=contribution, minlength=n_features)
-    return totals / weight.sum()
+    return totals / weight[oob].sum()
 
 
 @validate_params(
@@ -136,24 +132,13 @@ def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
     weight = np.ones(len(y)) if sample_weight is None else sample_weight
     X_checked = ensemble_input(estimator, X)
     n_features = X_checked.shape[1]
-    columns = []
-    for member in members:
-        rows = member.oob_rows
-        if not len(rows) or member.estimator.tree_.node_count < 2:
-            continue
-        if weight[rows].sum() <= 0:
-            continue
-        columns.append(
-            member_oob_mdi(
-                member.estimator,
-                member.features,
-                member_input(member, X_checked[rows]),
-                targets[rows],
-                weight[rows],
-                n_features,
-                classifier,
-            )
-        )
+    columns = [
+        member_oob_mdi(member, X_checked, targets, weight, n_features)
+        for member in members
+        if len(member.oob_rows)
+        and member.estimator.tree_.node_count > 1
+        and weight[member.oob_rows].sum() > 0
+    ]
     importances = np.column_stack(columns) if columns else np.zeros((n_features, 1))
     return importance_result(
         importances, feature_names, method="oob_mdi", n_trees=len(columns)

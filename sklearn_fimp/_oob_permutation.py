@@ -221,8 +221,8 @@ def oob_permutation_importance(
         "n_repeats": n_repeats,
     }
 
+    seed = draw_seed(random_state)
     if not per_tree:
-        seed = draw_seed(random_state)
         permutations = row_permutations(seed, X.shape[0], n_repeats)
         total, count = oob_sums(estimator, members, X_checked)
         baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
@@ -249,7 +249,6 @@ def oob_permutation_importance(
             **details,
         )
 
-    seed = draw_seed(random_state)
     seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=len(members))
     used = [t for t, m in enumerate(members) if len(m.oob_rows)]
     if scale and len(used) < 2:

@@ -12,6 +12,7 @@ from ._frames import assign_permuted, restore_columns, take_rows, writable_copy
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score
+from ._tree_engine import fast_permuted_scores, tree_ensemble
 from ._validation import check_inputs, subset
 
 MAX_SEED = np.iinfo(np.int32).max
@@ -239,9 +240,30 @@ def permutation_importance(
     )
     scorer = get_scorer(estimator, scoring)
     baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)
-    scores = generic_permuted_scores(
-        estimator, X_eval, y_eval, weight_eval, members, permutations, scorer, n_jobs
-    )
+    ensemble = tree_ensemble(estimator)
+    if ensemble is None:
+        scores = generic_permuted_scores(
+            estimator,
+            X_eval,
+            y_eval,
+            weight_eval,
+            members,
+            permutations,
+            scorer,
+            n_jobs,
+        )
+    else:
+        scores = fast_permuted_scores(
+            estimator,
+            ensemble,
+            X_eval,
+            y_eval,
+            weight_eval,
+            members,
+            permutations,
+            scorer,
+            n_jobs,
+        )
     return importance_result(
         baseline - scores,
         labels,
