@@ -22,6 +22,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "check_sample_weight",
+    "gradient_boosting_init",
     "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
     "n_training_rows",
@@ -80,3 +81,9 @@ def gradient_boosting_proba(estimator, decision):
     """Class probabilities of a GradientBoostingClassifier from its decision
     values, through the model's own loss (as its ``predict_proba`` does)."""
     return estimator._loss.predict_proba(decision)
+
+
+def gradient_boosting_init(estimator, X):
+    """Raw predictions of a GradientBoosting* model's initial estimator, of
+    shape (n_rows, n_columns): what its stages are added to."""
+    return estimator._raw_predict_init(X)

@@ -1,0 +1,153 @@
+"""The tree engine gives the importances of the predict-every-row path."""
+
+import numpy as np
+import pytest
+from sklearn.ensemble import (
+    BaggingClassifier,
+    BaggingRegressor,
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.pipeline import Pipeline
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from sklearn_fimp import _tree_engine, permutation_importance
+
+CLASSIFIERS = {
+    "tree": DecisionTreeClassifier(min_samples_leaf=3, random_state=0),
+    "forest": RandomForestClassifier(n_estimators=12, random_state=0),
+    "extra_trees": ExtraTreesClassifier(
+        n_estimators=12, min_samples_leaf=2, random_state=0
+    ),
+    "boosting": GradientBoostingClassifier(n_estimators=15, random_state=0),
+    "bagging": BaggingClassifier(
+        DecisionTreeClassifier(), n_estimators=12, max_features=0.6, random_state=0
+    ),
+}
+REGRESSORS = {
+    "tree": DecisionTreeRegressor(min_samples_leaf=3, random_state=0),
+    "forest": RandomForestRegressor(n_estimators=12, random_state=0),
+    "extra_trees": ExtraTreesRegressor(n_estimators=12, random_state=0),
+    "boosting": GradientBoostingRegressor(
+        n_estimators=15, subsample=0.8, random_state=0
+    ),
+    "bagging": BaggingRegressor(
+        DecisionTreeRegressor(), n_estimators=12, max_features=0.6, random_state=0
+    ),
+}
+
+
+def make_data(n_classes):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(400, 5))
+    signal = X[:, 0] + 0.7 * X[:, 1] - 0.5 * X[:, 2] * X[:, 3]
+    signal = signal + rng.normal(scale=0.5, size=400)
+    if n_classes == 0:
+        return X, signal
+    edges = np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1])
+    return X, np.digitize(signal, edges)
+
+
+def generic(model):
+    """The same fitted model behind a Pipeline, which the engine does not
+    take: the predict-every-row path."""
+    return Pipeline([("model", model)])
+
+
+def assert_same_importances(model, X, y, **kwargs):
+    fast = permutation_importance(model, X, y, random_state=0, **kwargs)
+    slow = permutation_importance(generic(model), X, y, random_state=0, **kwargs)
+    assert fast.baseline_score == pytest.approx(slow.baseline_score, abs=1e-12)
+    np.testing.assert_allclose(fast.importances, slow.importances, atol=1e-10)
+    return fast
+
+
+@pytest.mark.parametrize("name", sorted(CLASSIFIERS))
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize(
+    "scoring", [None, "neg_log_loss", "roc_auc_ovr", "balanced_accuracy"]
+)
+def test_engine_classifiers_match_generic_path(name, n_classes, scoring):
+    X, y = make_data(n_classes)
+    model = CLASSIFIERS[name].fit(X[:250], y[:250])
+    assert _tree_engine.tree_ensemble(model) is not None
+    assert_same_importances(model, X[250:], y[250:], scoring=scoring, n_repeats=2)
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSORS))
+@pytest.mark.parametrize("scoring", [None, "neg_mean_absolute_error"])
+def test_engine_regressors_match_generic_path(name, scoring):
+    X, y = make_data(0)
+    model = REGRESSORS[name].fit(X[:250], y[:250])
+    assert _tree_engine.tree_ensemble(model) is not None
+    assert_same_importances(model, X[250:], y[250:], scoring=scoring, n_repeats=2)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [CLASSIFIERS["forest"], CLASSIFIERS["boosting"], CLASSIFIERS["bagging"]],
+    ids=["forest", "boosting", "bagging"],
+)
+def test_engine_groups_and_sample_weight_match_generic_path(model):
+    X, y = make_data(3)
+    model.fit(X[:250], y[:250])
+    weight = np.random.RandomState(1).uniform(0, 2, size=150)
+    weight[:20] = 0
+    assert_same_importances(
+        model,
+        X[250:],
+        y[250:],
+        groups=[[0, 1], [1, 2, 3], 4],
+        sample_weight=weight,
+        n_repeats=3,
+    )
+
+
+def test_engine_multi_output_regression_matches_generic_path():
+    X, y = make_data(0)
+    Y = np.column_stack([y, X[:, 4] ** 2])
+    model = RandomForestRegressor(n_estimators=8, random_state=0).fit(X[:250], Y[:250])
+    assert_same_importances(model, X[250:], Y[250:])
+
+
+def test_engine_fully_grown_trees_break_ties_like_predict():
+    # Leaf values 0/1 and an even number of trees: exact 50/50 votes are
+    # common, and the engine must resolve them as predict_proba does.
+    X, y = make_data(2)
+    model = RandomForestClassifier(n_estimators=10, random_state=0).fit(
+        X[:250], y[:250]
+    )
+    fast = permutation_importance(model, X[250:], y[250:], random_state=0)
+    slow = permutation_importance(generic(model), X[250:], y[250:], random_state=0)
+    np.testing.assert_array_equal(fast.importances, slow.importances)
+
+
+def test_engine_chunks_batches_and_threads_do_not_change_results(monkeypatch):
+    X, y = make_data(3)
+    model = RandomForestClassifier(n_estimators=10, random_state=0).fit(
+        X[:250], y[:250]
+    )
+    whole = permutation_importance(model, X[250:], y[250:], random_state=0)
+    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 37)
+    monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)
+    pieces = permutation_importance(model, X[250:], y[250:], n_jobs=2, random_state=0)
+    np.testing.assert_allclose(pieces.importances, whole.importances, atol=1e-12)
+
+
+def test_engine_pandas_input_matches_numpy():
+    pd = pytest.importorskip("pandas")
+    X, y = make_data(2)
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    on_frame = RandomForestClassifier(n_estimators=8, random_state=0).fit(
+        frame[:250], y[:250]
+    )
+    on_array = RandomForestClassifier(n_estimators=8, random_state=0).fit(
+        X[:250], y[:250]
+    )
+    a = permutation_importance(on_frame, frame[250:], y[250:], random_state=0)
+    b = permutation_importance(on_array, X[250:], y[250:], random_state=0)
+    np.testing.assert_array_equal(a.importances, b.importances)
