@@ -20,6 +20,7 @@ from ._oob import (
 from ._permutation import MAX_SEED, _batches, draw_seed, row_permutations
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
+from ._tree_engine import fast_oob_permuted_scores, tree_ensemble
 from ._validation import check_inputs, subset
 
 
@@ -226,21 +227,36 @@ def oob_permutation_importance(
         permutations = row_permutations(seed, X.shape[0], n_repeats)
         total, count = oob_sums(estimator, members, X_checked)
         baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
-        batches = _batches(groups_, n_jobs)
-        results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_forest_level_scores)(
+        ensemble = tree_ensemble(estimator)
+        if ensemble is None:
+            batches = _batches(groups_, n_jobs)
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(_forest_level_scores)(
+                    estimator,
+                    members,
+                    X_checked,
+                    y,
+                    sample_weight,
+                    [groups_[g] for g in batch],
+                    permutations,
+                    scorer,
+                )
+                for batch in batches
+            )
+            scores = np.concatenate(results, axis=0)
+        else:
+            scores = fast_oob_permuted_scores(
                 estimator,
+                ensemble,
                 members,
                 X_checked,
                 y,
                 sample_weight,
-                [groups_[g] for g in batch],
+                groups_,
                 permutations,
                 scorer,
+                n_jobs,
             )
-            for batch in batches
-        )
-        scores = np.concatenate(results, axis=0)
         return importance_result(
             baseline - scores,
             labels,

@@ -34,7 +34,7 @@ from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import validate_data
 
 from ._compat import gradient_boosting_init, gradient_boosting_proba
-from ._oob import FORESTS
+from ._oob import FORESTS, score_oob_sums
 from ._scoring import (
     StoredClassifierOutputs,
     StoredRegressorOutputs,
@@ -316,5 +316,40 @@ def fast_permuted_scores(
                     stored_outputs(estimator, ensemble, sums[i, r]),
                     y,
                     sample_weight,
+                )
+    return scores
+
+
+def fast_oob_permuted_scores(
+    estimator,
+    ensemble,
+    members,
+    X,
+    y,
+    sample_weight,
+    groups,
+    permutations,
+    scorer,
+    n_jobs,
+):
+    """Out-of-bag scores with each group permuted over the training rows
+    (engine path of :func:`~sklearn_fimp.oob_permutation_importance`).
+
+    ``X`` is already validated against the estimator."""
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    tree_rows = [member.oob_rows for member in members]
+    count = np.zeros(X.shape[0])
+    for rows in tree_rows:
+        count[rows] += 1
+    single_output = ensemble.kind == "forest_regressor" and ensemble.n_outputs == 1
+    scores = np.empty((len(groups), len(permutations)))
+    for batch, sums in permuted_sums(
+        ensemble, X, groups, permutations, n_jobs, tree_rows=tree_rows
+    ):
+        for i, g in enumerate(batch):
+            for r in range(len(permutations)):
+                total = sums[i, r][:, 0] if single_output else sums[i, r]
+                scores[g, r] = score_oob_sums(
+                    scorer, estimator, total, count, y, sample_weight
                 )
     return scores

@@ -9,6 +9,7 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 from sklearn.metrics import get_scorer
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -132,6 +133,10 @@ MODELS = {
     ),
     "bagging_classifier": lambda: BaggingClassifier(
         n_estimators=15, max_samples=0.5, random_state=0
+    ),
+    # not trees: the predict-every-row path
+    "bagging_knn_classifier": lambda: BaggingClassifier(
+        KNeighborsClassifier(), n_estimators=8, max_features=0.75, random_state=0
     ),
 }
 

@@ -151,3 +151,25 @@ def test_engine_pandas_input_matches_numpy():
     a = permutation_importance(on_frame, frame[250:], y[250:], random_state=0)
     b = permutation_importance(on_array, X[250:], y[250:], random_state=0)
     np.testing.assert_array_equal(a.importances, b.importances)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        RandomForestClassifier(n_estimators=10, random_state=0),
+        BaggingRegressor(
+            DecisionTreeRegressor(), n_estimators=10, max_features=0.6, random_state=0
+        ),
+    ],
+    ids=["forest", "bagging"],
+)
+def test_engine_oob_chunks_and_batches_do_not_change_results(model, monkeypatch):
+    X, y = make_data(0 if isinstance(model, BaggingRegressor) else 3)
+    model.fit(X, y)
+    whole = oob_permutation_importance(model, X, y, n_repeats=2, random_state=0)
+    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 37)
+    monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)
+    pieces = oob_permutation_importance(
+        model, X, y, n_repeats=2, n_jobs=2, random_state=0
+    )
+    np.testing.assert_allclose(pieces.importances, whole.importances, atol=1e-12)
