@@ -213,15 +213,17 @@ def permuted_rows(X, rows, columns, permutation):
 def add_tree_outputs(ensemble, routed, chunk_rows, X, columns, permutation, out):
     """Add every tree's leaf values, in order, to ``out`` (the chunk's rows),
     with ``columns`` permuted; only rows whose path uses them are re-routed."""
+    # the chunk with the group permuted: one copy per group and repeat,
+    # from which each tree takes the rows it must re-route
+    X_chunk = permuted_rows(X, chunk_rows, columns, permutation)
     for term, routing in zip(ensemble.terms, routed):
         leaves = routing.leaves
         changed = affected_rows(routing.uses, columns)
         if len(changed):
             positions = changed if routing.rows is None else routing.rows[changed]
-            X_rows = permuted_rows(X, chunk_rows[positions], columns, permutation)
             leaves = leaves.copy()
             leaves[changed] = term.tree.apply(
-                _tree_input(term, X_rows), check_input=False
+                _tree_input(term, X_chunk[positions]), check_input=False
             )
         values = term.table[leaves]
         if routing.rows is None and term.columns is None:
