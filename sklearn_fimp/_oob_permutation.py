@@ -20,7 +20,11 @@ from ._oob import (
 from ._permutation import MAX_SEED, _batches, draw_seed, row_permutations
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
-from ._tree_engine import fast_oob_permuted_scores, tree_ensemble
+from ._tree_engine import (
+    fast_member_drops,
+    fast_oob_permuted_scores,
+    tree_ensemble,
+)
 from ._validation import check_inputs, subset
 
 
@@ -223,11 +227,11 @@ def oob_permutation_importance(
     }
 
     seed = draw_seed(random_state)
+    ensemble = tree_ensemble(estimator)
     if not per_tree:
         permutations = row_permutations(seed, X.shape[0], n_repeats)
         total, count = oob_sums(estimator, members, X_checked)
         baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
-        ensemble = tree_ensemble(estimator)
         if ensemble is None:
             batches = _batches(groups_, n_jobs)
             results = Parallel(n_jobs=n_jobs, prefer="threads")(
@@ -273,20 +277,39 @@ def oob_permutation_importance(
             "needs at least two members with out-of-bag rows; pass scale=False "
             "or use more estimators."
         )
-    results = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_member_drops)(
-            estimator,
-            members[t],
-            X_checked,
-            y,
-            sample_weight,
-            groups_,
-            n_repeats,
-            seeds[t],
-            scorer,
+    if ensemble is None:
+        tasks = (
+            delayed(_member_drops)(
+                estimator,
+                members[t],
+                X_checked,
+                y,
+                sample_weight,
+                groups_,
+                n_repeats,
+                seeds[t],
+                scorer,
+            )
+            for t in used
         )
-        for t in used
-    )
+    else:
+        tasks = (
+            delayed(fast_member_drops)(
+                estimator,
+                ensemble,
+                t,
+                members[t].oob_rows,
+                X_checked,
+                y,
+                sample_weight,
+                groups_,
+                n_repeats,
+                seeds[t],
+                scorer,
+            )
+            for t in used
+        )
+    results = Parallel(n_jobs=n_jobs, prefer="threads")(tasks)
     baselines = np.array([b for b, _ in results])
     drops = np.stack([d for _, d in results])  # (n_members, n_groups, n_repeats)
     importances = drops.mean(axis=0)
