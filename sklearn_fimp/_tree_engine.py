@@ -34,7 +34,7 @@ from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import validate_data
 
 from ._compat import gradient_boosting_init, gradient_boosting_proba
-from ._oob import FORESTS, score_oob_sums
+from ._oob import FORESTS
 from ._scoring import (
     StoredClassifierOutputs,
     StoredRegressorOutputs,
@@ -210,92 +210,185 @@ def permuted_rows(X, rows, columns, permutation):
     return X_rows
 
 
-def add_tree_outputs(ensemble, routed, chunk_rows, X, columns, permutation, out):
-    """Add every tree's leaf values, in order, to ``out`` (the chunk's rows),
-    with ``columns`` permuted; only rows whose path uses them are re-routed."""
+def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out):
+    """Add to ``out`` (the chunk's rows) the change of every tree's leaf
+    value when ``columns`` are permuted; only rows whose path uses them are
+    re-routed."""
     # the chunk with the group permuted: one copy per group and repeat,
     # from which each tree takes the rows it must re-route
     X_chunk = permuted_rows(X, chunk_rows, columns, permutation)
     for term, routing in zip(ensemble.terms, routed):
-        leaves = routing.leaves
         changed = affected_rows(routing.uses, columns)
-        if len(changed):
-            positions = changed if routing.rows is None else routing.rows[changed]
-            leaves = leaves.copy()
-            leaves[changed] = term.tree.apply(
-                _tree_input(term, X_chunk[positions]), check_input=False
-            )
-        values = term.table[leaves]
-        if routing.rows is None and term.columns is None:
-            out += values
-        elif term.columns is None:
-            out[routing.rows] += values
+        if not len(changed):
+            continue
+        positions = changed if routing.rows is None else routing.rows[changed]
+        leaves = term.tree.apply(
+            _tree_input(term, X_chunk[positions]), check_input=False
+        )
+        old = routing.leaves[changed]
+        moved = leaves != old
+        if not moved.any():
+            continue
+        change = term.table[leaves[moved]] - term.table[old[moved]]
+        rows = positions[moved]
+        if term.columns is None:
+            out[rows] += change
         else:
-            rows = slice(None) if routing.rows is None else routing.rows
-            out[np.ix_(np.arange(len(out))[rows], term.columns)] += values
+            out[np.ix_(rows, term.columns)] += change
 
 
-def _permuted_sums_of_groups(
-    ensemble, routed, chunk_rows, X, groups, permutations, out
-):
+def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations, out):
     for g, columns in enumerate(groups):
         for r, permutation in enumerate(permutations):
-            add_tree_outputs(
+            add_tree_changes(
                 ensemble, routed, chunk_rows, X, columns, permutation, out[g, r]
             )
 
 
-def permuted_sums(
-    ensemble, X, groups, permutations, n_jobs, tree_rows=None, start=None
-):
-    """Yield ``(group_indices, sums)`` batch by batch.
+def _rows_in_chunk(tree_rows, chunk_rows, n_terms):
+    if tree_rows is None:
+        return [None] * n_terms
+    first, last = chunk_rows[0], chunk_rows[-1]
+    return [rows[(rows >= first) & (rows <= last)] - first for rows in tree_rows]
 
-    ``sums[g, r]`` (n_rows, n_outputs) is ``start`` (zeros if None) plus the
-    leaf values of every tree when group ``g`` is permuted by
-    ``permutations[r]``. ``tree_rows`` restricts each tree to some rows (its
-    out-of-bag rows).
+
+def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, start):
+    """Yield ``(group_indices, base_total, changes)`` batch by batch.
+
+    ``base_total`` (n_rows, n_outputs) is ``start`` plus the trees' leaf
+    values on the unpermuted rows, added tree by tree in order, as the
+    model's ``predict`` adds them; ``changes[g, r]`` the change of the total
+    when group ``g`` is permuted by ``permutations[r]``. ``tree_rows``
+    restricts each tree to some rows (its out-of-bag rows).
     """
     n_rows, n_features = X.shape
     n_repeats = len(permutations)
     per_group = n_repeats * n_rows * ensemble.n_outputs * 8
     batch_size = max(1, min(len(groups), BATCH_BYTES // max(per_group, 1)))
     n_workers = max(1, effective_n_jobs(n_jobs))
+    base_total = np.array(start, dtype=np.float64)
     for first in range(0, len(groups), batch_size):
         batch = list(range(first, min(first + batch_size, len(groups))))
-        sums = np.zeros((len(batch), n_repeats, n_rows, ensemble.n_outputs))
-        if start is not None:
-            sums[...] = start
+        changes = np.zeros((len(batch), n_repeats, n_rows, ensemble.n_outputs))
         for chunk_start in range(0, n_rows, CHUNK_ROWS):
             chunk_rows = np.arange(chunk_start, min(chunk_start + CHUNK_ROWS, n_rows))
-            if tree_rows is None:
-                rows_in_chunk = [None] * len(ensemble.terms)
-            else:
-                rows_in_chunk = [
-                    rows[(rows >= chunk_rows[0]) & (rows <= chunk_rows[-1])]
-                    - chunk_start
-                    for rows in tree_rows
-                ]
+            rows_in_chunk = _rows_in_chunk(tree_rows, chunk_rows, len(ensemble.terms))
             X_chunk = X[chunk_rows]
             routed = Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(route)(term, X_chunk, n_features, rows)
                 for term, rows in zip(ensemble.terms, rows_in_chunk)
             )
+            if first == 0:
+                total = base_total[chunk_rows]
+                for term, routing in zip(ensemble.terms, routed):
+                    reached = slice(None) if routing.rows is None else routing.rows
+                    if term.columns is None:
+                        total[reached] += term.table[routing.leaves]
+                    else:
+                        reached = np.arange(len(total))[reached]
+                        total[np.ix_(reached, term.columns)] += term.table[
+                            routing.leaves
+                        ]
+                base_total[chunk_rows] = total
             # groups are split between workers; each writes its own slices
             parts = np.array_split(np.arange(len(batch)), min(n_workers, len(batch)))
             Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(_permuted_sums_of_groups)(
+                delayed(_add_changes_of_groups)(
                     ensemble,
                     routed,
                     chunk_rows,
                     X,
                     [groups[batch[i]] for i in part],
                     permutations,
-                    sums[part[0] : part[-1] + 1, :, chunk_start : chunk_rows[-1] + 1],
+                    changes[
+                        part[0] : part[-1] + 1, :, chunk_start : chunk_rows[-1] + 1
+                    ],
                 )
                 for part in parts
                 if len(part)
             )
-        yield batch, sums
+        yield batch, base_total, changes
+
+
+def exact_totals(ensemble, X_rows, rows, start, tree_rows=None):
+    """``start`` plus the trees' leaf values for a few rows, added tree by
+    tree in order (as the model's own ``predict`` adds them)."""
+    totals = np.array(start, dtype=np.float64)
+    for t, term in enumerate(ensemble.terms):
+        mask = (
+            np.ones(len(rows), dtype=bool)
+            if tree_rows is None
+            else np.isin(rows, tree_rows[t])
+        )
+        if not mask.any():
+            continue
+        leaves = term.tree.apply(_tree_input(term, X_rows[mask]), check_input=False)
+        if term.columns is None:
+            totals[mask] += term.table[leaves]
+        else:
+            totals[np.ix_(np.flatnonzero(mask), term.columns)] += term.table[leaves]
+    return totals
+
+
+def rows_near_ties(outputs, candidates):
+    """Among ``candidates`` (a boolean mask), the rows whose outputs are
+    within rounding of a tie: two classes of the row, or the same output of
+    another row.
+
+    Changes are added in another order than the model's own ``predict``
+    adds leaf values, so such a row could fall on the other side of a tie;
+    it is recomputed in the model's order so that predicted classes and
+    ranks (ROC AUC ...) are the model's.
+    """
+    tolerance = 1e-9 * max(1.0, float(np.max(np.abs(outputs), initial=0.0)))
+    suspect = np.zeros(len(outputs), dtype=bool)
+    if outputs.shape[1] > 1:
+        top_two = np.partition(outputs, -2, axis=1)[:, -2:]
+        suspect |= top_two[:, 1] - top_two[:, 0] <= tolerance
+    for column in outputs.T:
+        order = np.argsort(column, kind="stable")
+        close = np.diff(column[order]) <= tolerance
+        suspect[order[1:][close]] = True
+        suspect[order[:-1][close]] = True
+    return np.flatnonzero(suspect & candidates)
+
+
+def permuted_outputs(
+    ensemble, X, groups, permutations, n_jobs, *, start, divisor, tree_rows=None
+):
+    """Yield ``(g, r, outputs)``: the model's output on every row with group
+    ``g`` permuted by ``permutations[r]``, as its own ``predict`` would give
+    it: ``(start + sum of leaf values) / divisor``.
+    """
+    classifier = ensemble.kind.endswith("classifier")
+    divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
+    for batch, base_total, changes in permuted_changes(
+        ensemble,
+        X,
+        groups,
+        permutations,
+        n_jobs,
+        tree_rows=tree_rows,
+        start=start,
+    ):
+        for i, g in enumerate(batch):
+            for r, permutation in enumerate(permutations):
+                change = changes[i, r]
+                outputs = (base_total + change) / divisor
+                if ensemble.kind == "forest_classifier":
+                    # changes added out of order can overshoot by a rounding
+                    np.clip(outputs, 0.0, 1.0, out=outputs)
+                if classifier:
+                    ties = rows_near_ties(outputs, np.any(change != 0, axis=1))
+                    if len(ties):
+                        X_ties = permuted_rows(X, ties, groups[g], permutation)
+                        totals = exact_totals(
+                            ensemble, X_ties, ties, start[ties], tree_rows
+                        )
+                        outputs[ties] = totals / (
+                            divisor[ties] if np.ndim(divisor) else divisor
+                        )
+                yield g, r, outputs
 
 
 def fast_permuted_scores(
@@ -304,21 +397,18 @@ def fast_permuted_scores(
     """Scores with each group permuted, on validation rows (engine path of
     :func:`~sklearn_fimp.permutation_importance`)."""
     X = engine_input(estimator, X)
-    start = gradient_boosting_init(estimator, X) if ensemble.boosted else None
+    if ensemble.boosted:
+        start, divisor = gradient_boosting_init(estimator, X), 1.0
+    else:
+        start = np.zeros((X.shape[0], ensemble.n_outputs))
+        divisor = float(len(ensemble.terms))
     scores = np.empty((len(groups), len(permutations)))
-    for batch, sums in permuted_sums(
-        ensemble, X, groups, permutations, n_jobs, start=start
+    for g, r, outputs in permuted_outputs(
+        ensemble, X, groups, permutations, n_jobs, start=start, divisor=divisor
     ):
-        if not ensemble.boosted:
-            sums /= len(ensemble.terms)
-        for i, g in enumerate(batch):
-            for r in range(len(permutations)):
-                scores[g, r] = score_outputs(
-                    scorer,
-                    stored_outputs(estimator, ensemble, sums[i, r]),
-                    y,
-                    sample_weight,
-                )
+        scores[g, r] = score_outputs(
+            scorer, stored_outputs(estimator, ensemble, outputs), y, sample_weight
+        )
     return scores
 
 
@@ -343,17 +433,25 @@ def fast_oob_permuted_scores(
     count = np.zeros(X.shape[0])
     for rows in tree_rows:
         count[rows] += 1
+    scored = count > 0
     single_output = ensemble.kind == "forest_regressor" and ensemble.n_outputs == 1
+    weight = None if sample_weight is None else sample_weight[scored]
     scores = np.empty((len(groups), len(permutations)))
-    for batch, sums in permuted_sums(
-        ensemble, X, groups, permutations, n_jobs, tree_rows=tree_rows
+    for g, r, outputs in permuted_outputs(
+        ensemble,
+        X,
+        groups,
+        permutations,
+        n_jobs,
+        start=np.zeros((X.shape[0], ensemble.n_outputs)),
+        divisor=np.maximum(count, 1),
+        tree_rows=tree_rows,
     ):
-        for i, g in enumerate(batch):
-            for r in range(len(permutations)):
-                total = sums[i, r][:, 0] if single_output else sums[i, r]
-                scores[g, r] = score_oob_sums(
-                    scorer, estimator, total, count, y, sample_weight
-                )
+        outputs = outputs[scored]
+        stored = stored_outputs(estimator, ensemble, outputs)
+        if single_output:
+            stored = StoredRegressorOutputs(outputs[:, 0])
+        scores[g, r] = score_outputs(scorer, stored, y[scored], weight)
     return scores
 
 
