@@ -306,6 +306,7 @@ def oob_permutation_importance(
                 n_repeats,
                 seeds[t],
                 scorer,
+                scoring,
             )
             for t in used
         )

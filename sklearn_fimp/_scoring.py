@@ -8,7 +8,7 @@ scorer then works exactly as it does on a real model.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.utils.metaestimators import available_if
 
@@ -79,3 +79,57 @@ def score_outputs(scorer, outputs, y, sample_weight=None):
     """Score stored outputs (a ``Stored*Outputs``) against ``y``."""
     placeholder_X = np.empty((len(y), 0))
     return score(scorer, outputs, placeholder_X, y, sample_weight)
+
+
+class AdditiveScore:
+    """A score computed from a weighted sum over rows of a per-row term.
+
+    Accuracy, R² and mean squared error are such scores: when only some
+    rows' predictions change, the score is updated from those rows alone.
+    :meth:`for_scoring` returns None for any other scoring, and the caller
+    falls back to the scorer.
+    """
+
+    def __init__(self, kind, y, weight, classes=None):
+        self.kind = kind
+        self.y = y
+        self.weight = np.ones(len(y)) if weight is None else weight
+        self.classes = classes
+        self.total_weight = self.weight.sum()
+        if kind == "r2":
+            mean = np.average(y, weights=self.weight)
+            self.total_variance = np.sum(self.weight * (y - mean) ** 2)
+
+    @classmethod
+    def for_scoring(cls, estimator, scoring, y, weight):
+        if y.ndim != 1 or (weight is not None and weight.sum() <= 0):
+            return None
+        classifier = is_classifier(estimator)
+        kind = {
+            (None, True): "accuracy",
+            ("accuracy", True): "accuracy",
+            (None, False): "r2",
+            ("r2", False): "r2",
+            ("neg_mean_squared_error", False): "neg_mean_squared_error",
+        }.get((scoring, classifier))
+        if kind is None:
+            return None
+        score = cls(kind, y, weight, getattr(estimator, "classes_", None))
+        if kind == "r2" and not score.total_variance > 0:
+            return None  # r2_score's special cases: let the scorer decide
+        return score
+
+    def row_terms(self, outputs, rows):
+        """Per-row terms of ``rows`` given their outputs (probabilities for
+        classifiers, one value per row for regressors)."""
+        if self.kind == "accuracy":
+            predicted = self.classes[np.argmax(outputs, axis=1)]
+            return self.weight[rows] * (predicted == self.y[rows])
+        return self.weight[rows] * (self.y[rows] - outputs) ** 2
+
+    def score(self, total):
+        if self.kind == "accuracy":
+            return float(total / self.total_weight)
+        if self.kind == "r2":
+            return float(1 - total / self.total_variance)
+        return float(-total / self.total_weight)

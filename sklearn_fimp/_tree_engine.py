@@ -36,6 +36,7 @@ from sklearn.utils.validation import validate_data
 from ._compat import gradient_boosting_init, gradient_boosting_proba
 from ._oob import FORESTS
 from ._scoring import (
+    AdditiveScore,
     StoredClassifierOutputs,
     StoredRegressorOutputs,
     score_outputs,
@@ -456,14 +457,27 @@ def fast_oob_permuted_scores(
 
 
 def fast_member_drops(
-    estimator, ensemble, t, rows, X, y, sample_weight, groups, n_repeats, seed, scorer
+    estimator,
+    ensemble,
+    t,
+    rows,
+    X,
+    y,
+    sample_weight,
+    groups,
+    n_repeats,
+    seed,
+    scorer,
+    scoring,
 ):
     """Breiman's per-tree importances of tree ``t`` on its out-of-bag
     ``rows`` (engine path of ``oob_permutation_importance(per_tree=True)``).
 
     Same permutations and results as the predict-every-row path; a group
-    that no path of the tree uses gets exactly 0 without being scored.
-    ``X`` is already validated against the estimator.
+    that no path of the tree uses gets exactly 0 without being scored. For
+    accuracy, R² and mean squared error, a permuted score is updated from
+    the re-routed rows alone. ``X`` is already validated against the
+    estimator.
     """
     term = ensemble.terms[t]
     X_rows = np.ascontiguousarray(X[rows], dtype=np.float32)
@@ -471,7 +485,7 @@ def fast_member_drops(
     weight = None if sample_weight is None else sample_weight[rows]
     routing = route(term, X_rows, X.shape[1])
 
-    def tree_score(leaves):
+    def tree_outputs(leaves):
         values = term.table[leaves]
         if term.columns is not None:
             full = np.zeros((len(leaves), ensemble.n_outputs))
@@ -479,6 +493,10 @@ def fast_member_drops(
             values = full
         if ensemble.kind == "forest_regressor" and ensemble.n_outputs == 1:
             values = values[:, 0]
+        return values
+
+    def tree_score(leaves):
+        values = tree_outputs(leaves)
         outputs = (
             StoredClassifierOutputs(estimator.classes_, proba=values)
             if ensemble.kind == "forest_classifier"
@@ -486,7 +504,14 @@ def fast_member_drops(
         )
         return score_outputs(scorer, outputs, y_rows, weight)
 
-    baseline = tree_score(routing.leaves)
+    additive = AdditiveScore.for_scoring(estimator, scoring, y_rows, weight)
+    if additive is None:
+        baseline = tree_score(routing.leaves)
+    else:
+        every_row = np.arange(len(rows))
+        base_terms = additive.row_terms(tree_outputs(routing.leaves), every_row)
+        base_total = base_terms.sum()
+        baseline = additive.score(base_total)
     generator = np.random.RandomState(seed)
     permutations = [generator.permutation(len(rows)) for _ in range(n_repeats)]
     drops = np.zeros((len(groups), n_repeats))
@@ -496,9 +521,15 @@ def fast_member_drops(
             continue
         for r, permutation in enumerate(permutations):
             X_changed = permuted_rows(X_rows, changed, columns, permutation)
-            leaves = routing.leaves.copy()
-            leaves[changed] = term.tree.apply(
+            new_leaves = term.tree.apply(
                 _tree_input(term, X_changed), check_input=False
             )
-            drops[g, r] = baseline - tree_score(leaves)
+            if additive is None:
+                leaves = routing.leaves.copy()
+                leaves[changed] = new_leaves
+                drops[g, r] = baseline - tree_score(leaves)
+            else:
+                new_terms = additive.row_terms(tree_outputs(new_leaves), changed)
+                total = base_total + np.sum(new_terms - base_terms[changed])
+                drops[g, r] = baseline - additive.score(total)
     return baseline, drops

@@ -8,7 +8,13 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.metrics import get_scorer
+from sklearn.metrics import (
+    accuracy_score,
+    get_scorer,
+    make_scorer,
+    mean_squared_error,
+    r2_score,
+)
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import InvalidParameterError
@@ -296,3 +302,31 @@ def test_oob_permutation_needs_the_training_rows():
         oob_permutation_importance(model, X[:200], y[:200])
     with pytest.raises(InvalidParameterError, match="n_repeats"):
         oob_permutation_importance(model, X, y, n_repeats=0)
+
+
+@pytest.mark.parametrize(
+    "name, scoring, scorer",
+    [
+        ("rf_classifier", "accuracy", make_scorer(accuracy_score)),
+        ("bagging_classifier", None, make_scorer(accuracy_score)),
+        ("rf_regressor", "r2", make_scorer(r2_score)),
+        (
+            "et_regressor",
+            "neg_mean_squared_error",
+            make_scorer(mean_squared_error, greater_is_better=False),
+        ),
+    ],
+)
+def test_oob_permutation_per_tree_score_shortcut_equals_scorer(name, scoring, scorer):
+    # accuracy, R² and MSE are updated from the re-routed rows alone; any
+    # other callable goes through the scorer: both must agree.
+    X, y = data_for(name)
+    model = MODELS[name]().fit(X, y)
+    weight = np.random.RandomState(0).uniform(0, 2, size=len(y))
+    kwargs = dict(per_tree=True, n_repeats=2, sample_weight=weight, random_state=0)
+    shortcut = oob_permutation_importance(model, X, y, scoring=scoring, **kwargs)
+    scored = oob_permutation_importance(model, X, y, scoring=scorer, **kwargs)
+    np.testing.assert_allclose(shortcut.importances, scored.importances, atol=1e-12)
+    np.testing.assert_allclose(
+        shortcut.tree_importances, scored.tree_importances, atol=1e-12
+    )
