@@ -1,0 +1,443 @@
+"""Benchmark of the tree engine behind the permutation importances.
+
+Compares, in one run and on the same fitted forests:
+
+- validation permutation importance (n_repeats=5): sklearn_fimp against
+  :func:`sklearn.inspection.permutation_importance` at its fastest n_jobs;
+- forest-level out-of-bag permutation importance against the straightforward
+  loop (permute the column over the training rows, let each tree predict its
+  out-of-bag rows, average, score);
+- per-tree (Breiman) out-of-bag permutation importance against the
+  straightforward per-tree loop;
+
+and reports each cost per feature per repeat as a multiple of one
+``forest.predict`` over the same rows. Every comparison also checks that the
+two implementations agree.
+
+Workloads:
+
+- W1: rent listings (``../shared/data/rent.csv``; log price from bathrooms,
+  bedrooms, longitude, latitude and a uniform random column), 80/20 split,
+  RandomForestRegressor(n_estimators=100, random_state=0). Skipped, with a
+  message, when the file is missing.
+- W2: make_classification(n_samples=100_000, n_features=50, n_informative=10,
+  n_redundant=10, random_state=0), 80/20 split,
+  RandomForestClassifier(n_estimators=100, min_samples_leaf=5,
+  random_state=0).
+
+Run from the repository root::
+
+    python bench/bench_permutation.py            # both workloads, 3 runs each
+    python bench/bench_permutation.py --quick    # small smoke run
+
+Forests are fitted with n_jobs=-1 and evaluated with n_jobs=None, so
+``predict`` and every importance function run on one core unless n_jobs says
+otherwise. Timings are medians of ``--repeats`` runs of time.perf_counter.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import sklearn
+from scipy.stats import spearmanr
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.inspection import permutation_importance as sklearn_permutation
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.model_selection import train_test_split
+
+import sklearn_fimp
+from sklearn_fimp import oob_permutation_importance, permutation_importance
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "rent.csv"
+DOCS_TABLE = ROOT / "docs" / "bench_permutation.rst"
+
+
+def median_time(function, repeats):
+    """Median wall time of ``repeats`` calls, and the last call's result."""
+    times = []
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def load_rent(path, quick):
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    frame = frame[frame["price"] > 0]
+    X = frame[["bathrooms", "bedrooms", "longitude", "latitude"]].to_numpy(float)
+    X = np.column_stack([X, np.random.RandomState(0).uniform(size=len(X))])
+    y = np.log(frame["price"].to_numpy(float))
+    if quick:
+        X, y = X[:5000], y[:5000]
+    model = RandomForestRegressor(
+        n_estimators=20 if quick else 100, random_state=0, n_jobs=-1
+    )
+    return "W1 rent (regression)", X, y, model, r2_score
+
+
+def load_synthetic(quick):
+    X, y = make_classification(
+        n_samples=5000 if quick else 100_000,
+        n_features=50,
+        n_informative=10,
+        n_redundant=10,
+        random_state=0,
+    )
+    model = RandomForestClassifier(
+        n_estimators=20 if quick else 100,
+        min_samples_leaf=5,
+        random_state=0,
+        n_jobs=-1,
+    )
+    return "W2 make_classification", X, y, model, accuracy_score
+
+
+def oob_rows(model, n_rows):
+    rows = []
+    for in_bag in model.estimators_samples_:
+        mask = np.ones(n_rows, dtype=bool)
+        mask[in_bag] = False
+        rows.append(np.flatnonzero(mask))
+    return rows
+
+
+def tree_output(model, tree, X):
+    if hasattr(model, "classes_"):
+        return tree.predict_proba(X)
+    return tree.predict(X)
+
+
+def oob_score_of(model, trees_rows, X, y, metric):
+    total, count = None, np.zeros(len(y))
+    for tree, rows in zip(model.estimators_, trees_rows):
+        output = tree_output(model, tree, X[rows])
+        if total is None:
+            total = np.zeros((len(y),) + output.shape[1:])
+        total[rows] += output
+        count[rows] += 1
+    seen = count > 0
+    average = total[seen] / count[seen].reshape((-1,) + (1,) * (total.ndim - 1))
+    if hasattr(model, "classes_"):
+        average = model.classes_[np.argmax(average, axis=1)]
+    return metric(y[seen], average)
+
+
+def straightforward_oob(model, X, y, metric, seed):
+    """Permute each column over all training rows (one permutation), let
+    every tree predict its out-of-bag rows, average, score."""
+    X = X.astype(np.float32)
+    trees_rows = oob_rows(model, len(y))
+    baseline = oob_score_of(model, trees_rows, X, y, metric)
+    permutation = np.random.RandomState(seed).permutation(len(y))
+    drops = []
+    for j in range(X.shape[1]):
+        X_permuted = X.copy()
+        X_permuted[:, j] = X[permutation, j]
+        drops.append(baseline - oob_score_of(model, trees_rows, X_permuted, y, metric))
+    return np.array(drops)
+
+
+def straightforward_per_tree(model, X, y, metric, seed):
+    """Breiman's loop: for each tree, permute each column within the tree's
+    out-of-bag rows, predict them, score; average the drops over trees."""
+    X = X.astype(np.float32)
+    generator = np.random.RandomState(seed)
+    drops = np.zeros(X.shape[1])
+    for tree, rows in zip(model.estimators_, oob_rows(model, len(y))):
+        X_tree, y_tree = X[rows], y[rows]
+        permutation = generator.permutation(len(rows))
+
+        def score(X_rows, tree=tree, y_tree=y_tree):
+            output = tree_output(model, tree, X_rows)
+            if hasattr(model, "classes_"):
+                output = model.classes_[np.argmax(output, axis=1)]
+            return metric(y_tree, output)
+
+        baseline = score(X_tree)
+        for j in range(X.shape[1]):
+            X_permuted = X_tree.copy()
+            X_permuted[:, j] = X_tree[permutation, j]
+            drops[j] += baseline - score(X_permuted)
+    return drops / len(model.estimators_)
+
+
+def run_workload(name, X, y, model, metric, repeats):
+    X_train, X_valid, y_train, y_valid = train_test_split(
+        X, y, test_size=0.2, random_state=0
+    )
+    start = time.perf_counter()
+    model.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - start
+    model.set_params(n_jobs=None)
+    n_features = X.shape[1]
+    print(
+        f"\n== {name}: {X_train.shape[0]:,} training rows, "
+        f"{X_valid.shape[0]:,} validation rows, {n_features} features; "
+        f"fit {fit_seconds:.1f} s",
+        flush=True,
+    )
+
+    predict_valid, _ = median_time(lambda: model.predict(X_valid), repeats)
+    predict_train, _ = median_time(lambda: model.predict(X_train), repeats)
+    rows = []
+
+    def add(task, implementation, seconds, work, predict_seconds, n_jobs=""):
+        per_unit = seconds / work / predict_seconds
+        rows.append((name, task, implementation, n_jobs, seconds, per_unit))
+        print(
+            f"{task:<28} {implementation:<44} n_jobs={n_jobs!s:<4} "
+            f"{seconds:8.2f} s  {per_unit:6.3f} x predict per feature-repeat",
+            flush=True,
+        )
+
+    # validation permutation, n_repeats=5
+    n_repeats = 5
+    ours = {}
+    for n_jobs in (1, 2):
+        seconds, ours[n_jobs] = median_time(
+            lambda n_jobs=n_jobs: permutation_importance(
+                model,
+                X_valid,
+                y_valid,
+                n_repeats=n_repeats,
+                n_jobs=n_jobs,
+                random_state=0,
+            ),
+            repeats,
+        )
+        add(
+            "validation permutation",
+            "sklearn_fimp.permutation_importance",
+            seconds,
+            n_features * n_repeats,
+            predict_valid,
+            n_jobs,
+        )
+    theirs = {}
+    for n_jobs in (1, 2):
+        seconds, theirs[n_jobs] = median_time(
+            lambda n_jobs=n_jobs: sklearn_permutation(
+                model,
+                X_valid,
+                y_valid,
+                n_repeats=n_repeats,
+                n_jobs=n_jobs,
+                random_state=0,
+            ),
+            repeats,
+        )
+        add(
+            "validation permutation",
+            "sklearn.inspection.permutation_importance",
+            seconds,
+            n_features * n_repeats,
+            predict_valid,
+            n_jobs,
+        )
+    difference = np.abs(ours[1].importances - theirs[1].importances).max()
+    print(f"  max |ours - scikit-learn| over all importances: {difference:.2e}")
+
+    # forest-level OOB permutation, one permutation per feature
+    seconds, fast = median_time(
+        lambda: oob_permutation_importance(model, X_train, y_train, random_state=0),
+        repeats,
+    )
+    add(
+        "OOB permutation, forest",
+        "sklearn_fimp.oob_permutation_importance",
+        seconds,
+        n_features,
+        predict_train,
+        1,
+    )
+    seconds, slow = median_time(
+        lambda: straightforward_oob(model, X_train, y_train, metric, 0), repeats
+    )
+    add(
+        "OOB permutation, forest",
+        "straightforward loop",
+        seconds,
+        n_features,
+        predict_train,
+        1,
+    )
+    agreement = spearmanr(fast.importances_mean, slow).statistic
+    print(f"  Spearman correlation ours vs loop (other permutations): {agreement:.3f}")
+
+    # per-tree OOB permutation
+    seconds, fast_tree = median_time(
+        lambda: oob_permutation_importance(
+            model, X_train, y_train, per_tree=True, random_state=0
+        ),
+        repeats,
+    )
+    add(
+        "OOB permutation, per tree",
+        "sklearn_fimp(per_tree=True)",
+        seconds,
+        n_features,
+        predict_train,
+        1,
+    )
+    seconds, slow_tree = median_time(
+        lambda: straightforward_per_tree(model, X_train, y_train, metric, 0),
+        repeats,
+    )
+    add(
+        "OOB permutation, per tree",
+        "straightforward per-tree loop",
+        seconds,
+        n_features,
+        predict_train,
+        1,
+    )
+    return rows, {
+        "predict_valid": predict_valid,
+        "predict_train": predict_train,
+        "fit": fit_seconds,
+    }
+
+
+def speedups(rows):
+    """Ratios of the peer's time to ours, per workload and task."""
+    lines = []
+    for workload in dict.fromkeys(r[0] for r in rows):
+        mine = [r for r in rows if r[0] == workload]
+
+        def best(task, implementation, mine=mine):
+            return min(
+                r[4] for r in mine if r[1] == task and r[2].startswith(implementation)
+            )
+
+        pairs = [
+            ("validation permutation", "sklearn_fimp", "sklearn.inspection"),
+            ("OOB permutation, forest", "sklearn_fimp", "straightforward"),
+            ("OOB permutation, per tree", "sklearn_fimp", "straightforward"),
+        ]
+        for task, ours, peer in pairs:
+            ratio = best(task, peer) / best(task, ours)
+            lines.append((workload, task, ratio))
+    return lines
+
+
+def write_rst(rows, ratios, command, path):
+    lines = [
+        ".. This file is written by bench/bench_permutation.py; do not edit it.",
+        "",
+        "Benchmark: the tree engine behind permutation importance",
+        "========================================================",
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- cores (os.cpu_count()): {os.cpu_count()}",
+        f"- Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
+        "- forests evaluated with n_jobs=None; medians of repeated runs",
+        "",
+        "Reproduce from the repository root with::",
+        "",
+        f"    {command}",
+        "",
+        ".. list-table:: Speed-up of sklearn_fimp over the peer (peer time / ours, "
+        "each at its fastest n_jobs)",
+        "   :header-rows: 1",
+        "",
+        "   * - Workload",
+        "     - Task",
+        "     - Speed-up",
+    ]
+    for workload, task, ratio in ratios:
+        lines += [f"   * - {workload}", f"     - {task}", f"     - {ratio:.1f}x"]
+    lines += [
+        "",
+        ".. list-table:: Timings",
+        "   :header-rows: 1",
+        "",
+        "   * - Workload",
+        "     - Task",
+        "     - Implementation",
+        "     - n_jobs",
+        "     - Time (s)",
+        "     - x predict per feature and repeat",
+    ]
+    for workload, task, implementation, n_jobs, seconds, per_unit in rows:
+        lines += [
+            f"   * - {workload}",
+            f"     - {task}",
+            f"     - {implementation}",
+            f"     - {n_jobs}",
+            f"     - {seconds:.2f}",
+            f"     - {per_unit:.3f}",
+        ]
+    lines.append("")
+    path.write_text("\n".join(lines))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help=f"rent.csv (default: {DEFAULT_DATA})",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="timing runs per measurement (median reported)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small data and forests, for a smoke run"
+    )
+    parser.add_argument(
+        "--no-write",
+        action="store_true",
+        help=f"do not write {DOCS_TABLE.relative_to(ROOT)}",
+    )
+    parser.add_argument("--workload", choices=["W1", "W2", "all"], default="all")
+    args = parser.parse_args(argv)
+
+    workloads = []
+    if args.workload in ("W1", "all"):
+        if args.data.is_file():
+            workloads.append(load_rent(args.data, args.quick))
+        else:
+            print(
+                f"W1 skipped: no rent data at {args.data}; pass --data PATH "
+                "to the rent.csv of ../shared/data.",
+                file=sys.stderr,
+            )
+    if args.workload in ("W2", "all"):
+        workloads.append(load_synthetic(args.quick))
+
+    rows = []
+    for name, X, y, model, metric in workloads:
+        workload_rows, _ = run_workload(name, X, y, model, metric, args.repeats)
+        rows += workload_rows
+    ratios = speedups(rows)
+    print("\nSpeed-up (peer time / ours, each at its fastest n_jobs):")
+    for workload, task, ratio in ratios:
+        print(f"  {workload:<26} {task:<28} {ratio:5.1f}x")
+    if not args.no_write and not args.quick:
+        command = "python bench/bench_permutation.py " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:])
+        )
+        write_rst(rows, ratios, command.strip(), DOCS_TABLE)
+        print(f"\nwrote {DOCS_TABLE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
