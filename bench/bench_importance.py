@@ -25,8 +25,10 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 import warnings
@@ -65,6 +67,14 @@ N_ESTIMATORS = 100
 QUICK_N_ESTIMATORS = 20
 QUICK_TRAIN_ROWS = 5_000
 SKLEARN_VERSION = ".".join(sklearn.__version__.split(".")[:2])
+
+
+def shown(path):
+    """``path`` relative to the repository root when it is inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
 
 
 @dataclass
@@ -124,7 +134,7 @@ def parse_args(argv=None):
     parser.add_argument(
         "--no-write",
         action="store_true",
-        help=f"print the table only; do not write {DOCS_FILE.relative_to(REPO_ROOT)}",
+        help=f"print the table only; do not write {shown(DOCS_FILE)}",
     )
     args = parser.parse_args(argv)
     if args.repeats < 1:
@@ -291,6 +301,7 @@ def import_rfpimp():
 
 
 def benchmark(args):
+    revision = package_revision()
     X, y = load_data(args.data)
     X_train, X_valid, y_train, y_valid = train_test_split(
         X, y, test_size=0.2, random_state=0
@@ -516,6 +527,7 @@ def benchmark(args):
         "valid_r2": valid_r2,
         "oob_r2": oob_r2,
         "n_runs": n_runs,
+        "revision": revision,
         "rfpimp_version": _version("rfpimp") if rfpimp is not None else None,
     }
     return rows, context
@@ -530,6 +542,29 @@ def _version(name):
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "not installed"
+
+
+def package_revision():
+    """Git commit of the repository, "+ local changes" when sklearn_fimp/ has
+    uncommitted edits (read once, when the benchmark imports the package)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "sklearn_fimp"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head} + local changes" if dirty else head
 
 
 def command_line(argv):
@@ -593,11 +628,18 @@ def plain_table(header, body):
     return "\n".join(lines)
 
 
+def rst_text(text):
+    """Escape what RST would read as markup: ``*`` and a trailing ``_``
+    (``feature_importances_`` would be a hyperlink reference)."""
+    text = str(text).replace("*", r"\*")
+    return re.sub(r"(?<=\w)_(?=\W|$)", r"\_", text)
+
+
 def rst_list_table(title, header, body):
     lines = [f".. list-table:: {title}", "   :header-rows: 1", ""]
     for r in [header, *body]:
         for i, cell in enumerate(r):
-            text = str(cell).replace("*", r"\*") or " "
+            text = rst_text(cell) or " "
             lines.append(("   * - " if i == 0 else "     - ") + text)
     return "\n".join(lines)
 
@@ -609,7 +651,7 @@ def machine_lines(context):
         f"Python {platform.python_version()}, numpy {np.__version__}, "
         f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
         f"rfpimp {context['rfpimp_version'] or 'not installed'}, "
-        f"sklearn_fimp {sklearn_fimp.__version__}",
+        f"sklearn_fimp {sklearn_fimp.__version__} (git {context['revision']})",
     ]
 
 
@@ -688,12 +730,12 @@ def render_rst(rows, context, argv):
         "=" * len(title),
         "",
         "sklearn_fimp's importance functions timed side by side with "
-        ":func:`sklearn.inspection.permutation_importance` and rfpimp on the "
+        "``sklearn.inspection.permutation_importance`` and rfpimp on the "
         "rent data set.",
         "",
         f"- date: {today:%Y-%m-%d %H:%M} UTC",
-        *(f"- {line}" for line in machine_lines(context)),
-        *(f"- {line}" for line in setup_lines(context)),
+        *(f"- {rst_text(line)}" for line in machine_lines(context)),
+        *(f"- {rst_text(line)}" for line in setup_lines(context)),
         "",
         "Reproduce from the repository root with::",
         "",
@@ -705,7 +747,7 @@ def render_rst(rows, context, argv):
         "",
         "Notes:",
         "",
-        *(f"- {note}" for note in NOTES),
+        *(f"- {rst_text(note)}" for note in NOTES),
         "",
     ]
     return "\n".join(lines)
@@ -720,7 +762,7 @@ def main(argv=None):
     if not args.no_write:
         DOCS_FILE.parent.mkdir(parents=True, exist_ok=True)
         DOCS_FILE.write_text(render_rst(rows, context, argv), encoding="utf-8")
-        print(f"\nwrote {DOCS_FILE.relative_to(REPO_ROOT)}")
+        print(f"\nwrote {shown(DOCS_FILE)}")
 
 
 if __name__ == "__main__":
