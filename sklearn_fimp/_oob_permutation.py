@@ -24,6 +24,7 @@ from ._tree_engine import (
     fast_member_drops,
     fast_oob_permuted_scores,
     tree_ensemble,
+    worth_rerouting,
 )
 from ._validation import check_inputs, subset
 
@@ -232,8 +233,30 @@ def oob_permutation_importance(
         permutations = row_permutations(seed, X.shape[0], n_repeats)
         total, count = oob_sums(estimator, members, X_checked)
         baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
-        if ensemble is None:
-            batches = _batches(groups_, n_jobs)
+        rerouted = np.zeros(len(groups_), dtype=bool)
+        if ensemble is not None:
+            rerouted = worth_rerouting(
+                ensemble,
+                np.asarray(X_checked, dtype=np.float32),
+                groups_,
+                tree_rows=[m.oob_rows for m in members],
+            )
+        scores = np.empty((len(groups_), n_repeats))
+        if rerouted.any():
+            scores[rerouted] = fast_oob_permuted_scores(
+                estimator,
+                ensemble,
+                members,
+                X_checked,
+                y,
+                sample_weight,
+                [groups_[g] for g in np.flatnonzero(rerouted)],
+                permutations,
+                scorer,
+                n_jobs,
+            )
+        plain = np.flatnonzero(~rerouted)
+        if len(plain):
             results = Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(_forest_level_scores)(
                     estimator,
@@ -241,26 +264,13 @@ def oob_permutation_importance(
                     X_checked,
                     y,
                     sample_weight,
-                    [groups_[g] for g in batch],
+                    [groups_[plain[i]] for i in batch],
                     permutations,
                     scorer,
                 )
-                for batch in batches
+                for batch in _batches(plain, n_jobs)
             )
-            scores = np.concatenate(results, axis=0)
-        else:
-            scores = fast_oob_permuted_scores(
-                estimator,
-                ensemble,
-                members,
-                X_checked,
-                y,
-                sample_weight,
-                groups_,
-                permutations,
-                scorer,
-                n_jobs,
-            )
+            scores[plain] = np.concatenate(results, axis=0)
         return importance_result(
             baseline - scores,
             labels,

@@ -12,7 +12,12 @@ from ._frames import assign_permuted, restore_columns, take_rows, writable_copy
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score
-from ._tree_engine import fast_permuted_scores, tree_ensemble
+from ._tree_engine import (
+    engine_input,
+    fast_permuted_scores,
+    tree_ensemble,
+    worth_rerouting,
+)
 from ._validation import check_inputs, subset
 
 MAX_SEED = np.iinfo(np.int32).max
@@ -240,26 +245,30 @@ def permutation_importance(
     )
     scorer = get_scorer(estimator, scoring)
     baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)
+    scores = np.empty((len(members), n_repeats))
     ensemble = tree_ensemble(estimator)
-    if ensemble is None:
-        scores = generic_permuted_scores(
-            estimator,
-            X_eval,
-            y_eval,
-            weight_eval,
-            members,
-            permutations,
-            scorer,
-            n_jobs,
-        )
-    else:
-        scores = fast_permuted_scores(
+    rerouted = np.zeros(len(members), dtype=bool)
+    if ensemble is not None:
+        rerouted = worth_rerouting(ensemble, engine_input(estimator, X_eval), members)
+    if rerouted.any():
+        scores[rerouted] = fast_permuted_scores(
             estimator,
             ensemble,
             X_eval,
             y_eval,
             weight_eval,
-            members,
+            [members[g] for g in np.flatnonzero(rerouted)],
+            permutations,
+            scorer,
+            n_jobs,
+        )
+    if not rerouted.all():
+        scores[~rerouted] = generic_permuted_scores(
+            estimator,
+            X_eval,
+            y_eval,
+            weight_eval,
+            [members[g] for g in np.flatnonzero(~rerouted)],
             permutations,
             scorer,
             n_jobs,

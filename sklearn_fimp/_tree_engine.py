@@ -44,6 +44,10 @@ from ._scoring import (
 
 #: Rows routed at once through all trees (bounds the leaf and path caches).
 CHUNK_ROWS = 50_000
+#: Rows sampled to estimate how many paths use each group.
+SAMPLE_ROWS = 1000
+#: Above this share of affected rows, a group is predicted the plain way.
+MAX_AFFECTED_SHARE = 0.8
 #: Bytes allowed for the permuted outputs of one batch of groups.
 BATCH_BYTES = 256 * 2**20
 
@@ -202,6 +206,31 @@ def affected_rows(uses, columns):
     if len(parts) == 1:
         return parts[0]
     return np.unique(np.concatenate(parts))
+
+
+def worth_rerouting(ensemble, X, groups, tree_rows=None):
+    """Which groups the engine computes faster than predicting every row.
+
+    Re-routing saves the rows whose paths avoid a group; when nearly every
+    path uses it (deep trees on a few features), re-routing costs as much as
+    predicting all rows, plus the bookkeeping. The share of affected rows is
+    estimated on up to ``SAMPLE_ROWS`` evenly spaced rows.
+    """
+    n_rows = X.shape[0]
+    sample = np.unique(np.linspace(0, n_rows - 1, min(n_rows, SAMPLE_ROWS)).astype(int))
+    if tree_rows is not None:
+        sample_rows = [np.intersect1d(rows, sample) for rows in tree_rows]
+    else:
+        sample_rows = [sample] * len(ensemble.terms)
+    affected = np.zeros(len(groups))
+    reached = 0
+    for term, rows in zip(ensemble.terms, sample_rows):
+        if not len(rows):
+            continue
+        uses = route(term, X[rows], X.shape[1]).uses
+        affected += [len(affected_rows(uses, columns)) for columns in groups]
+        reached += len(rows)
+    return affected < MAX_AFFECTED_SHARE * max(reached, 1)
 
 
 def permuted_rows(X, rows, columns, permutation):

@@ -45,6 +45,13 @@ REGRESSORS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def reroute_every_group(monkeypatch):
+    """Small test forests use most features on most paths, where the engine
+    would hand groups to the plain path; make it compute every group."""
+    monkeypatch.setattr(_tree_engine, "MAX_AFFECTED_SHARE", 1.01)
+
+
 def make_data(n_classes):
     rng = np.random.RandomState(0)
     X = rng.normal(size=(400, 5))
@@ -177,3 +184,25 @@ def test_engine_oob_chunks_and_batches_do_not_change_results(model, monkeypatch)
         model, X, y, n_repeats=2, n_jobs=2, random_state=0
     )
     np.testing.assert_allclose(pieces.importances, whole.importances, atol=1e-12)
+
+
+def test_engine_leaves_groups_every_path_uses_to_the_plain_path(monkeypatch):
+    # Deep trees on two features use both on nearly every path: re-routing
+    # would cost as much as predicting. A feature no tree splits on costs
+    # nothing to re-route.
+    monkeypatch.setattr(_tree_engine, "MAX_AFFECTED_SHARE", 0.8)
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.uniform(size=(500, 2)), np.zeros(500)])
+    y = X[:, 0] + X[:, 1]
+    model = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    ensemble = _tree_engine.tree_ensemble(model)
+    X32 = X.astype(np.float32)
+    groups = [np.array([0]), np.array([1]), np.array([2])]
+    assert list(_tree_engine.worth_rerouting(ensemble, X32, groups)) == [
+        False,
+        False,
+        True,
+    ]
+    mixed = permutation_importance(model, X, y, random_state=0)
+    plain = permutation_importance(generic(model), X, y, random_state=0)
+    np.testing.assert_array_equal(mixed.importances, plain.importances)
