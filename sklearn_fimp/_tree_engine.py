@@ -512,7 +512,21 @@ def fast_member_drops(
     X_rows = np.ascontiguousarray(X[rows], dtype=np.float32)
     y_rows = y[rows]
     weight = None if sample_weight is None else sample_weight[rows]
-    routing = route(term, X_rows, X.shape[1])
+    every_row = np.arange(len(rows))
+    # groups that nearly every path uses are re-routed on all rows, which
+    # needs no record of the features each path uses
+    sample = np.unique(np.linspace(0, len(rows) - 1, SAMPLE_ROWS).astype(int))
+    sample_uses = route(term, X_rows[sample], X.shape[1]).uses
+    dense = [
+        len(affected_rows(sample_uses, columns)) >= MAX_AFFECTED_SHARE * len(sample)
+        for columns in groups
+    ]
+    if all(dense):
+        routing = None
+        base_leaves = term.tree.apply(_tree_input(term, X_rows), check_input=False)
+    else:
+        routing = route(term, X_rows, X.shape[1])
+        base_leaves = routing.leaves
 
     def tree_outputs(leaves):
         values = term.table[leaves]
@@ -535,17 +549,16 @@ def fast_member_drops(
 
     additive = AdditiveScore.for_scoring(estimator, scoring, y_rows, weight)
     if additive is None:
-        baseline = tree_score(routing.leaves)
+        baseline = tree_score(base_leaves)
     else:
-        every_row = np.arange(len(rows))
-        base_terms = additive.row_terms(tree_outputs(routing.leaves), every_row)
+        base_terms = additive.row_terms(tree_outputs(base_leaves), every_row)
         base_total = base_terms.sum()
         baseline = additive.score(base_total)
     generator = np.random.RandomState(seed)
     permutations = [generator.permutation(len(rows)) for _ in range(n_repeats)]
     drops = np.zeros((len(groups), n_repeats))
     for g, columns in enumerate(groups):
-        changed = affected_rows(routing.uses, columns)
+        changed = every_row if dense[g] else affected_rows(routing.uses, columns)
         if not len(changed):
             continue
         for r, permutation in enumerate(permutations):
@@ -554,7 +567,7 @@ def fast_member_drops(
                 _tree_input(term, X_changed), check_input=False
             )
             if additive is None:
-                leaves = routing.leaves.copy()
+                leaves = base_leaves.copy()
                 leaves[changed] = new_leaves
                 drops[g, r] = baseline - tree_score(leaves)
             else:
