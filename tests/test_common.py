@@ -1,5 +1,7 @@
 import re
 
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
 import sklearn_fimp
 
 
@@ -11,4 +13,20 @@ def test_public_api_is_exported_and_documented():
             continue
         doc = obj.__doc__
         for section in ("Parameters", "Returns", "Examples"):
+            if section == "Returns" and isinstance(obj, type):
+                continue  # classes document attributes instead
             assert section in doc, f"{name} docstring lacks {section}"
+
+
+def estimators_to_check():
+    """Every public estimator, in each configuration worth checking.
+
+    Each estimator module adds its instances here (default parameters first,
+    then one instance per method or mode that changes what fit does).
+    """
+    return []
+
+
+@parametrize_with_checks(estimators_to_check())
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
