@@ -6,6 +6,7 @@ this file only, and the rest of the package reads public API.
 """
 
 import numpy as np
+from sklearn.metrics._scorer import _PassthroughScorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -26,6 +27,7 @@ __all__ = [
     "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
     "n_training_rows",
+    "scorer_reads_labels_only",
     "safe_indexing",
     "validate_params",
 ]
@@ -87,3 +89,13 @@ def gradient_boosting_init(estimator, X):
     """Raw predictions of a GradientBoosting* model's initial estimator, of
     shape (n_rows, n_columns): what its stages are added to."""
     return estimator._raw_predict_init(X)
+
+
+def scorer_reads_labels_only(scorer):
+    """Whether a scorer looks at predicted labels only (accuracy, F1 ...),
+    not at probabilities or decision values: scikit-learn's scorer objects
+    record the response method they call. ``scoring=None`` gives the
+    estimator's ``score``; our stand-in classifiers score accuracy."""
+    if isinstance(scorer, _PassthroughScorer):
+        return True
+    return getattr(scorer, "_response_method", None) == "predict"

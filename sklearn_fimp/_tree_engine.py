@@ -22,7 +22,6 @@ from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from scipy import sparse
 from sklearn.base import is_classifier
 from sklearn.ensemble import (
     BaggingClassifier,
@@ -33,7 +32,11 @@ from sklearn.ensemble import (
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import validate_data
 
-from ._compat import gradient_boosting_init, gradient_boosting_proba
+from ._compat import (
+    gradient_boosting_init,
+    gradient_boosting_proba,
+    scorer_reads_labels_only,
+)
 from ._oob import FORESTS
 from ._scoring import (
     AdditiveScore,
@@ -167,11 +170,21 @@ def stored_outputs(estimator, ensemble, outputs):
 
 
 class RoutedTree(NamedTuple):
-    """One tree's routing of a chunk of rows."""
+    """One tree's routing of a chunk of rows.
+
+    For every row and every feature its path splits on, the path constrains
+    the feature to an interval ``lower < x <= upper``: a permuted value
+    inside it takes the row down the same path, to the same leaf. The pairs
+    are stored feature by feature (``feature_ptr`` indexes ``path_rows``,
+    ``lower`` and ``upper`` as a CSC matrix's ``indptr`` does).
+    """
 
     rows: np.ndarray | None  # positions in the chunk it scores (None: all)
     leaves: np.ndarray  # leaf of each of those rows
-    uses: sparse.csc_matrix  # (n_rows, n_features): the path splits on it
+    feature_ptr: np.ndarray  # (n_features + 1,)
+    path_rows: np.ndarray  # row (index into leaves) of each pair
+    lower: np.ndarray  # float32, exclusive
+    upper: np.ndarray  # float32, inclusive
 
 
 def _tree_input(term, X_rows):
@@ -180,32 +193,94 @@ def _tree_input(term, X_rows):
     return np.ascontiguousarray(X_rows)
 
 
+def _float32_below(values):
+    """Largest float32 <= each value. For a float32 ``x`` and a float64
+    threshold ``t``, ``x <= t`` exactly when ``x <= _float32_below(t)``, and
+    ``x > t`` exactly when ``x > _float32_below(t)``."""
+    rounded = values.astype(np.float32)
+    too_high = rounded > values
+    rounded[too_high] = np.nextafter(rounded[too_high], np.float32(-np.inf))
+    return rounded
+
+
 def route(term, X_chunk, n_features, rows=None):
-    """Leaves and per-row feature use of a chunk (``rows``: subset, or all)."""
+    """Leaves, and the interval each path allows each feature it uses, for
+    a chunk (``rows``: the tree's subset of it, or None for all rows)."""
     X_tree = _tree_input(term, X_chunk if rows is None else X_chunk[rows])
-    tree = term.tree
+    tree, tree_ = term.tree, term.tree.tree_
+    n_rows = X_tree.shape[0]
     leaves = tree.apply(X_tree, check_input=False)
     path = tree.decision_path(X_tree, check_input=False)
-    split_feature = tree.tree_.feature[path.indices]
-    internal = split_feature >= 0
-    path_rows = np.repeat(np.arange(X_tree.shape[0]), np.diff(path.indptr))
-    features = split_feature[internal]
-    if term.features is not None:
-        features = term.features[features]
-    uses = sparse.csc_matrix(
-        (np.ones(internal.sum(), dtype=bool), (path_rows[internal], features)),
-        shape=(X_tree.shape[0], n_features),
+    nodes = path.indices
+    # node ids grow along a path, so each split's successor is the next entry
+    split = np.flatnonzero(tree_.feature[nodes] >= 0)
+    split_nodes = nodes[split]
+    went_left = nodes[split + 1] == tree_.children_left[split_nodes]
+    pair_rows = np.repeat(np.arange(n_rows), np.diff(path.indptr))[split]
+    local_features = tree_.feature[split_nodes]
+    features = (
+        local_features if term.features is None else term.features[local_features]
     )
-    uses.sum_duplicates()
-    return RoutedTree(rows, leaves, uses)
+    thresholds = tree_.threshold[split_nodes]
+    key = features.astype(np.int64) * n_rows + pair_rows
+    size = n_features * n_rows
+    # deeper splits on a feature only narrow the interval; keep the tightest
+    lower = np.full(size, -np.inf)
+    upper = np.full(size, np.inf)
+    np.maximum.at(lower, key[~went_left], thresholds[~went_left])
+    np.minimum.at(upper, key[went_left], thresholds[went_left])
+    used = np.zeros(size, dtype=bool)
+    used[key] = True
+    keys = np.flatnonzero(used)
+    path_rows = (keys % n_rows).astype(np.intp)
+    key_features = keys // n_rows
+    lower, upper = _float32_below(lower[keys]), _float32_below(upper[keys])
+    # a missing value was sent by the node's missing-value rule, not by the
+    # interval: such rows are always re-routed
+    if term.features is None:
+        tree_columns = key_features
+    else:
+        tree_columns = np.empty(n_features, dtype=np.intp)
+        tree_columns[term.features] = np.arange(len(term.features))
+        tree_columns = tree_columns[key_features]
+    original = X_tree[path_rows, tree_columns]
+    lower[np.isnan(original)] = np.inf
+    feature_ptr = np.concatenate(
+        [[0], np.cumsum(np.bincount(key_features, minlength=n_features))]
+    )
+    return RoutedTree(rows, leaves, feature_ptr, path_rows, lower, upper)
 
 
-def affected_rows(uses, columns):
+def _pairs(routing, columns):
+    """Slices of the routing's pairs for ``columns``, and each pair's column."""
+    spans = [(routing.feature_ptr[c], routing.feature_ptr[c + 1]) for c in columns]
+    index = np.concatenate([np.arange(a, b) for a, b in spans])
+    column = np.repeat(np.asarray(columns), [b - a for a, b in spans])
+    return index, column
+
+
+def affected_rows(routing, columns):
     """Rows (of a routed tree) whose path splits on any of ``columns``."""
-    parts = [uses.indices[uses.indptr[c] : uses.indptr[c + 1]] for c in columns]
-    if len(parts) == 1:
-        return parts[0]
-    return np.unique(np.concatenate(parts))
+    if len(columns) == 1:
+        c = columns[0]
+        return routing.path_rows[routing.feature_ptr[c] : routing.feature_ptr[c + 1]]
+    index, _ = _pairs(routing, columns)
+    return np.unique(routing.path_rows[index])
+
+
+def moving_rows(routing, columns, permuted_value):
+    """Rows (of a routed tree) that leave their path when ``columns`` are
+    permuted: some permuted value falls outside the row's interval.
+
+    ``permuted_value(rows, column)`` gives the permuted values of ``column``
+    at those rows.
+    """
+    index, column = _pairs(routing, columns)
+    rows = routing.path_rows[index]
+    values = permuted_value(rows, column)
+    leave = ~((values > routing.lower[index]) & (values <= routing.upper[index]))
+    moving = rows[leave]
+    return moving if len(columns) == 1 else np.unique(moving)
 
 
 def worth_rerouting(ensemble, X, groups, tree_rows=None):
@@ -227,8 +302,8 @@ def worth_rerouting(ensemble, X, groups, tree_rows=None):
     for term, rows in zip(ensemble.terms, sample_rows):
         if not len(rows):
             continue
-        uses = route(term, X[rows], X.shape[1]).uses
-        affected += [len(affected_rows(uses, columns)) for columns in groups]
+        routing = route(term, X[rows], X.shape[1])
+        affected += [len(affected_rows(routing, columns)) for columns in groups]
         reached += len(rows)
     return affected < MAX_AFFECTED_SHARE * max(reached, 1)
 
@@ -242,29 +317,34 @@ def permuted_rows(X, rows, columns, permutation):
 
 def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out):
     """Add to ``out`` (the chunk's rows) the change of every tree's leaf
-    value when ``columns`` are permuted; only rows whose path uses them are
+    value when ``columns`` are permuted; only rows that leave their path are
     re-routed."""
     # the chunk with the group permuted: one copy per group and repeat,
     # from which each tree takes the rows it must re-route
     X_chunk = permuted_rows(X, chunk_rows, columns, permutation)
     for term, routing in zip(ensemble.terms, routed):
-        changed = affected_rows(routing.uses, columns)
-        if not len(changed):
+        if routing.rows is None:
+
+            def permuted_value(rows, column):
+                return X_chunk[rows, column]
+
+        else:
+
+            def permuted_value(rows, column, positions=routing.rows):
+                return X_chunk[positions[rows], column]
+
+        moving = moving_rows(routing, columns, permuted_value)
+        if not len(moving):
             continue
-        positions = changed if routing.rows is None else routing.rows[changed]
+        positions = moving if routing.rows is None else routing.rows[moving]
         leaves = term.tree.apply(
             _tree_input(term, X_chunk[positions]), check_input=False
         )
-        old = routing.leaves[changed]
-        moved = leaves != old
-        if not moved.any():
-            continue
-        change = term.table[leaves[moved]] - term.table[old[moved]]
-        rows = positions[moved]
+        change = term.table[leaves] - term.table[routing.leaves[moving]]
         if term.columns is None:
-            out[rows] += change
+            out[positions] += change
         else:
-            out[np.ix_(rows, term.columns)] += change
+            out[np.ix_(positions, term.columns)] += change
 
 
 def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations, out):
@@ -360,22 +440,23 @@ def exact_totals(ensemble, X_rows, rows, start, tree_rows=None):
     return totals
 
 
-def rows_near_ties(outputs, candidates):
+def rows_near_ties(outputs, candidates, across_rows=True):
     """Among ``candidates`` (a boolean mask), the rows whose outputs are
-    within rounding of a tie: two classes of the row, or the same output of
-    another row.
+    within rounding of a tie: two classes of the row, or (``across_rows``)
+    the same output of another row.
 
     Changes are added in another order than the model's own ``predict``
     adds leaf values, so such a row could fall on the other side of a tie;
     it is recomputed in the model's order so that predicted classes and
-    ranks (ROC AUC ...) are the model's.
+    ranks (ROC AUC ...) are the model's. Scorers that read predicted labels
+    only need the first kind.
     """
     tolerance = 1e-9 * max(1.0, float(np.max(np.abs(outputs), initial=0.0)))
     suspect = np.zeros(len(outputs), dtype=bool)
     if outputs.shape[1] > 1:
         top_two = np.partition(outputs, -2, axis=1)[:, -2:]
         suspect |= top_two[:, 1] - top_two[:, 0] <= tolerance
-    for column in outputs.T:
+    for column in outputs.T if across_rows else ():
         order = np.argsort(column, kind="stable")
         close = np.diff(column[order]) <= tolerance
         suspect[order[1:][close]] = True
@@ -384,11 +465,22 @@ def rows_near_ties(outputs, candidates):
 
 
 def permuted_outputs(
-    ensemble, X, groups, permutations, n_jobs, *, start, divisor, tree_rows=None
+    ensemble,
+    X,
+    groups,
+    permutations,
+    n_jobs,
+    *,
+    start,
+    divisor,
+    tree_rows=None,
+    ranks_matter=True,
 ):
     """Yield ``(g, r, outputs)``: the model's output on every row with group
     ``g`` permuted by ``permutations[r]``, as its own ``predict`` would give
-    it: ``(start + sum of leaf values) / divisor``.
+    it: ``(start + sum of leaf values) / divisor``. ``ranks_matter=False``
+    (a scorer that reads predicted labels only) skips the repair of ties
+    between rows.
     """
     classifier = ensemble.kind.endswith("classifier")
     divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
@@ -409,7 +501,9 @@ def permuted_outputs(
                     # changes added out of order can overshoot by a rounding
                     np.clip(outputs, 0.0, 1.0, out=outputs)
                 if classifier:
-                    ties = rows_near_ties(outputs, np.any(change != 0, axis=1))
+                    ties = rows_near_ties(
+                        outputs, np.any(change != 0, axis=1), ranks_matter
+                    )
                     if len(ties):
                         X_ties = permuted_rows(X, ties, groups[g], permutation)
                         totals = exact_totals(
@@ -434,7 +528,14 @@ def fast_permuted_scores(
         divisor = float(len(ensemble.terms))
     scores = np.empty((len(groups), len(permutations)))
     for g, r, outputs in permuted_outputs(
-        ensemble, X, groups, permutations, n_jobs, start=start, divisor=divisor
+        ensemble,
+        X,
+        groups,
+        permutations,
+        n_jobs,
+        start=start,
+        divisor=divisor,
+        ranks_matter=not scorer_reads_labels_only(scorer),
     ):
         scores[g, r] = score_outputs(
             scorer, stored_outputs(estimator, ensemble, outputs), y, sample_weight
@@ -476,6 +577,7 @@ def fast_oob_permuted_scores(
         start=np.zeros((X.shape[0], ensemble.n_outputs)),
         divisor=np.maximum(count, 1),
         tree_rows=tree_rows,
+        ranks_matter=not scorer_reads_labels_only(scorer),
     ):
         outputs = outputs[scored]
         stored = stored_outputs(estimator, ensemble, outputs)
@@ -516,9 +618,9 @@ def fast_member_drops(
     # groups that nearly every path uses are re-routed on all rows, which
     # needs no record of the features each path uses
     sample = np.unique(np.linspace(0, len(rows) - 1, SAMPLE_ROWS).astype(int))
-    sample_uses = route(term, X_rows[sample], X.shape[1]).uses
+    sample_routing = route(term, X_rows[sample], X.shape[1])
     dense = [
-        len(affected_rows(sample_uses, columns)) >= MAX_AFFECTED_SHARE * len(sample)
+        len(affected_rows(sample_routing, columns)) >= MAX_AFFECTED_SHARE * len(sample)
         for columns in groups
     ]
     if all(dense):
@@ -558,10 +660,19 @@ def fast_member_drops(
     permutations = [generator.permutation(len(rows)) for _ in range(n_repeats)]
     drops = np.zeros((len(groups), n_repeats))
     for g, columns in enumerate(groups):
-        changed = every_row if dense[g] else affected_rows(routing.uses, columns)
-        if not len(changed):
-            continue
+        if not dense[g] and not len(affected_rows(routing, columns)):
+            continue  # no path uses the group: exactly 0, nothing to score
         for r, permutation in enumerate(permutations):
+            if dense[g]:
+                changed = every_row
+            else:
+                changed = moving_rows(
+                    routing,
+                    columns,
+                    lambda rows, column, p=permutation: X_rows[p[rows], column],
+                )
+            if not len(changed):
+                continue  # every row keeps its path: the drop is exactly 0
             X_changed = permuted_rows(X_rows, changed, columns, permutation)
             new_leaves = term.tree.apply(
                 _tree_input(term, X_changed), check_input=False
