@@ -6,6 +6,7 @@ this file only, and the rest of the package reads public API.
 """
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.metrics._scorer import _PassthroughScorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
@@ -23,6 +24,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "check_sample_weight",
+    "fit_context",
     "gradient_boosting_init",
     "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
@@ -33,6 +35,10 @@ __all__ = [
 ]
 
 safe_indexing = _safe_indexing
+
+#: ``@fit_context(prefer_skip_nested_validation=...)`` on ``fit``: validates
+#: ``_parameter_constraints`` and runs fit in scikit-learn's config context.
+fit_context = _fit_context
 
 
 def check_sample_weight(sample_weight, X):
