@@ -67,6 +67,8 @@ class TreeTerm(NamedTuple):
     features: np.ndarray | None
     columns: np.ndarray | None
     table: np.ndarray
+    #: split thresholds rounded down to float32 (see _float32_below)
+    thresholds: np.ndarray
 
 
 class TreeEnsemble(NamedTuple):
@@ -77,10 +79,32 @@ class TreeEnsemble(NamedTuple):
     #: "forest_classifier", "forest_regressor" (averaged trees, including a
     #: single tree and Bagging), "boosting_classifier", "boosting_regressor"
     kind: str
+    #: every tree's table stacked (None when some tree writes only some
+    #: output columns), and where each tree's rows start in it
+    stacked_table: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+
+    def with_stacked_tables(self):
+        if any(term.columns is not None for term in self.terms):
+            return self
+        sizes = [len(term.table) for term in self.terms]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        stacked = np.concatenate([term.table for term in self.terms])
+        return self._replace(stacked_table=stacked, offsets=offsets)
 
     @property
     def boosted(self):
         return self.kind.startswith("boosting")
+
+
+def _float32_below(values):
+    """Largest float32 <= each value. For a float32 ``x`` and a float64
+    threshold ``t``, ``x <= t`` exactly when ``x <= _float32_below(t)``, and
+    ``x > t`` exactly when ``x > _float32_below(t)``."""
+    rounded = values.astype(np.float32)
+    too_high = rounded > values
+    rounded[too_high] = np.nextafter(rounded[too_high], np.float32(-np.inf))
+    return rounded
 
 
 def tree_ensemble(estimator):
@@ -115,12 +139,13 @@ def tree_ensemble(estimator):
                 None,
                 None if n_columns == 1 else np.array([k]),
                 estimator.learning_rate * stages[i, k].tree_.value[:, 0, :1],
+                _float32_below(stages[i, k].tree_.threshold),
             )
             for i in range(stages.shape[0])
             for k in range(n_columns)
         ]
         kind = "boosting_classifier" if classifier else "boosting_regressor"
-        return TreeEnsemble(terms, n_columns, kind)
+        return TreeEnsemble(terms, n_columns, kind).with_stacked_tables()
     else:
         return None
 
@@ -136,16 +161,23 @@ def tree_ensemble(estimator):
                 if len(tree.classes_) == n_classes
                 else np.asarray(tree.classes_, dtype=np.intp),
                 tree.tree_.value[:, 0, :],
+                _float32_below(tree.tree_.threshold),
             )
             for tree, feats in zip(trees, features)
         ]
-        return TreeEnsemble(terms, n_classes, "forest_classifier")
+        return TreeEnsemble(terms, n_classes, "forest_classifier").with_stacked_tables()
     n_outputs = trees[0].tree_.value.shape[1]
     terms = [
-        TreeTerm(tree, feats, None, tree.tree_.value[:, :, 0])
+        TreeTerm(
+            tree,
+            feats,
+            None,
+            tree.tree_.value[:, :, 0],
+            _float32_below(tree.tree_.threshold),
+        )
         for tree, feats in zip(trees, features)
     ]
-    return TreeEnsemble(terms, n_outputs, "forest_regressor")
+    return TreeEnsemble(terms, n_outputs, "forest_regressor").with_stacked_tables()
 
 
 def engine_input(estimator, X):
@@ -193,25 +225,15 @@ def _tree_input(term, X_rows):
     return np.ascontiguousarray(X_rows)
 
 
-def _float32_below(values):
-    """Largest float32 <= each value. For a float32 ``x`` and a float64
-    threshold ``t``, ``x <= t`` exactly when ``x <= _float32_below(t)``, and
-    ``x > t`` exactly when ``x > _float32_below(t)``."""
-    rounded = values.astype(np.float32)
-    too_high = rounded > values
-    rounded[too_high] = np.nextafter(rounded[too_high], np.float32(-np.inf))
-    return rounded
-
-
 def route(term, X_chunk, n_features, rows=None):
     """Leaves, and the interval each path allows each feature it uses, for
     a chunk (``rows``: the tree's subset of it, or None for all rows)."""
     X_tree = _tree_input(term, X_chunk if rows is None else X_chunk[rows])
-    tree, tree_ = term.tree, term.tree.tree_
+    tree_ = term.tree.tree_
     n_rows = X_tree.shape[0]
-    leaves = tree.apply(X_tree, check_input=False)
-    path = tree.decision_path(X_tree, check_input=False)
+    path = term.tree.decision_path(X_tree, check_input=False)
     nodes = path.indices
+    leaves = nodes[path.indptr[1:] - 1]
     # node ids grow along a path, so each split's successor is the next entry
     split = np.flatnonzero(tree_.feature[nodes] >= 0)
     split_nodes = nodes[split]
@@ -221,20 +243,20 @@ def route(term, X_chunk, n_features, rows=None):
     features = (
         local_features if term.features is None else term.features[local_features]
     )
-    thresholds = tree_.threshold[split_nodes]
-    key = features.astype(np.int64) * n_rows + pair_rows
+    thresholds = term.thresholds[split_nodes]
     size = n_features * n_rows
+    key = features.astype(np.int64 if size >= 2**31 else np.int32) * n_rows
+    key += pair_rows.astype(key.dtype)
     # deeper splits on a feature only narrow the interval; keep the tightest
-    lower = np.full(size, -np.inf)
-    upper = np.full(size, np.inf)
+    lower = np.full(size, -np.inf, dtype=np.float32)
+    upper = np.full(size, np.inf, dtype=np.float32)
     np.maximum.at(lower, key[~went_left], thresholds[~went_left])
     np.minimum.at(upper, key[went_left], thresholds[went_left])
     used = np.zeros(size, dtype=bool)
     used[key] = True
     keys = np.flatnonzero(used)
-    path_rows = (keys % n_rows).astype(np.intp)
-    key_features = keys // n_rows
-    lower, upper = _float32_below(lower[keys]), _float32_below(upper[keys])
+    path_rows, key_features = keys % n_rows, keys // n_rows
+    lower, upper = lower[keys], upper[keys]
     # a missing value was sent by the node's missing-value rule, not by the
     # interval: such rows are always re-routed
     if term.features is None:
@@ -243,44 +265,38 @@ def route(term, X_chunk, n_features, rows=None):
         tree_columns = np.empty(n_features, dtype=np.intp)
         tree_columns[term.features] = np.arange(len(term.features))
         tree_columns = tree_columns[key_features]
-    original = X_tree[path_rows, tree_columns]
-    lower[np.isnan(original)] = np.inf
+    lower[np.isnan(X_tree[path_rows, tree_columns])] = np.inf
     feature_ptr = np.concatenate(
         [[0], np.cumsum(np.bincount(key_features, minlength=n_features))]
     )
     return RoutedTree(rows, leaves, feature_ptr, path_rows, lower, upper)
 
 
-def _pairs(routing, columns):
-    """Slices of the routing's pairs for ``columns``, and each pair's column."""
-    spans = [(routing.feature_ptr[c], routing.feature_ptr[c + 1]) for c in columns]
-    index = np.concatenate([np.arange(a, b) for a, b in spans])
-    column = np.repeat(np.asarray(columns), [b - a for a, b in spans])
-    return index, column
-
-
 def affected_rows(routing, columns):
     """Rows (of a routed tree) whose path splits on any of ``columns``."""
-    if len(columns) == 1:
-        c = columns[0]
-        return routing.path_rows[routing.feature_ptr[c] : routing.feature_ptr[c + 1]]
-    index, _ = _pairs(routing, columns)
-    return np.unique(routing.path_rows[index])
+    parts = [
+        routing.path_rows[routing.feature_ptr[c] : routing.feature_ptr[c + 1]]
+        for c in columns
+    ]
+    return parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
 
 
-def moving_rows(routing, columns, permuted_value):
+def moving_rows(routing, columns, X_permuted, positions=None):
     """Rows (of a routed tree) that leave their path when ``columns`` are
     permuted: some permuted value falls outside the row's interval.
 
-    ``permuted_value(rows, column)`` gives the permuted values of ``column``
-    at those rows.
+    ``X_permuted`` holds the permuted values; the tree's rows are its rows
+    ``positions`` (None: the same rows, in order).
     """
-    index, column = _pairs(routing, columns)
-    rows = routing.path_rows[index]
-    values = permuted_value(rows, column)
-    leave = ~((values > routing.lower[index]) & (values <= routing.upper[index]))
-    moving = rows[leave]
-    return moving if len(columns) == 1 else np.unique(moving)
+    moving = []
+    for c in columns:
+        span = slice(routing.feature_ptr[c], routing.feature_ptr[c + 1])
+        rows = routing.path_rows[span]
+        at = rows if positions is None else positions[rows]
+        values = X_permuted[:, c][at]
+        stay = (values > routing.lower[span]) & (values <= routing.upper[span])
+        moving.append(rows[~stay])
+    return moving[0] if len(moving) == 1 else np.unique(np.concatenate(moving))
 
 
 def worth_rerouting(ensemble, X, groups, tree_rows=None):
@@ -322,29 +338,29 @@ def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out)
     # the chunk with the group permuted: one copy per group and repeat,
     # from which each tree takes the rows it must re-route
     X_chunk = permuted_rows(X, chunk_rows, columns, permutation)
-    for term, routing in zip(ensemble.terms, routed):
-        if routing.rows is None:
-
-            def permuted_value(rows, column):
-                return X_chunk[rows, column]
-
-        else:
-
-            def permuted_value(rows, column, positions=routing.rows):
-                return X_chunk[positions[rows], column]
-
-        moving = moving_rows(routing, columns, permuted_value)
+    moved_positions, new_nodes, old_nodes = [], [], []
+    for t, (term, routing) in enumerate(zip(ensemble.terms, routed)):
+        moving = moving_rows(routing, columns, X_chunk, routing.rows)
         if not len(moving):
             continue
         positions = moving if routing.rows is None else routing.rows[moving]
         leaves = term.tree.apply(
             _tree_input(term, X_chunk[positions]), check_input=False
         )
-        change = term.table[leaves] - term.table[routing.leaves[moving]]
-        if term.columns is None:
-            out[positions] += change
-        else:
+        if ensemble.stacked_table is None:
+            change = term.table[leaves] - term.table[routing.leaves[moving]]
             out[np.ix_(positions, term.columns)] += change
+            continue
+        moved_positions.append(positions)
+        new_nodes.append(leaves + ensemble.offsets[t])
+        old_nodes.append(routing.leaves[moving] + ensemble.offsets[t])
+    if moved_positions:
+        # all trees' changes at once: one gather, one weighted count per column
+        positions = np.concatenate(moved_positions)
+        table = ensemble.stacked_table
+        change = table[np.concatenate(new_nodes)] - table[np.concatenate(old_nodes)]
+        for k in range(out.shape[1]):
+            out[:, k] += np.bincount(positions, change[:, k], minlength=len(out))
 
 
 def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations, out):
@@ -666,11 +682,7 @@ def fast_member_drops(
             if dense[g]:
                 changed = every_row
             else:
-                changed = moving_rows(
-                    routing,
-                    columns,
-                    lambda rows, column, p=permutation: X_rows[p[rows], column],
-                )
+                changed = moving_rows(routing, columns, X_rows, permutation)
             if not len(changed):
                 continue  # every row keeps its path: the drop is exactly 0
             X_changed = permuted_rows(X_rows, changed, columns, permutation)
