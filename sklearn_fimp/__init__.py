@@ -6,6 +6,7 @@ Every importance function returns the same :class:`~sklearn.utils.Bunch`
 needed to reproduce the result).
 """
 
+from ._dependence import DependenceAnalyzer, feature_dependence
 from ._drop_column import drop_column_importance
 from ._groups import feature_groups
 from ._mdi import mdi_importance
@@ -17,7 +18,9 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "__version__",
+    "DependenceAnalyzer",
     "drop_column_importance",
+    "feature_dependence",
     "feature_groups",
     "mdi_importance",
     "oob_mdi_importance",

@@ -1,8 +1,14 @@
 import re
 
+from sklearn.ensemble import (
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_fimp
+from sklearn_fimp import DependenceAnalyzer
 
 
 def test_public_api_is_exported_and_documented():
@@ -24,7 +30,21 @@ def estimators_to_check():
     Each estimator module adds its instances here (default parameters first,
     then one instance per method or mode that changes what fit does).
     """
-    return []
+    return [
+        # default forests, made small: a regressor and a classifier
+        DependenceAnalyzer(
+            estimator={
+                "regressor": RandomForestRegressor(n_estimators=5),
+                "classifier": RandomForestClassifier(n_estimators=5),
+            }
+        ),
+        # one regressor for every feature, and a threshold that drops some
+        DependenceAnalyzer(
+            estimator=ExtraTreesRegressor(n_estimators=5, bootstrap=True),
+            threshold=0.5,
+            categorical_threshold=0,
+        ),
+    ]
 
 
 @parametrize_with_checks(estimators_to_check())
