@@ -281,19 +281,17 @@ def affected_rows(routing, columns):
     return parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
 
 
-def moving_rows(routing, columns, X_permuted, positions=None):
+def moving_rows(routing, columns, X, source):
     """Rows (of a routed tree) that leave their path when ``columns`` are
     permuted: some permuted value falls outside the row's interval.
 
-    ``X_permuted`` holds the permuted values; the tree's rows are its rows
-    ``positions`` (None: the same rows, in order).
+    Row ``i`` of the tree receives the values of row ``source[i]`` of ``X``.
     """
     moving = []
     for c in columns:
         span = slice(routing.feature_ptr[c], routing.feature_ptr[c + 1])
         rows = routing.path_rows[span]
-        at = rows if positions is None else positions[rows]
-        values = X_permuted[:, c][at]
+        values = X[:, c][source[rows]]
         stay = (values > routing.lower[span]) & (values <= routing.upper[span])
         moving.append(rows[~stay])
     return moving[0] if len(moving) == 1 else np.unique(np.concatenate(moving))
@@ -335,18 +333,17 @@ def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out)
     """Add to ``out`` (the chunk's rows) the change of every tree's leaf
     value when ``columns`` are permuted; only rows that leave their path are
     re-routed."""
-    # the chunk with the group permuted: one copy per group and repeat,
-    # from which each tree takes the rows it must re-route
-    X_chunk = permuted_rows(X, chunk_rows, columns, permutation)
+    # the row whose values each chunk row receives
+    source = permutation[chunk_rows]
     moved_positions, new_nodes, old_nodes = [], [], []
     for t, (term, routing) in enumerate(zip(ensemble.terms, routed)):
-        moving = moving_rows(routing, columns, X_chunk, routing.rows)
+        tree_source = source if routing.rows is None else source[routing.rows]
+        moving = moving_rows(routing, columns, X, tree_source)
         if not len(moving):
             continue
         positions = moving if routing.rows is None else routing.rows[moving]
-        leaves = term.tree.apply(
-            _tree_input(term, X_chunk[positions]), check_input=False
-        )
+        X_moving = permuted_rows(X, chunk_rows[positions], columns, permutation)
+        leaves = term.tree.apply(_tree_input(term, X_moving), check_input=False)
         if ensemble.stacked_table is None:
             change = term.table[leaves] - term.table[routing.leaves[moving]]
             out[np.ix_(positions, term.columns)] += change
