@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import _check_sample_weight
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
     "n_training_rows",
+    "output_config",
     "scorer_reads_labels_only",
     "safe_indexing",
     "validate_params",
@@ -39,6 +41,12 @@ safe_indexing = _safe_indexing
 #: ``@fit_context(prefer_skip_nested_validation=...)`` on ``fit``: validates
 #: ``_parameter_constraints`` and runs fit in scikit-learn's config context.
 fit_context = _fit_context
+
+
+def output_config(method, estimator):
+    """The container ``estimator.set_output`` (or the global config) asks
+    ``method`` to return: "default", "pandas" or "polars"."""
+    return _get_output_config(method, estimator)["dense"]
 
 
 def check_sample_weight(sample_weight, X):

@@ -13,7 +13,14 @@ from sklearn.utils import Bunch
 from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._compat import HasMethods, Interval, RealNotInt, fit_context, validate_params
+from ._compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    fit_context,
+    output_config,
+    validate_params,
+)
 from ._drop_column import with_shared_seed
 from ._frames import check_table, is_pandas, is_polars
 from ._oob import supports_oob
@@ -25,13 +32,16 @@ from ._permutation import MAX_SEED, draw_seed
 #: data of a few hundred rows; fewer trees make the elimination order less
 #: reproducible across seeds.
 DEFAULT_N_ESTIMATORS = 100
-#: Rows of the default forests' leaves: a little smoothing keeps the OOB R² of
-#: noisy targets from being pulled down by single-row leaves, and halves the
-#: fitting time on large data.
-DEFAULT_MIN_SAMPLES_LEAF = 3
-#: Share of the other features each split of a default regression forest
-#: considers (Breiman's p/3); classification forests use sqrt(p).
-DEFAULT_REGRESSION_MAX_FEATURES = 1 / 3
+#: Rows of the default forests' leaves: a little smoothing keeps the OOB score
+#: of unpredictable features near 0 (single-row leaves push it further below)
+#: and shortens the fits, at no visible cost for predictable ones.
+DEFAULT_MIN_SAMPLES_LEAF = 5
+#: Every split of the default forests considers every input. Dependence asks
+#: how well the other features *can* predict a feature; with fewer
+#: candidates per split (p/3, sqrt(p)), a forest given a few inputs misses
+#: the one that explains the target in most splits, and an exact copy of a
+#: column scores 0.9 instead of 1.
+DEFAULT_MAX_FEATURES = 1.0
 
 REGRESSION, CLASSIFICATION, CONSTANT = "regression", "classification", "constant"
 #: Columns of ``DependenceAnalyzer.elimination_path_``.
@@ -51,7 +61,7 @@ def default_regressor():
     return RandomForestRegressor(
         n_estimators=DEFAULT_N_ESTIMATORS,
         min_samples_leaf=DEFAULT_MIN_SAMPLES_LEAF,
-        max_features=DEFAULT_REGRESSION_MAX_FEATURES,
+        max_features=DEFAULT_MAX_FEATURES,
     )
 
 
@@ -61,7 +71,7 @@ def default_classifier():
     return RandomForestClassifier(
         n_estimators=DEFAULT_N_ESTIMATORS,
         min_samples_leaf=DEFAULT_MIN_SAMPLES_LEAF,
-        max_features="sqrt",
+        max_features=DEFAULT_MAX_FEATURES,
     )
 
 
@@ -144,6 +154,10 @@ def _pandas_column(column, name):
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         codes = column.cat.codes.to_numpy().astype(np.float64)
+        if not dtype.ordered:
+            # the same codes as the column's values as strings would get
+            rank = np.argsort(np.argsort(dtype.categories.astype(str)))
+            codes[codes >= 0] = rank[codes[codes >= 0].astype(np.intp)]
         codes[codes < 0] = np.nan
         return codes, True
     if pd.api.types.is_bool_dtype(dtype) or (
@@ -165,11 +179,14 @@ def _polars_column(column, name):
         if dtype.is_float() or dtype.is_integer() or dtype == pl.Boolean:
             return column.cast(pl.Float64).fill_null(np.nan).to_numpy(), False
         raise _unsupported(name, dtype)
-    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
-        if isinstance(dtype, pl.Enum) or dtype == pl.Categorical:
-            codes = column.to_physical().cast(pl.Float64).fill_null(np.nan)
-            return codes.to_numpy(), True
-        return _string_codes(column.to_numpy(), name), True
+    if isinstance(dtype, pl.Enum):
+        # the order the user gave the categories
+        codes = column.to_physical().cast(pl.Float64).fill_null(np.nan)
+        return codes.to_numpy(), True
+    if dtype in (pl.String, pl.Categorical):
+        # Categorical's physical codes depend on a string cache; strings
+        # give the same codes in every session
+        return _string_codes(column.cast(pl.String).to_numpy(), name), True
     raise _unsupported(name, dtype)
 
 
@@ -485,10 +502,12 @@ def feature_dependence(
         The models that predict each feature. None: a
         :class:`~sklearn.ensemble.RandomForestRegressor` and a
         :class:`~sklearn.ensemble.RandomForestClassifier` with 100 trees,
-        ``min_samples_leaf=3`` and ``max_features`` p/3 (regression) or
-        sqrt(p) (classification). One bagged ensemble (RandomForest*,
-        ExtraTrees* or Bagging* with ``bootstrap=True``) is used for the
-        features of its kind and the default for the others; a dict
+        ``min_samples_leaf=5`` and ``max_features=1.0`` (every split may use
+        every input: fewer candidates per split make a forest with few
+        inputs miss the one that explains the feature). One bagged
+        ensemble (RandomForest*, ExtraTrees* or Bagging* with
+        ``bootstrap=True``) is used for the features of its kind and the
+        default for the others; a dict
         ``{"regressor": ..., "classifier": ...}`` sets both. Models are
         cloned; every ``random_state`` they leave unset is seeded from
         ``random_state``.
@@ -803,6 +822,26 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self)
         return self.support_
+
+    def transform(self, X):
+        """Reduce X to the kept features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        X_kept : ndarray or DataFrame of shape (n_samples, n_kept_features)
+            Of the type ``set_output`` asks for; a pandas or polars frame
+            asked to return its own type keeps its column dtypes.
+        """
+        if is_polars(X) and output_config("transform", self) == "polars":
+            check_is_fitted(self)
+            validate_data(self, X, skip_check_array=True, reset=False)
+            kept = np.flatnonzero(self._get_support_mask())
+            return X.select([X.columns[j] for j in kept])
+        return super().transform(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
