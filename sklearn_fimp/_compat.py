@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.metadata_routing import _routing_enabled
 from sklearn.utils.validation import _check_sample_weight
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "hist_gradient_boosting_trees",
     "n_training_rows",
     "output_config",
+    "routing_enabled",
     "scorer_reads_labels_only",
     "safe_indexing",
     "validate_params",
@@ -41,6 +43,9 @@ safe_indexing = _safe_indexing
 #: ``@fit_context(prefer_skip_nested_validation=...)`` on ``fit``: validates
 #: ``_parameter_constraints`` and runs fit in scikit-learn's config context.
 fit_context = _fit_context
+
+#: Whether ``sklearn.set_config(enable_metadata_routing=True)`` is in force.
+routing_enabled = _routing_enabled
 
 
 def output_config(method, estimator):

@@ -5,10 +5,13 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
+from sklearn.linear_model import Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_fimp
-from sklearn_fimp import DependenceAnalyzer
+from sklearn_fimp import DependenceAnalyzer, ImportanceSelector
 
 
 def test_public_api_is_exported_and_documented():
@@ -44,6 +47,19 @@ def estimators_to_check():
             threshold=0.5,
             categorical_threshold=0,
         ),
+        # ImportanceSelector: the default, then one instance per method
+        ImportanceSelector(),
+        ImportanceSelector(RandomForestClassifier(n_estimators=5), method="mdi"),
+        ImportanceSelector(RandomForestRegressor(n_estimators=5), method="oob_mdi"),
+        ImportanceSelector(
+            make_pipeline(StandardScaler(), Ridge()), method="permutation"
+        ),
+        ImportanceSelector(
+            ExtraTreesRegressor(n_estimators=5, bootstrap=True),
+            method="oob_permutation",
+            n_repeats=2,
+        ),
+        ImportanceSelector(Ridge(), method="drop_column"),
     ]
 
 

@@ -1,0 +1,1246 @@
+"""ImportanceSelector: keep the features that beat random probes."""
+
+import numbers
+import re
+import warnings
+from copy import deepcopy
+
+import numpy as np
+from scipy import stats
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit, check_cv
+from sklearn.pipeline import Pipeline
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ._compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    fit_context,
+    routing_enabled,
+)
+from ._drop_column import HOLDOUT_FRACTION, drop_column_importance, with_shared_seed
+from ._frames import drop_columns, is_dataframe, is_pandas, is_polars, take_rows
+from ._groups import resolve_groups
+from ._mdi import BAGGING, GRADIENT_BOOSTING, HIST_GRADIENT_BOOSTING, mdi_importance
+from ._oob import FORESTS, supports_oob
+from ._oob_mdi import oob_mdi_importance
+from ._oob_permutation import oob_permutation_importance
+from ._permutation import MAX_SEED, permutation_importance
+from ._result import importance_result
+from ._scoring import SCORING_CONSTRAINT, get_scorer
+
+METHODS = ("auto", "mdi", "oob_mdi", "permutation", "oob_permutation", "drop_column")
+PROBE_KINDS = ("shadow", "uniform", "normal")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+#: "auto" adds one probe per feature (or group), and at least this many, so
+#: that the spread of the probes' importances is estimated well enough.
+MIN_AUTO_PROBES = 20
+_SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
+
+
+def _default_estimator(y):
+    """A random forest for the target: classifier for labels, else regressor."""
+    target = type_of_target(y, input_name="y")
+    if target in ("binary", "multiclass", "multiclass-multioutput"):
+        return RandomForestClassifier()
+    if target in ("continuous", "continuous-multioutput"):
+        return RandomForestRegressor()
+    raise ValueError(
+        f"Unknown label type: y has target type {target!r}, for which no default "
+        "estimator is "
+        "defined; pass estimator= a classifier or regressor that supports it."
+    )
+
+
+def _is_tree_model(estimator):
+    """Whether ``mdi_importance`` can read ``estimator``'s trees."""
+    from sklearn.tree import BaseDecisionTree
+
+    if isinstance(estimator, BAGGING):
+        base = estimator.estimator
+        return base is None or isinstance(base, BaseDecisionTree)
+    return isinstance(
+        estimator,
+        (BaseDecisionTree,) + FORESTS + GRADIENT_BOOSTING + HIST_GRADIENT_BOOSTING,
+    )
+
+
+def _reads_bagged_trees(estimator):
+    """Whether ``oob_mdi_importance`` can use ``estimator``."""
+    from sklearn.tree import BaseDecisionTree
+
+    if not supports_oob(estimator):
+        return False
+    if isinstance(estimator, BAGGING):
+        base = estimator.estimator
+        return base is None or isinstance(base, BaseDecisionTree)
+    return True
+
+
+def _single_output(y):
+    return np.ndim(y) == 1 or (np.ndim(y) == 2 and np.shape(y)[1] == 1)
+
+
+def _holm(pvalues):
+    order = np.argsort(pvalues, kind="stable")
+    m = len(pvalues)
+    adjusted = np.maximum.accumulate(pvalues[order] * (m - np.arange(m)))
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def _benjamini_hochberg(pvalues):
+    order = np.argsort(pvalues, kind="stable")
+    m = len(pvalues)
+    scaled = pvalues[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def adjust_pvalues(pvalues, correction):
+    """p-values adjusted for testing many features at once."""
+    pvalues = np.asarray(pvalues, dtype=np.float64)
+    if correction is None or len(pvalues) == 0:
+        return pvalues.copy()
+    if correction == "bonferroni":
+        return np.minimum(pvalues * len(pvalues), 1.0)
+    if correction == "holm":
+        return _holm(pvalues)
+    return _benjamini_hochberg(pvalues)
+
+
+def _critical_pvalue(adjusted, alpha, correction):
+    """The raw p-value below which a feature is kept, given the decisions."""
+    m = len(adjusted)
+    kept = int(np.sum(adjusted <= alpha))
+    if correction is None:
+        return alpha
+    if correction == "bonferroni":
+        return alpha / m
+    if correction == "holm":
+        return alpha / (m - kept) if kept < m else alpha
+    return alpha * max(kept, 1) / m
+
+
+def probe_test(real_means, probe_means):
+    """One-sided test of each real mean against the probes' distribution.
+
+    Under the null hypothesis a feature's mean importance is one more draw
+    from the distribution of the probes' mean importances. With ``K`` probe
+    means of average ``m`` and standard deviation ``s``, the statistic
+    ``t = (x - m) / (s * sqrt(1 + 1/K))`` has a Student t distribution with
+    ``K - 1`` degrees of freedom if that distribution is normal (the
+    prediction interval of one new draw). When every probe has the same
+    importance (``s = 0``), a feature beats the probes exactly when its
+    importance is larger (p-value 0), and not otherwise (p-value 1).
+
+    Returns
+    -------
+    statistics, pvalues : ndarray of shape (n_real,)
+    """
+    real_means = np.asarray(real_means, dtype=np.float64)
+    probe_means = np.asarray(probe_means, dtype=np.float64)
+    k = len(probe_means)
+    center = probe_means.mean()
+    spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / k)
+    if not spread > 0:
+        statistics = np.where(real_means > center, np.inf, -np.inf)
+        return statistics, np.where(real_means > center, 0.0, 1.0)
+    statistics = (real_means - center) / spread
+    return statistics, stats.t.sf(statistics, k - 1)
+
+
+def _parse_threshold(threshold, importances):
+    """The importance value a float / "mean" / "median" / "1.5*mean" means."""
+    if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
+        return float(threshold)
+    match = _SCALED_THRESHOLD.match(threshold)
+    if threshold in ("mean", "median"):
+        scale, reference = 1.0, threshold
+    elif match is not None:
+        try:
+            scale = float(match.group(1))
+        except ValueError:
+            match = None
+        reference = match.group(2) if match is not None else None
+    if threshold not in ("mean", "median") and match is None:
+        raise ValueError(
+            f"threshold={threshold!r} is not understood; pass 'probes', a float, "
+            "'mean', 'median', or a scaled reference such as '1.5*mean' or "
+            "'0.5*median'."
+        )
+    center = np.mean(importances) if reference == "mean" else np.median(importances)
+    return float(scale * center)
+
+
+def _probe_names(feature_names, n):
+    """``n`` probe names that no feature of X uses."""
+    taken = set(map(str, feature_names))
+    prefix = "probe_"
+    while any(name.startswith(prefix) for name in taken):
+        prefix = "_" + prefix
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def _probe_columns(X, columns, kind, rng):
+    """Probe values for ``columns`` of X: one array (numpy) or Series each.
+
+    Shadows are the columns shuffled by one row permutation (the columns of
+    a group stay together), so each probe keeps its feature's distribution,
+    dtype and number of distinct values.
+    """
+    n = X.shape[0]
+    if kind == "shadow":
+        permutation = rng.permutation(n)
+        if is_pandas(X):
+            return [X.iloc[permutation, c].to_numpy() for c in columns], [
+                X.dtypes.iloc[c] for c in columns
+            ]
+        if is_polars(X):
+            import polars as pl
+
+            order = pl.Series(permutation)
+            return [X.get_column(X.columns[c]).gather(order) for c in columns], None
+        return [X[permutation, c] for c in columns], None
+    draw = rng.uniform if kind == "uniform" else rng.standard_normal
+    return [draw(size=n) for _ in columns], None
+
+
+def add_probes(X, groups, feature_names, kind, n_probes, rng):
+    """X with probe columns appended (X is not modified).
+
+    Each probe mirrors one group of real features (a single feature when
+    there are no groups): ``n_probes`` groups are drawn, every group once
+    before any twice. Returns the new table, the probe groups (column
+    positions in it) and the probe labels.
+    """
+    n_groups = len(groups)
+    rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
+    mirrored = np.concatenate(rounds)[:n_probes]
+    labels = _probe_names(feature_names, n_probes)
+    n_features = X.shape[1]
+    values, dtypes, names, probe_groups = [], [], [], []
+    for label, g in zip(labels, mirrored):
+        columns = groups[g]
+        column_values, column_dtypes = _probe_columns(X, columns, kind, rng)
+        values.extend(column_values)
+        dtypes.extend(column_dtypes or [None] * len(columns))
+        if len(columns) == 1:
+            names.append(label)
+        else:
+            names.extend(f"{label}_{i}" for i in range(len(columns)))
+        start = n_features + len(names) - len(columns)
+        probe_groups.append(np.arange(start, start + len(columns)))
+    return _append_columns(X, values, dtypes, names), probe_groups, labels
+
+
+def _append_columns(X, values, dtypes, names):
+    if is_pandas(X):
+        import pandas as pd
+
+        columns = {}
+        for name, value, dtype in zip(names, values, dtypes):
+            columns[name] = pd.Series(value, index=X.index, name=name)
+            if dtype is not None:
+                columns[name] = columns[name].astype(dtype)
+        if not all(isinstance(c, str) for c in X.columns):
+            X = X.set_axis([str(c) for c in X.columns], axis=1)
+        return pd.concat([X, pd.DataFrame(columns, index=X.index)], axis=1)
+    if is_polars(X):
+        import polars as pl
+
+        return X.with_columns(
+            [
+                value.alias(name)
+                if isinstance(value, pl.Series)
+                else pl.Series(name, value)
+                for name, value in zip(names, values)
+            ]
+        )
+    probes = np.column_stack(values)
+    dtype = np.result_type(X.dtype, probes.dtype)
+    return np.hstack([X.astype(dtype, copy=False), probes.astype(dtype, copy=False)])
+
+
+def _select_columns(X, support):
+    """Columns of X where ``support`` is True, keeping X's container."""
+    return drop_columns(X, np.flatnonzero(~support))
+
+
+def _split_params(params, rows, n_rows):
+    """Fit parameters restricted to ``rows`` (per-row values are indexed)."""
+    out = {}
+    for key, value in params.items():
+        if is_pandas(value) or is_polars(value):
+            per_row = value.shape[0] == n_rows
+            out[key] = take_rows(value, rows) if per_row else value
+            continue
+        array = (
+            np.asarray(value)
+            if hasattr(value, "__array__") or isinstance(value, (list, tuple))
+            else None
+        )
+        if array is not None and array.ndim >= 1 and array.shape[0] == n_rows:
+            out[key] = array[rows]
+        else:
+            out[key] = value
+    return out
+
+
+def _centred_target(model, y, weight):
+    """y minus its (weighted) mean for regressors, y itself otherwise.
+
+    MDI-oob adds ``(mu_child - mu_node) * y_i`` over out-of-bag rows. Their
+    increments do not sum to zero as the in-bag rows' do, so a target with
+    a large mean adds noise of size ``mean(y) * sum(increments)`` whose
+    expectation is zero. Centring y removes it without changing what is
+    estimated (the in-bag means shift by the same constant, leaving the
+    increments as they are): on Friedman's data this multiplies the
+    signal-to-noise ratio of a weak feature several times.
+    """
+    if is_classifier(model):
+        return y
+    y = np.asarray(y, dtype=np.float64)
+    return y - np.average(y, axis=0, weights=weight)
+
+
+def _estimator_has(attribute):
+    """Whether the selector can delegate ``attribute`` to its estimator."""
+
+    def check(self):
+        if hasattr(self, "estimator_"):
+            return (
+                self.refit and not self.prefit and hasattr(self.estimator_, attribute)
+            )
+        if self.prefit or not self.refit:
+            return False
+        if self.estimator is None:
+            return attribute in ("predict", "predict_proba", "score")
+        return hasattr(self.estimator, attribute)
+
+    return check
+
+
+class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
+    """Keep the features whose importance beats random probe columns.
+
+    ``fit`` appends probe columns to X (shuffled copies of the features by
+    default), fits the estimator, measures every column's importance with
+    one of this package's importance functions, and keeps a feature only
+    when a statistical test says its importance is larger than the probes'.
+    Probes never leave ``fit``: ``transform`` and the fitted ``estimator_``
+    see the real features only.
+
+    **The test.** A feature that carries no information has an importance
+    that is one more draw from the distribution of the probes' importances
+    (a shuffled copy keeps the feature's distribution and number of distinct
+    values, so the two are exchangeable). With ``K`` probes whose mean
+    importances have average ``m`` and standard deviation ``s``, each
+    feature's mean importance ``x`` gives ``t = (x - m) / (s sqrt(1 + 1/K))``
+    and a one-sided p-value from Student's t with ``K - 1`` degrees of
+    freedom: the prediction interval for one new draw from a normal sample.
+    It compares a feature with the spread of the probes' importances (which
+    includes the chance associations a finite sample gives any column), not
+    only with the noise of repeated permutations, which would call
+    every feature the model happened to split on "significant". The p-values
+    are then adjusted for the number of features tested: Holm's step-down
+    method by default, which controls the probability of keeping any noise
+    feature at ``alpha`` under any dependence between the tests and is
+    uniformly more powerful than Bonferroni; "fdr_bh" (Benjamini-Hochberg)
+    controls the expected share of noise among kept features instead.
+
+    **Defaults.** ``method="auto"`` measures MDI-oob (impurity decreases
+    re-scored on out-of-bag rows, :func:`oob_mdi_importance`) when the
+    estimator is a RandomForest*, ExtraTrees* or Bagging* of trees with
+    bootstrap, and permutation importance on held-out rows otherwise (or
+    out-of-bag permutation importance when ``groups`` is given). On the
+    package's selection benchmark (``bench/bench_selection.py``: Friedman,
+    redundant features, cardinality bias, an interaction, and rental data
+    with planted noise) MDI-oob with shadow probes, Holm's correction and
+    ``alpha=0.01`` selected best, and costs almost nothing beyond the one
+    fit: it needs no permutations. See ``docs/bench_selection.rst``.
+
+    Parameters
+    ----------
+    estimator : estimator or None, default=None
+        The model whose importances are measured: a classifier, regressor
+        or Pipeline (cloned; with ``prefit=True``, an already fitted one).
+        None: a RandomForestClassifier for class labels, a
+        RandomForestRegressor otherwise (scikit-learn's defaults).
+    method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
+            "drop_column"}, default="auto"
+        How importance is measured.
+
+        - "mdi": mean decrease in impurity (:func:`mdi_importance`); tree
+          models only. Biased towards high-cardinality features, which
+          shadow probes compensate for.
+        - "oob_mdi": MDI re-scored on out-of-bag rows
+          (:func:`oob_mdi_importance`); bagged trees with bootstrap.
+        - "permutation": score drop when a column is permuted in rows held
+          out of the fit (:func:`permutation_importance`): a 20% held-out
+          split, or every split of ``cv``. Any model or Pipeline (a
+          Pipeline's raw input columns are permuted).
+        - "oob_permutation": the same on out-of-bag rows
+          (:func:`oob_permutation_importance`); bagged models with bootstrap.
+        - "drop_column": score lost when the model is refitted without the
+          column (:func:`drop_column_importance`); any model, one fit per
+          feature and probe.
+        - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
+          when ``groups`` is given), "permutation" otherwise.
+
+    threshold : "probes", float or str, default="probes"
+        "probes": keep the features that pass the test above. A float: keep
+        features whose mean importance is at least this value. "mean",
+        "median" or a scaled one such as "1.5*mean": that statistic of the
+        features' mean importances (no probes are added).
+    probes : {"shadow", "uniform", "normal"}, default="shadow"
+        Kind of probe column: shuffled copies of the features (keeping their
+        distribution, dtype and cardinality, which matters for MDI), or
+        uniform or standard normal noise.
+    n_probes : "auto" or int, default="auto"
+        Number of probes (probe groups, with ``groups``). "auto": one per
+        feature (or group), and at least 20.
+    alpha : float in (0, 1), default=0.01
+        Level of the test: with Holm's correction, the probability of
+        keeping any feature that is no better than the probes.
+    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
+        Adjustment of the p-values for testing many features (or groups).
+    n_repeats : int, default=5
+        Permutations per feature for the permutation methods.
+    groups : None, "auto", list or dict, default=None
+        Select whole groups of features (as in
+        :func:`permutation_importance`; features no group mentions are
+        groups of their own). Permutation methods permute a group as a
+        block and drop-column drops it; probes then mirror the groups (a
+        shadow probe is a whole group shuffled together). Needs a
+        permutation or drop-column method.
+    scoring : str, callable or None, default=None
+        Scorer of the permutation and drop-column methods; None uses the
+        estimator's ``score`` (accuracy or R²).
+    cv : int, cross-validation generator, iterable or None, default=None
+        Splits for "permutation" and "drop_column": None is one held-out
+        split of 20% (stratified for classifiers) for "permutation" and the
+        out-of-bag score or that split for "drop_column".
+    max_features : int, float or None, default=None
+        Keep at most this many features (a float: this fraction of them),
+        the most significant first. Counted in groups when ``groups`` is
+        given.
+    min_features : int, default=1
+        Keep at least this many features (or groups), the most significant
+        first, even when fewer pass the threshold; a warning says so.
+    prefit : bool, default=False
+        Whether ``estimator`` is already fitted. ``fit(X, y)`` then measures
+        its importances without refitting: X, y are validation rows for
+        "permutation", its training rows for the out-of-bag methods, and
+        unused by "mdi". A prefit model has never seen probe columns, so it
+        needs a numeric, "mean" or "median" threshold; "drop_column" refits
+        by definition and cannot be used.
+    refit : bool, default=True
+        Fit a clone of the estimator on the selected features as
+        ``estimator_``, to which ``predict``, ``predict_proba``,
+        ``decision_function`` and ``score`` delegate. Ignored with
+        ``prefit=True``. In a Pipeline whose next step is the model, set it
+        to False to save that fit.
+    n_jobs : int or None, default=None
+        Parallel jobs of the importance functions (joblib semantics).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the probes, the held-out split and the permutations; also
+        given to every ``random_state`` of the estimator left at None, so
+        that the selection is reproducible. Seeds are drawn before any
+        parallel work: results do not depend on ``n_jobs``.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        With ``refit=True``, the estimator fitted on the selected features
+        (None if no feature was selected). With ``refit=False``, the
+        estimator fitted on the features and probes whose importances were
+        measured (for "permutation", on the rows outside the held-out
+        split; None when several models were fitted, with "drop_column" or
+        a ``cv`` of several splits). With ``prefit=True``, a copy of the
+        given estimator.
+    method_ : str
+        The method used ("auto" resolved).
+    importances_ : Bunch
+        The importance function's result for the real features (or groups)
+        followed by the probes, with ``is_probe`` (bool mask),
+        ``n_probes``, ``statistics`` and ``pvalues`` added (the last two
+        None without probes).
+    threshold_ : float
+        The mean importance above which a feature was kept: for "probes",
+        the probes' mean plus the critical value of the test at the level
+        reached by the correction.
+    pvalues_ : ndarray of shape (n_features_in_,) or None
+        Unadjusted p-value of each feature (its group's, with ``groups``);
+        None unless ``threshold="probes"``.
+    pvalues_corrected_ : ndarray of shape (n_features_in_,) or None
+        The same after ``correction``; a feature passes when it is at most
+        ``alpha``.
+    groups_ : list of ndarray
+        Column positions of each group (one feature each without
+        ``groups``).
+    support_ : ndarray of shape (n_features_in_,)
+        Mask of the selected features.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when X has string column names.
+
+    See Also
+    --------
+    sklearn.feature_selection.SelectFromModel : Threshold on an estimator's
+        importances, without probes.
+    oob_mdi_importance, oob_permutation_importance, permutation_importance
+
+    Notes
+    -----
+    ``sample_weight`` (and, with metadata routing enabled, any requested
+    fit parameter) is passed to the estimator's ``fit`` and to the scorer
+    or out-of-bag weighting of the importance function.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from sklearn_fimp import ImportanceSelector
+    >>> X, y = make_friedman1(n_samples=500, n_features=10, random_state=0)
+    >>> selector = ImportanceSelector(
+    ...     RandomForestRegressor(n_estimators=50), random_state=0
+    ... ).fit(X, y)
+    >>> selector.get_support(indices=True)
+    array([0, 1, 2, 3, 4])
+    >>> selector.transform(X).shape
+    (500, 5)
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit"]), None],
+        "method": [StrOptions(set(METHODS))],
+        "threshold": [Interval(numbers.Real, None, None, closed="neither"), str],
+        "probes": [StrOptions(set(PROBE_KINDS))],
+        "n_probes": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 2, None, closed="left"),
+        ],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "correction": [StrOptions(set(CORRECTIONS)), None],
+        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "groups": [list, tuple, dict, StrOptions({"auto"}), None],
+        "scoring": SCORING_CONSTRAINT,
+        "cv": ["cv_object"],
+        "max_features": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            None,
+        ],
+        "min_features": [Interval(numbers.Integral, 0, None, closed="left")],
+        "prefit": ["boolean"],
+        "refit": ["boolean"],
+        "n_jobs": [numbers.Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        method="auto",
+        threshold="probes",
+        probes="shadow",
+        n_probes="auto",
+        alpha=0.01,
+        correction="holm",
+        n_repeats=5,
+        groups=None,
+        scoring=None,
+        cv=None,
+        max_features=None,
+        min_features=1,
+        prefit=False,
+        refit=True,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.method = method
+        self.threshold = threshold
+        self.probes = probes
+        self.n_probes = n_probes
+        self.alpha = alpha
+        self.correction = correction
+        self.n_repeats = n_repeats
+        self.groups = groups
+        self.scoring = scoring
+        self.cv = cv
+        self.max_features = max_features
+        self.min_features = min_features
+        self.prefit = prefit
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------
+    # scikit-learn plumbing
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestRegressor()
+        estimator_tags = get_tags(estimator)
+        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.input_tags.categorical = estimator_tags.input_tags.categorical
+        tags.input_tags.string = estimator_tags.input_tags.string
+        tags.input_tags.sparse = False
+        tags.target_tags.required = True
+        return tags
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_
+
+    def get_metadata_routing(self):
+        """Routing of fit parameters to the estimator and the scorer.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            ``fit`` parameters go to the estimator's ``fit`` and to the
+            scorer's ``score`` (the importance function's weights).
+        """
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestRegressor()
+            if routing_enabled():
+                estimator.set_fit_request(sample_weight=True)
+                estimator.set_score_request(sample_weight=True)
+        router = MetadataRouter(owner=self)
+        router.add(
+            estimator=estimator,
+            method_mapping=MethodMapping()
+            .add(caller="fit", callee="fit")
+            .add(caller="predict", callee="predict")
+            .add(caller="score", callee="score"),
+        )
+        router.add(
+            scorer=self._scorer_for_routing(estimator),
+            method_mapping=MethodMapping().add(caller="fit", callee="score"),
+        )
+        return router
+
+    def _scorer_for_routing(self, estimator):
+        if self.scoring is None:
+            return estimator
+        return get_scorer(estimator, self.scoring)
+
+    def _routed_params(self, fit_params):
+        """Parameters for the estimator's fit and the importance's weights.
+
+        With metadata routing enabled they go where the estimator and the
+        scorer request them; otherwise every parameter goes to ``fit`` and
+        ``sample_weight`` to the importance function as well (as
+        scikit-learn's meta-estimators pass ``**fit_params``).
+        """
+        if routing_enabled():
+            routed = process_routing(self, "fit", **fit_params)
+            fit_kwargs = dict(routed.estimator.fit)
+            score_weight = (
+                routed.scorer.score.get("sample_weight", None)
+                if ("scorer" in routed)
+                else None
+            )
+            return fit_kwargs, score_weight
+        return dict(fit_params), fit_params.get("sample_weight")
+
+    # ------------------------------------------------------------------
+    # fit
+
+    def _resolve_method(self, estimator, y):
+        """The method to use, after checking the estimator supports it."""
+        name = f"{type(estimator).__name__}(...)"
+        grouped = self.groups is not None
+        method = self.method
+        if method == "auto":
+            if isinstance(estimator, Pipeline) or not _single_output(y):
+                method = "permutation"
+            elif _reads_bagged_trees(estimator) and not grouped:
+                method = "oob_mdi"
+            elif supports_oob(estimator):
+                method = "oob_permutation"
+            else:
+                method = "permutation"
+        if grouped and method in ("mdi", "oob_mdi"):
+            raise ValueError(
+                f"groups={self.groups!r} selects whole groups, which needs a "
+                f"method that permutes or drops them together; method={method!r} "
+                "measures single features. Use method='oob_permutation', "
+                "'permutation' or 'drop_column', or groups=None."
+            )
+        if isinstance(estimator, Pipeline) and method in (
+            "mdi",
+            "oob_mdi",
+            "oob_permutation",
+        ):
+            raise ValueError(
+                f"method={method!r} reads the model's trees or out-of-bag rows, "
+                f"but estimator={name} is a Pipeline whose steps transform X "
+                "first, so its importances cannot be mapped back to X's "
+                "columns. Use method='permutation' or 'drop_column', which "
+                "permute or drop the Pipeline's raw input columns."
+            )
+        if method == "mdi" and not _is_tree_model(estimator):
+            raise ValueError(
+                f"method='mdi' reads impurity decreases from trees, and "
+                f"estimator={name} has none. Use method='permutation' (any "
+                "model) or 'drop_column'."
+            )
+        if method == "oob_mdi" and not _reads_bagged_trees(estimator):
+            suggestion = (
+                "'mdi' or 'permutation'"
+                if _is_tree_model(estimator)
+                else ("'permutation'")
+            )
+            raise ValueError(
+                f"method='oob_mdi' needs bagged decision trees fitted with "
+                f"bootstrap=True (RandomForest*, ExtraTrees*(bootstrap=True), "
+                f"Bagging* of trees), and estimator={name} is not one. Use "
+                f"method={suggestion}, or an estimator with bootstrap=True."
+            )
+        if method == "oob_permutation" and not supports_oob(estimator):
+            raise ValueError(
+                f"method='oob_permutation' needs out-of-bag rows, which "
+                f"estimator={name} does not have (a RandomForest*, "
+                "ExtraTrees* or Bagging* model with bootstrap=True has). Use "
+                "method='permutation', or an estimator with bootstrap=True."
+            )
+        if method in ("oob_mdi", "oob_permutation") and not _single_output(y):
+            raise ValueError(
+                f"method={method!r} supports a single target, and y has "
+                f"{np.shape(y)[1]} columns. Use method='permutation'."
+            )
+        if self.prefit and method == "drop_column":
+            raise ValueError(
+                "method='drop_column' refits the model without each feature, "
+                "which prefit=True rules out. Use method='permutation' with "
+                "validation rows, or prefit=False."
+            )
+        return method
+
+    def _check_counts(self, n_features):
+        if self.min_features > n_features:
+            raise ValueError(
+                f"min_features={self.min_features} is more than the "
+                f"{n_features} features (or groups) of X; pass at most "
+                f"{n_features}."
+            )
+
+    def _check_X_y(self, X, y):
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target "
+                "y is None. Pass the target values of the rows of X."
+            )
+        allow_nan = get_tags(self).input_tags.allow_nan
+        frame = is_dataframe(X)
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError(
+                f"X is a sparse matrix; {type(self).__name__} permutes and "
+                "appends dense columns. Convert it with X.toarray()."
+            )
+        X = validate_data(
+            self,
+            X,
+            reset=True,
+            dtype=None,
+            ensure_all_finite="allow-nan" if allow_nan else True,
+            ensure_min_samples=2,
+            skip_check_array=frame,
+        )
+        if frame and (X.shape[0] < 2 or X.shape[1] < 1):
+            raise ValueError(
+                f"X has shape {X.shape}; {type(self).__name__} needs at least "
+                "2 samples and 1 feature."
+            )
+        y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; "
+                "its single column is used.",
+                UserWarning,
+                stacklevel=2,
+            )
+            y = y.ravel()
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
+                "target value per row of X."
+            )
+        return X, y
+
+    @fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, **fit_params):
+        """Measure importances with probes and select features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training rows (pandas or polars frames are kept as frames, so a
+            Pipeline can select columns by name). With ``prefit=True``: the
+            estimator's validation rows for "permutation", its training rows
+            for the out-of-bag methods.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Target values.
+        **fit_params : dict
+            Parameters of the estimator's ``fit``. ``sample_weight`` also
+            weights the rows of the importance's score (or of the
+            out-of-bag averages). With metadata routing enabled
+            (``sklearn.set_config(enable_metadata_routing=True)``), each goes
+            where the estimator and scorer request it.
+
+        Returns
+        -------
+        self : ImportanceSelector
+            The fitted selector.
+        """
+        X, y = self._check_X_y(X, y)
+        feature_names = np.asarray(
+            [str(c) for c in X.columns]
+            if is_dataframe(X)
+            else [f"x{i}" for i in range(X.shape[1])],
+            dtype=object,
+        )
+        fit_kwargs, score_weight = self._routed_params(fit_params)
+        if score_weight is not None:
+            score_weight = np.asarray(score_weight, dtype=np.float64)
+
+        rng = check_random_state(self.random_state)
+        # Every seed is drawn here, before any parallel work.
+        seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
+
+        if self.prefit:
+            if self.estimator is None:
+                raise ValueError(
+                    "prefit=True selects with a model you already fitted, and "
+                    "estimator=None gives none. Pass the fitted estimator, or "
+                    "prefit=False."
+                )
+            check_is_fitted(self.estimator)
+            estimator = self.estimator
+        elif self.estimator is None:
+            estimator = _default_estimator(y).set_params(random_state=seed)
+        else:
+            estimator = with_shared_seed(self.estimator, seed)
+
+        method = self._resolve_method(estimator, y)
+        labels, groups = resolve_groups(self.groups, feature_names, X)
+        self._check_counts(len(groups))
+        use_probes = isinstance(self.threshold, str) and self.threshold == "probes"
+        if use_probes and self.prefit:
+            raise ValueError(
+                "threshold='probes' with prefit=True: the fitted estimator has "
+                "never seen probe columns, so no method can measure their "
+                "importance without refitting it. Pass prefit=False, or a "
+                "float, 'mean' or 'median' threshold."
+            )
+        if not use_probes:
+            _parse_threshold(self.threshold, np.zeros(1))  # reject bad strings early
+
+        X_measured, all_groups, all_labels = X, list(groups), list(labels)
+        n_probes = 0
+        if use_probes:
+            n_probes = (
+                max(len(groups), MIN_AUTO_PROBES)
+                if self.n_probes == "auto"
+                else self.n_probes
+            )
+            X_measured, probe_groups, probe_labels = add_probes(
+                X,
+                groups,
+                feature_names,
+                self.probes,
+                n_probes,
+                np.random.RandomState(probe_seed),
+            )
+            all_groups += probe_groups
+            all_labels += probe_labels
+
+        result, model = self._measure(
+            estimator,
+            method,
+            X_measured,
+            y,
+            fit_kwargs,
+            score_weight,
+            all_groups,
+            all_labels,
+            importance_seed,
+        )
+        n_real = len(groups)
+        result.feature_names = np.asarray(all_labels, dtype=object)
+        result.groups = all_groups
+        result.is_probe = np.arange(len(all_groups)) >= n_real
+        result.n_probes = n_probes
+        means = result.importances_mean[:n_real]
+
+        if use_probes:
+            probe_means = result.importances_mean[n_real:]
+            if not np.any(result.importances[n_real:]):
+                warnings.warn(
+                    f"estimator={type(estimator).__name__}(...) gave every probe "
+                    "column an importance of 0, so 'beats the probes' "
+                    "reduces to 'importance above 0'. If a step drops columns "
+                    "it does not know (a ColumnTransformer listing columns by "
+                    "name), let it pass them (remainder='passthrough' or "
+                    "make_column_selector), or use a numeric threshold.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            statistics, pvalues = probe_test(means, probe_means)
+            corrected = adjust_pvalues(pvalues, self.correction)
+            passed = corrected <= self.alpha
+            critical = _critical_pvalue(corrected, self.alpha, self.correction)
+            spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / len(probe_means))
+            threshold = float(
+                probe_means.mean()
+                + (spread * stats.t.isf(critical, len(probe_means) - 1))
+            )
+            order = np.lexsort((-means, pvalues))
+            result.statistics = np.concatenate(
+                [statistics, np.full(len(probe_means), np.nan)]
+            )
+            result.pvalues = np.concatenate(
+                [pvalues, np.full(len(probe_means), np.nan)]
+            )
+        else:
+            threshold = _parse_threshold(self.threshold, means)
+            passed = means >= threshold
+            order = np.argsort(-means, kind="stable")
+            pvalues = corrected = None
+            result.statistics = result.pvalues = None
+
+        chosen = self._apply_counts(passed, order, use_probes)
+        support = np.zeros(X.shape[1], dtype=bool)
+        for g in np.flatnonzero(chosen):
+            support[groups[g]] = True
+
+        self.method_ = method
+        self.importances_ = result
+        self.threshold_ = threshold
+        self.groups_ = groups
+        self.support_ = support
+        self.pvalues_ = self._per_feature(pvalues, groups, X.shape[1])
+        self.pvalues_corrected_ = self._per_feature(corrected, groups, X.shape[1])
+
+        if self.prefit:
+            self.estimator_ = deepcopy(self.estimator)
+        elif self.refit and support.any():
+            self.estimator_ = self._refit(estimator, X, y, fit_kwargs)
+        elif self.refit:
+            self.estimator_ = None
+        else:
+            self.estimator_ = model
+        return self
+
+    @staticmethod
+    def _per_feature(values, groups, n_features):
+        """Group values spread to features (the smallest over overlaps)."""
+        if values is None:
+            return None
+        out = np.full(n_features, np.inf)
+        for value, columns in zip(values, groups):
+            out[columns] = np.minimum(out[columns], value)
+        return out
+
+    def _apply_counts(self, passed, order, use_probes):
+        """Apply max_features and min_features to the groups that passed."""
+        n_groups = len(passed)
+        chosen = passed.copy()
+        if self.max_features is not None:
+            limit = (
+                self.max_features
+                if isinstance(self.max_features, numbers.Integral)
+                else max(1, int(self.max_features * n_groups))
+            )
+            ranked_passed = [g for g in order if chosen[g]]
+            chosen[ranked_passed[limit:]] = False
+        n_chosen = int(chosen.sum())
+        if n_chosen < self.min_features or n_chosen == 0:
+            if use_probes:
+                detail = (
+                    f"only {n_chosen} of {n_groups} features (or groups) beat "
+                    f"the probes at alpha={self.alpha} "
+                    f"(correction={self.correction!r})"
+                )
+            else:
+                detail = (
+                    f"only {n_chosen} of {n_groups} features (or groups) reach "
+                    f"threshold={self.threshold!r}"
+                )
+            kept = (
+                f"keeping the {self.min_features} most important because "
+                f"min_features={self.min_features}"
+                if n_chosen < self.min_features
+                else "min_features=0, so no feature is kept and refit is skipped"
+            )
+            warnings.warn(
+                f"{detail}; {kept}. The model may predict y no better than "
+                "chance, or the data are too few: check importances_ and the "
+                "model's score.",
+                UserWarning,
+                stacklevel=3,
+            )
+            for g in order:
+                if chosen.sum() >= self.min_features:
+                    break
+                chosen[g] = True
+        return chosen
+
+    def _measure(
+        self, estimator, method, X, y, fit_kwargs, score_weight, groups, labels, seed
+    ):
+        """The importance result over real and probe columns, and the model
+        fitted on them (None when several were fitted)."""
+        grouped = dict(zip(labels, [list(map(int, g)) for g in groups]))
+        if method == "drop_column":
+            extra = set(fit_kwargs) - {"sample_weight"}
+            if extra:
+                raise ValueError(
+                    f"method='drop_column' passes only sample_weight to the "
+                    f"estimator's fit; got {sorted(extra)}. Use another method "
+                    "or drop those parameters."
+                )
+            result = drop_column_importance(
+                estimator,
+                X,
+                y,
+                scoring=self.scoring,
+                cv=self.cv,
+                groups=grouped,
+                ungrouped="drop",
+                sample_weight=fit_kwargs.get("sample_weight"),
+                n_jobs=self.n_jobs,
+                random_state=seed,
+            )
+            return result, None
+        if method == "permutation":
+            return self._permutation(
+                estimator, X, y, fit_kwargs, score_weight, grouped, seed
+            )
+        model = estimator if self.prefit else clone(estimator).fit(X, y, **fit_kwargs)
+        if method == "mdi":
+            result = mdi_importance(model)
+        elif method == "oob_mdi":
+            result = oob_mdi_importance(
+                model,
+                X,
+                _centred_target(model, y, score_weight),
+                sample_weight=score_weight,
+            )
+        else:
+            result = oob_permutation_importance(
+                model,
+                X,
+                y,
+                n_repeats=self.n_repeats,
+                groups=grouped,
+                ungrouped="drop",
+                scoring=self.scoring,
+                sample_weight=score_weight,
+                n_jobs=self.n_jobs,
+                random_state=seed,
+            )
+        return result, model
+
+    def _splits(self, estimator, y, seed):
+        n = len(y)
+        if self.cv is not None:
+            cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
+            return list(cv.split(np.zeros((n, 1)), y))
+        stratify = False
+        if is_classifier(estimator) and type_of_target(y) in ("binary", "multiclass"):
+            _, counts = np.unique(y, return_counts=True)
+            n_test = int(np.ceil(HOLDOUT_FRACTION * n))
+            stratify = counts.min() >= 2 and n_test >= len(counts)
+            stratify = stratify and n - n_test >= len(counts)
+        splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
+            n_splits=1, test_size=HOLDOUT_FRACTION, random_state=seed
+        )
+        return list(splitter.split(np.zeros((n, 1)), y))
+
+    def _permutation(self, estimator, X, y, fit_kwargs, score_weight, groups, seed):
+        """Permutation importance on held-out rows (or each split of cv)."""
+        n = X.shape[0]
+        if self.prefit:
+            result = permutation_importance(
+                estimator,
+                X,
+                y,
+                scoring=self.scoring,
+                n_repeats=self.n_repeats,
+                groups=groups,
+                ungrouped="drop",
+                sample_weight=score_weight,
+                n_jobs=self.n_jobs,
+                random_state=seed,
+            )
+            return result, estimator
+        split_seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=2)
+        splits = self._splits(estimator, y, int(split_seeds[0]))
+        repeat_seeds = np.random.RandomState(split_seeds[1]).randint(
+            MAX_SEED + 1, size=len(splits)
+        )
+        results, model = [], None
+        for (train, test), repeat_seed in zip(splits, repeat_seeds):
+            model = clone(estimator).fit(
+                take_rows(X, train), y[train], **_split_params(fit_kwargs, train, n)
+            )
+            results.append(
+                permutation_importance(
+                    model,
+                    take_rows(X, test),
+                    y[test],
+                    scoring=self.scoring,
+                    n_repeats=self.n_repeats,
+                    groups=groups,
+                    ungrouped="drop",
+                    sample_weight=None if score_weight is None else score_weight[test],
+                    n_jobs=self.n_jobs,
+                    random_state=int(repeat_seed),
+                )
+            )
+        if len(results) == 1:
+            return results[0], model
+        baselines = np.array([r.baseline_score for r in results])
+        combined = importance_result(
+            np.hstack([r.importances for r in results]),
+            results[0].feature_names,
+            groups=results[0].groups,
+            baseline_score=float(baselines.mean()),
+            baseline_scores=baselines,
+            method="permutation",
+            scoring=self.scoring,
+            n_repeats=self.n_repeats,
+            random_state=int(seed),
+        )
+        return combined, None
+
+    def _refit(self, estimator, X, y, fit_kwargs):
+        X_selected = _select_columns(X, self.support_)
+        try:
+            return clone(estimator).fit(X_selected, y, **fit_kwargs)
+        except (KeyError, ValueError) as exc:
+            if not isinstance(estimator, Pipeline):
+                raise
+            raise ValueError(
+                f"refit=True: fitting the Pipeline on the {int(self.support_.sum())} "
+                f"selected columns failed ({exc}). A step that lists columns by "
+                "name needs them all; select columns with make_column_selector, "
+                "or pass refit=False and put the model after the selector."
+            ) from exc
+
+    # ------------------------------------------------------------------
+    # delegation to the refitted estimator
+
+    def _selected_input(self, X):
+        """X checked against fit and reduced to the selected columns, in the
+        container the estimator was refitted on."""
+        check_is_fitted(self)
+        frame = is_dataframe(X)
+        allow_nan = get_tags(self).input_tags.allow_nan
+        X = validate_data(
+            self,
+            X,
+            reset=False,
+            dtype=None,
+            ensure_all_finite="allow-nan" if allow_nan else True,
+            skip_check_array=frame,
+        )
+        if frame and X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                f"expecting {self.n_features_in_} features as input."
+            )
+        return _select_columns(X, self.support_)
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        """Predict with ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        """
+        X = self._selected_input(X)
+        return self.estimator_.predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        X = self._selected_input(X)
+        return self.estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        X = self._selected_input(X)
+        return self.estimator_.decision_function(X)
+
+    @available_if(_estimator_has("score"))
+    def score(self, X, y, **score_params):
+        """Score of ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        **score_params : dict
+            Passed to the estimator's ``score`` (e.g. ``sample_weight``).
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._selected_input(X)
+        return self.estimator_.score(X, y, **score_params)
+
+    @property
+    def classes_(self):
+        """Class labels of ``estimator_`` (classifiers only)."""
+        check_is_fitted(self)
+        return self.estimator_.classes_

@@ -1,0 +1,573 @@
+import numpy as np
+import pytest
+import sklearn
+from sklearn.compose import make_column_transformer
+from sklearn.datasets import make_classification, make_friedman1
+from sklearn.ensemble import (
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.exceptions import NotFittedError, UnsetMetadataPassedError
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.utils._param_validation import InvalidParameterError
+from threadpoolctl import threadpool_limits
+
+from sklearn_fimp import ImportanceSelector
+from sklearn_fimp._selector import adjust_pvalues, probe_test
+
+from .conftest import as_frame
+
+
+@pytest.fixture(scope="module")
+def friedman():
+    """Friedman #1: y depends on x0..x4 (x2 through a weak U shape)."""
+    X, y = make_friedman1(n_samples=600, n_features=10, noise=0.5, random_state=0)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def labels():
+    """Three informative features (0, 1, 2) among eight."""
+    X, y = make_classification(
+        n_samples=600,
+        n_features=8,
+        n_informative=3,
+        n_redundant=0,
+        shuffle=False,
+        random_state=0,
+    )
+    return X, y
+
+
+def forest(n_estimators=40, classifier=False):
+    model = RandomForestClassifier if classifier else RandomForestRegressor
+    return model(n_estimators=n_estimators, random_state=0)
+
+
+# --------------------------------------------------------------------------
+# selection
+
+
+@pytest.mark.parametrize(
+    "method", ["auto", "oob_mdi", "mdi", "oob_permutation", "permutation"]
+)
+def test_selector_recovers_friedman_features(friedman, method):
+    X, y = friedman
+    selector = ImportanceSelector(forest(), method=method, random_state=0)
+    selector.fit(X, y)
+    assert selector.get_support(indices=True).tolist() == [0, 1, 2, 3, 4]
+    assert selector.method_ == ("oob_mdi" if method == "auto" else method)
+
+
+@pytest.mark.parametrize("probes", ["shadow", "uniform", "normal"])
+def test_selector_recovers_informative_labels(labels, probes):
+    X, y = labels
+    selector = ImportanceSelector(
+        forest(classifier=True), probes=probes, random_state=0
+    ).fit(X, y)
+    assert selector.get_support(indices=True).tolist() == [0, 1, 2]
+    assert np.all(selector.pvalues_corrected_[:3] <= selector.alpha)
+    assert np.all(selector.pvalues_corrected_[3:] > selector.alpha)
+
+
+def test_selector_drop_column_on_a_linear_model():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 5))
+    y = 3 * X[:, 0] - 2 * X[:, 3] + rng.normal(scale=0.5, size=300)
+    selector = ImportanceSelector(
+        LinearRegression(), method="drop_column", cv=3, random_state=0
+    ).fit(X, y)
+    assert selector.get_support(indices=True).tolist() == [0, 3]
+    assert selector.importances_.importances.shape[1] == 3  # one column per fold
+
+
+def test_selector_default_estimator_follows_the_target(friedman, labels):
+    regression = ImportanceSelector(random_state=0).fit(*friedman)
+    assert isinstance(regression.estimator_, RandomForestRegressor)
+    classification = ImportanceSelector(random_state=0).fit(*labels)
+    assert isinstance(classification.estimator_, RandomForestClassifier)
+    assert classification.estimator_.random_state is not None
+
+
+def test_selector_probes_never_leave_fit(labels):
+    X, y = as_frame(labels[0], "pandas"), labels[1]
+    selector = ImportanceSelector(forest(classifier=True), random_state=0).fit(X, y)
+    result = selector.importances_
+    n_probes = int(result.is_probe.sum())
+    assert n_probes == result.n_probes == 20  # "auto": at least 20
+    assert len(result.feature_names) == X.shape[1] + n_probes
+    assert all(name.startswith("probe_") for name in result.feature_names[8:])
+    assert selector.pvalues_.shape == (X.shape[1],)
+    X_t = selector.transform(X)
+    assert X_t.shape == (len(X), 3)
+    assert selector.get_feature_names_out().tolist() == ["f0", "f1", "f2"]
+    assert selector.estimator_.n_features_in_ == 3
+    assert list(selector.estimator_.feature_names_in_) == ["f0", "f1", "f2"]
+
+
+def test_selector_threshold_reflects_the_test(labels):
+    X, y = labels
+    selector = ImportanceSelector(forest(classifier=True), random_state=0).fit(X, y)
+    means = selector.importances_.importances_mean[: X.shape[1]]
+    np.testing.assert_array_equal(means > selector.threshold_, selector.support_)
+
+
+def test_selector_refit_false_keeps_the_model_fitted_with_probes():
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.randint(0, 3, 200), rng.normal(size=200)])
+    y = X[:, 0] + rng.normal(size=200)
+    selector = ImportanceSelector(
+        forest(10), n_probes=4, refit=False, random_state=0
+    ).fit(X, y)
+    assert selector.estimator_.n_features_in_ == 2 + 4
+    names = selector.importances_.feature_names
+    assert names.tolist() == ["x0", "x1", "probe_0", "probe_1", "probe_2", "probe_3"]
+    assert selector.transform(X).shape[1] == selector.support_.sum()
+
+
+def test_selector_probe_columns_mirror_the_features():
+    from sklearn_fimp._selector import add_probes
+
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.randint(0, 3, 100), rng.normal(size=100)])
+    X_probed, probe_groups, labels = add_probes(
+        X, [np.array([0]), np.array([1])], np.array(["a", "b"]), "shadow", 4, rng
+    )
+    assert X_probed.shape == (100, 6)
+    np.testing.assert_array_equal(X_probed[:, :2], X)
+    mirrored = [
+        int(np.array_equal(np.sort(X_probed[:, g[0]]), np.sort(X[:, 0])))
+        for g in probe_groups
+    ]
+    assert sorted(mirrored) == [0, 0, 1, 1]  # each feature shadowed twice
+    assert labels == ["probe_0", "probe_1", "probe_2", "probe_3"]
+
+
+@pytest.mark.parametrize("threshold", [0.05, "mean", "median", "1.5*mean"])
+def test_selector_numeric_thresholds(friedman, threshold):
+    X, y = friedman
+    selector = ImportanceSelector(forest(), threshold=threshold, random_state=0)
+    selector.fit(X, y)
+    means = selector.importances_.importances_mean
+    assert len(means) == X.shape[1]  # no probes
+    assert selector.pvalues_ is None
+    expected = {
+        "mean": means.mean(),
+        "median": np.median(means),
+        "1.5*mean": 1.5 * means.mean(),
+    }.get(threshold, threshold)
+    assert selector.threshold_ == pytest.approx(expected)
+    np.testing.assert_array_equal(selector.support_, means >= expected)
+
+
+def test_selector_max_and_min_features(friedman):
+    X, y = friedman
+    selector = ImportanceSelector(forest(), max_features=2, random_state=0)
+    selector.fit(X, y)
+    means = selector.importances_.importances_mean[: X.shape[1]]
+    assert selector.get_support(indices=True).tolist() == sorted(np.argsort(-means)[:2])
+    wide = ImportanceSelector(forest(), min_features=7, random_state=0)
+    with pytest.warns(UserWarning, match="only 5 of 10 features .* beat the probes"):
+        wide.fit(X, y)
+    assert wide.support_.sum() == 7
+    assert wide.support_[:5].all()
+
+
+def test_selector_warns_and_keeps_min_features_when_nothing_beats_probes():
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(200, 4)), rng.normal(size=200)
+    selector = ImportanceSelector(forest(20), min_features=2, random_state=0)
+    with pytest.warns(UserWarning, match="only 0 of 4 .* min_features=2"):
+        selector.fit(X, y)
+    assert selector.support_.sum() == 2
+    none = ImportanceSelector(forest(20), min_features=0, random_state=0)
+    with pytest.warns(UserWarning, match="only 0 of 4"):
+        none.fit(X, y)
+    assert none.support_.sum() == 0
+
+
+def test_selector_groups_select_whole_groups():
+    rng = np.random.RandomState(0)
+    a = rng.normal(size=400)
+    X = np.column_stack([a, a + 0.05 * rng.normal(size=400), rng.normal(size=400)])
+    X = as_frame(X, "pandas", ["a", "a_copy", "noise"])
+    y = 2 * a + rng.normal(scale=0.3, size=400)
+    selector = ImportanceSelector(
+        forest(30), groups=[["a", "a_copy"]], random_state=0
+    ).fit(X, y)
+    assert selector.method_ == "oob_permutation"
+    assert selector.get_feature_names_out().tolist() == ["a", "a_copy"]
+    assert [g.tolist() for g in selector.groups_] == [[0, 1], [2]]
+    assert selector.importances_.feature_names[0] == "a+a_copy"
+    # a probe mirrors a group: the two-column group has two-column probes
+    sizes = [len(g) for g in selector.importances_.groups[2:]]
+    assert set(sizes) == {1, 2}
+
+
+# --------------------------------------------------------------------------
+# scikit-learn integration
+
+
+def test_selector_in_grid_search_over_method(labels):
+    X, y = labels
+    pipeline = make_pipeline(
+        ImportanceSelector(forest(20, classifier=True), refit=False, random_state=0),
+        forest(30, classifier=True),
+    )
+    search = GridSearchCV(
+        pipeline,
+        {"importanceselector__method": ["oob_mdi", "mdi", "permutation"]},
+        cv=StratifiedKFold(2, shuffle=True, random_state=0),
+    ).fit(X, y)
+    assert search.best_score_ > 0.75  # chance is 0.5
+    assert len(search.cv_results_["params"]) == 3
+    chosen = search.best_estimator_[0]
+    assert set(chosen.get_support(indices=True)) <= {0, 1, 2}  # no noise
+
+
+def test_selector_delegates_to_the_refitted_estimator(labels):
+    X, y = labels
+    selector = ImportanceSelector(forest(classifier=True), random_state=0).fit(X, y)
+    X_selected = X[:, selector.support_]
+    np.testing.assert_array_equal(
+        selector.predict(X), selector.estimator_.predict(X_selected)
+    )
+    np.testing.assert_allclose(
+        selector.predict_proba(X), selector.estimator_.predict_proba(X_selected)
+    )
+    assert selector.score(X, y) == selector.estimator_.score(X_selected, y)
+    assert not hasattr(selector, "decision_function")  # forests have none
+    np.testing.assert_array_equal(selector.classes_, np.unique(y))
+    linear = ImportanceSelector(
+        LogisticRegression(), method="permutation", random_state=0
+    ).fit(X, y)
+    assert linear.decision_function(X).shape == (len(X),)
+    no_refit = ImportanceSelector(forest(10), refit=False).fit(X, y)
+    assert not hasattr(no_refit, "predict")
+
+
+def test_selector_inverse_transform_restores_positions(labels):
+    X, y = labels
+    selector = ImportanceSelector(forest(classifier=True), random_state=0).fit(X, y)
+    restored = selector.inverse_transform(selector.transform(X))
+    np.testing.assert_array_equal(restored[:, :3], X[:, :3])
+    assert not restored[:, 3:].any()
+
+
+@pytest.mark.parametrize("container", ["pandas", "polars"])
+def test_selector_set_output(labels, container):
+    frame = pytest.importorskip(container)
+    X, y = as_frame(labels[0], container), labels[1]
+    selector = ImportanceSelector(forest(classifier=True), random_state=0)
+    selector.set_output(transform=container).fit(X, y)
+    X_t = selector.transform(X)
+    assert isinstance(X_t, frame.DataFrame)
+    assert list(X_t.columns) == ["f0", "f1", "f2"]
+    np.testing.assert_array_equal(
+        selector.feature_names_in_, [f"f{i}" for i in range(8)]
+    )
+    assert selector.predict(X).shape == (len(y),)
+
+
+def test_selector_pipeline_estimator_permutes_raw_columns():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    n = 600
+    color = rng.choice(["red", "green", "blue"], size=n)
+    size = rng.normal(size=n)
+    X = pd.DataFrame(
+        {
+            "color": pd.Categorical(color),
+            "size": size,
+            "noise": rng.normal(size=n),
+            "noise_cat": pd.Categorical(rng.choice(["a", "b"], size=n)),
+        }
+    )
+    y = ((color == "red") ^ (size > 0.5)).astype(int)
+    flip = rng.uniform(size=n) < 0.1
+    y[flip] = 1 - y[flip]
+    encoder = make_column_transformer(
+        (OneHotEncoder(), lambda frame: list(frame.select_dtypes("category"))),
+        remainder="passthrough",
+    )
+    model = make_pipeline(encoder, forest(40, classifier=True))
+    selector = ImportanceSelector(model, random_state=0).fit(X, y)
+    assert selector.method_ == "permutation"
+    assert selector.get_feature_names_out().tolist() == ["color", "size"]
+    assert selector.predict(X).shape == (n,)
+    with pytest.raises(ValueError, match="Pipeline.*method='permutation'"):
+        ImportanceSelector(model, method="oob_mdi").fit(X, y)
+
+
+def test_selector_categorical_input_when_the_estimator_accepts_it():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(1)
+    n = 800
+    kind = rng.choice(list("abcdef"), size=n)
+    X = pd.DataFrame(
+        {
+            "kind": pd.Categorical(kind),
+            "noise": rng.normal(size=n),
+            "other": pd.Categorical(rng.choice(list("xyz"), size=n)),
+        }
+    )
+    y = np.isin(kind, ["a", "c", "e"]).astype(int)
+    flip = rng.uniform(size=n) < 0.15
+    y[flip] = 1 - y[flip]
+    model = HistGradientBoostingClassifier(
+        categorical_features="from_dtype", max_iter=30, random_state=0
+    )
+    # HistGradientBoosting's OpenMP threads crawl on a busy machine
+    with threadpool_limits(1):
+        selector = ImportanceSelector(model, random_state=0).fit(X, y)
+    assert selector.method_ == "permutation"
+    assert selector.get_feature_names_out().tolist() == ["kind"]
+    assert X["kind"].dtype == "category"  # the caller's frame is untouched
+
+
+def test_selector_does_not_mutate_inputs(friedman):
+    X, y = friedman
+    X_copy, y_copy = X.copy(), y.copy()
+    frame = as_frame(X, "pandas")
+    frame_copy = frame.copy()
+    weight = np.linspace(0.5, 1.5, len(y))
+    weight_copy = weight.copy()
+    for data in (X, frame):
+        ImportanceSelector(forest(10), method="permutation", random_state=0).fit(
+            data, y, sample_weight=weight
+        )
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_array_equal(y, y_copy)
+    np.testing.assert_array_equal(weight, weight_copy)
+    assert frame.equals(frame_copy)
+
+
+@pytest.mark.parametrize("method", ["auto", "oob_permutation", "permutation"])
+def test_selector_random_state_gives_the_same_result_for_any_n_jobs(labels, method):
+    X, y = labels
+    fitted = [
+        ImportanceSelector(
+            RandomForestClassifier(n_estimators=20),
+            method=method,
+            n_jobs=n_jobs,
+            random_state=3,
+        ).fit(X, y)
+        for n_jobs in (1, 2)
+    ]
+    np.testing.assert_array_equal(fitted[0].support_, fitted[1].support_)
+    np.testing.assert_array_equal(
+        fitted[0].importances_.importances, fitted[1].importances_.importances
+    )
+    np.testing.assert_array_equal(fitted[0].pvalues_, fitted[1].pvalues_)
+
+
+# --------------------------------------------------------------------------
+# sample_weight
+
+
+class RecordingForest(RandomForestRegressor):
+    """A forest that remembers the sample_weight its fit received."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.received_weight_ = sample_weight
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def _two_regimes():
+    """y follows x0 in the first half of the rows and x1 in the second."""
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(800, 4))
+    y = np.where(np.arange(800) < 400, 5 * X[:, 0], 5 * X[:, 1])
+    y = y + rng.normal(scale=0.2, size=800)
+    weight = np.r_[np.ones(400), np.zeros(400)]
+    return X, y, weight
+
+
+def test_selector_sample_weight_reaches_fit_and_changes_selection():
+    X, y, weight = _two_regimes()
+    model = RecordingForest(n_estimators=30, random_state=0)
+    unweighted = ImportanceSelector(model, random_state=0).fit(X, y)
+    assert unweighted.get_support(indices=True).tolist() == [0, 1]
+    weighted = ImportanceSelector(model, random_state=0).fit(X, y, sample_weight=weight)
+    assert weighted.get_support(indices=True).tolist() == [0]
+    np.testing.assert_array_equal(weighted.estimator_.received_weight_, weight)
+
+
+def test_selector_sample_weight_routing():
+    X, y, weight = _two_regimes()
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = RecordingForest(n_estimators=30, random_state=0)
+        with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+            ImportanceSelector(model).fit(X, y, sample_weight=weight)
+        model.set_fit_request(sample_weight=True).set_score_request(sample_weight=True)
+        routed = ImportanceSelector(model, random_state=0)
+        routed.fit(X, y, sample_weight=weight)
+        assert routed.get_support(indices=True).tolist() == [0]
+        np.testing.assert_array_equal(routed.estimator_.received_weight_, weight)
+        # the default forest requests sample_weight itself
+        default = ImportanceSelector(random_state=0).fit(X, y, sample_weight=weight)
+        assert default.get_support(indices=True).tolist() == [0]
+        routing = ImportanceSelector(model).get_metadata_routing()
+        assert "sample_weight" in str(routing)
+
+
+# --------------------------------------------------------------------------
+# prefit
+
+
+def test_selector_prefit_with_a_numeric_threshold(friedman):
+    X, y = friedman
+    model = forest().fit(X[:400], y[:400])
+    selector = ImportanceSelector(
+        model, prefit=True, method="permutation", threshold=0.01, random_state=0
+    ).fit(X[400:], y[400:])
+    assert selector.get_support(indices=True).tolist() == [0, 1, 2, 3, 4]
+    assert selector.estimator_ is not model
+    assert not hasattr(selector, "predict")
+    oob = ImportanceSelector(model, prefit=True, method="oob_mdi", threshold="mean")
+    oob.fit(X[:400], y[:400])
+    assert oob.support_[[0, 1, 3]].all()
+
+
+def test_selector_prefit_errors(friedman):
+    X, y = friedman
+    model = forest(10).fit(X, y)
+    with pytest.raises(ValueError, match="threshold='probes' with prefit=True"):
+        ImportanceSelector(model, prefit=True).fit(X, y)
+    with pytest.raises(ValueError, match="method='drop_column' refits"):
+        ImportanceSelector(
+            model, prefit=True, method="drop_column", threshold="mean"
+        ).fit(X, y)
+    with pytest.raises(NotFittedError):
+        ImportanceSelector(forest(10), prefit=True, threshold="mean").fit(X, y)
+    with pytest.raises(ValueError, match="estimator=None gives none"):
+        ImportanceSelector(prefit=True, threshold="mean").fit(X, y)
+    with pytest.raises(ValueError, match="X has 600 rows but RandomForest"):
+        ImportanceSelector(
+            forest(10).fit(X[:100], y[:100]),
+            prefit=True,
+            method="oob_mdi",
+            threshold="mean",
+        ).fit(X, y)
+
+
+# --------------------------------------------------------------------------
+# errors
+
+
+@pytest.mark.parametrize(
+    "estimator, method, message",
+    [
+        (Ridge(), "mdi", r"method='mdi' .* estimator=Ridge\(...\) .*'permutation'"),
+        (
+            ExtraTreesRegressor(n_estimators=5),
+            "oob_mdi",
+            r"bootstrap=True.*estimator=ExtraTreesRegressor\(...\).*'mdi'",
+        ),
+        (
+            GradientBoostingRegressor(n_estimators=5),
+            "oob_permutation",
+            r"out-of-bag rows.*GradientBoostingRegressor\(...\).*'permutation'",
+        ),
+        (
+            make_pipeline(StandardScaler(), forest(5)),
+            "mdi",
+            r"Pipeline.*method='permutation' or 'drop_column'",
+        ),
+    ],
+)
+def test_selector_method_the_estimator_cannot_support(
+    friedman, estimator, method, message
+):
+    X, y = friedman
+    with pytest.raises(ValueError, match=message):
+        ImportanceSelector(estimator, method=method).fit(X, y)
+
+
+def test_selector_bad_parameters(friedman):
+    X, y = friedman
+    with pytest.raises(ValueError, match=r"threshold='2\*max' is not understood"):
+        ImportanceSelector(forest(5), threshold="2*max").fit(X, y)
+    with pytest.raises(ValueError, match="groups=.* method='oob_mdi'"):
+        ImportanceSelector(forest(5), method="oob_mdi", groups=[[0, 1]]).fit(X, y)
+    with pytest.raises(ValueError, match="min_features=11 is more than the 10"):
+        ImportanceSelector(forest(5), min_features=11).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter"):
+        ImportanceSelector(alpha=2.0).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="'probes' parameter"):
+        ImportanceSelector(probes="gaussian").fit(X, y)
+    with pytest.raises(ValueError, match="passes only sample_weight"):
+        ImportanceSelector(Ridge(), method="drop_column").fit(X, y, extra=np.ones(600))
+    with pytest.raises(ValueError, match="X has 600 rows but y has 10"):
+        ImportanceSelector(forest(5)).fit(X, y[:10])
+    with pytest.raises(TypeError, match="sparse"):
+        from scipy import sparse
+
+        ImportanceSelector(forest(5)).fit(sparse.csr_matrix(X), y)
+
+
+def test_selector_checks_features_at_predict(labels):
+    X, y = labels
+    selector = ImportanceSelector(forest(10, classifier=True), random_state=0)
+    selector.fit(X, y)
+    with pytest.raises(ValueError, match="X has 7 features"):
+        selector.predict(X[:, :7])
+    with pytest.raises(NotFittedError):
+        ImportanceSelector().transform(X)
+
+
+def test_selector_warns_when_the_estimator_ignores_probes(labels):
+    pd = pytest.importorskip("pandas")
+    X, y = as_frame(labels[0], "pandas"), labels[1]
+    named = make_column_transformer(("passthrough", ["f0", "f1", "f2", "f3"]))
+    model = make_pipeline(named, LogisticRegression())
+    with pytest.warns(UserWarning, match="every probe column an importance of 0"):
+        ImportanceSelector(model, refit=False, random_state=0).fit(X, y)
+    assert isinstance(X, pd.DataFrame)
+
+
+# --------------------------------------------------------------------------
+# the test and the corrections
+
+
+def test_probe_test_is_a_prediction_t_test():
+    probes = np.array([0.0, 0.1, -0.1, 0.05, -0.05])
+    statistics, pvalues = probe_test([0.3, 0.0], probes)
+    spread = probes.std(ddof=1) * np.sqrt(1 + 1 / 5)
+    assert statistics[0] == pytest.approx(0.3 / spread)
+    assert pvalues[1] == pytest.approx(0.5)
+    from scipy import stats
+
+    assert pvalues[0] == pytest.approx(stats.t.sf(0.3 / spread, 4))
+    # probes that are all equal: beating them is a strict comparison
+    statistics, pvalues = probe_test([0.2, 0.0], np.zeros(4))
+    np.testing.assert_array_equal(pvalues, [0.0, 1.0])
+
+
+def test_probe_test_pvalues_are_uniform_under_the_null():
+    rng = np.random.RandomState(0)
+    pvalues = np.concatenate(
+        [probe_test(rng.normal(size=5), rng.normal(size=20))[1] for _ in range(400)]
+    )
+    assert abs(np.mean(pvalues <= 0.05) - 0.05) < 0.015
+    assert abs(np.mean(pvalues <= 0.5) - 0.5) < 0.04
+
+
+def test_adjust_pvalues_known_values():
+    pvalues = np.array([0.01, 0.04, 0.03, 0.005])
+    np.testing.assert_allclose(
+        adjust_pvalues(pvalues, "holm"), [0.03, 0.06, 0.06, 0.02]
+    )
+    np.testing.assert_allclose(
+        adjust_pvalues(pvalues, "fdr_bh"), [0.02, 0.04, 0.04, 0.02]
+    )
+    np.testing.assert_allclose(
+        adjust_pvalues(pvalues, "bonferroni"), [0.04, 0.16, 0.12, 0.02]
+    )
+    np.testing.assert_array_equal(adjust_pvalues(pvalues, None), pvalues)
