@@ -121,13 +121,14 @@ def _string_codes(values, name):
             f"({reason}); pass numbers, or strings for categories."
         )
     codes = np.full(len(values), np.nan)
-    categories, inverse = np.unique(present.astype(str), return_inverse=True)
+    _, inverse = np.unique(present.astype(str), return_inverse=True)
     codes[~missing] = inverse
     return codes
 
 
 def _object_column(values, name):
-    """Numbers if the column converts to float, else category codes."""
+    """Numbers if the column of Python objects converts to float, else
+    category codes."""
     try:
         return np.asarray(values, dtype=np.float64), False
     except TypeError as exc:
@@ -140,11 +141,12 @@ def _object_column(values, name):
     return _string_codes(values, name), True
 
 
-def _unsupported(name, dtype):
+def _unsupported(dtype, name=None):
+    what = "X" if name is None else f"column {name!r}"
     return TypeError(
-        f"column {name!r} has dtype {dtype}, which feature dependence cannot "
-        "predict or use; convert it to numbers (or to strings or a categorical "
-        "dtype for categories) before passing it."
+        f"{what} has dtype {dtype}, which feature dependence cannot predict or "
+        "use; convert it to numbers (or to strings or a categorical dtype for "
+        "categories) before passing it."
     )
 
 
@@ -165,10 +167,12 @@ def _pandas_column(column, name):
         and not pd.api.types.is_complex_dtype(dtype)
     ):
         return column.to_numpy(dtype=np.float64, na_value=np.nan), False
-    if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
+    if pd.api.types.is_object_dtype(dtype):
+        return _object_column(column.to_numpy(dtype=object, na_value=None), name)
+    if pd.api.types.is_string_dtype(dtype):
         values = column.to_numpy(dtype=object, na_value=None)
-        return _object_column(values, name)
-    raise _unsupported(name, dtype)
+        return _string_codes(values, name), True
+    raise _unsupported(dtype, name)
 
 
 def _polars_column(column, name):
@@ -178,7 +182,7 @@ def _polars_column(column, name):
     if dtype.is_numeric() or dtype == pl.Boolean:
         if dtype.is_float() or dtype.is_integer() or dtype == pl.Boolean:
             return column.cast(pl.Float64).fill_null(np.nan).to_numpy(), False
-        raise _unsupported(name, dtype)
+        raise _unsupported(dtype, name)
     if isinstance(dtype, pl.Enum):
         # the order the user gave the categories
         codes = column.to_physical().cast(pl.Float64).fill_null(np.nan)
@@ -187,7 +191,7 @@ def _polars_column(column, name):
         # Categorical's physical codes depend on a string cache; strings
         # give the same codes in every session
         return _string_codes(column.cast(pl.String).to_numpy(), name), True
-    raise _unsupported(name, dtype)
+    raise _unsupported(dtype, name)
 
 
 def encode_features(X):
@@ -221,10 +225,14 @@ def encode_features(X):
     elif X.dtype == object:
         for j in range(n_features):
             values[:, j], categorical[j] = _object_column(X[:, j], names[j])
-    elif np.issubdtype(X.dtype, np.number) or X.dtype == bool:
+    elif X.dtype.kind in "US":
+        for j in range(n_features):
+            values[:, j] = _string_codes(X[:, j].astype(str).astype(object), names[j])
+        categorical[:] = True
+    elif X.dtype.kind in "biuf":
         values[:] = X
     else:
-        raise _unsupported("x0", X.dtype)
+        raise _unsupported(X.dtype)
     infinite = np.isinf(values).any(axis=0)
     if infinite.any():
         raise ValueError(
@@ -538,8 +546,10 @@ def feature_dependence(
             by a constant and gets 1; the only feature of X gets 0.
         matrix : ndarray of shape (n_features, n_features)
             ``matrix[i, k]``: how much the dependence of feature ``i``
-            drops when feature ``k`` is permuted. The diagonal is NaN, and
-            so is the row of a constant feature.
+            drops when feature ``k`` is permuted. It can exceed the
+            dependence (up to about 2 for R²): a model that relies on ``k``
+            alone makes scrambled predictions, which score below zero. The
+            diagonal is NaN, and so is the row of a constant feature.
         feature_names : ndarray of shape (n_features,)
         target_kind : ndarray of shape (n_features,)
             "regression", "classification" or "constant".

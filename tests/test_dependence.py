@@ -363,6 +363,22 @@ def test_dependence_encodes_strings_internally_and_leaves_data_alone(kind):
     assert selector.support_[[0, 1]].all()
 
 
+@pytest.mark.parametrize("kind", ["unicode", "pandas-string"])
+def test_dependence_string_columns_are_categories_even_when_numeric_looking(kind):
+    rng = np.random.RandomState(0)
+    digit = rng.randint(0, 3, size=200).astype(str)  # "0", "1", "2"
+    letter = np.array(["a", "b", "c"])[digit.astype(int)]
+    noise = rng.choice(["u", "v"], size=200)
+    X = np.column_stack([digit, letter, noise])
+    if kind == "pandas-string":
+        pd = pytest.importorskip("pandas")
+        X = pd.DataFrame(X, columns=["digit", "letter", "noise"]).astype("string")
+    result = feature_dependence(X, estimator=small_forests(), random_state=0)
+    assert list(result.target_kind) == ["classification"] * 3
+    assert result.dependence[:2].min() > 0.95
+    assert result.dependence[2] < 0.2
+
+
 def test_dependence_same_result_for_numpy_pandas_and_polars():
     seeds = dict(estimator=small_forests(10), random_state=0)
     results = [
