@@ -631,10 +631,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         router = MetadataRouter(owner=self)
         router.add(
             estimator=estimator,
-            method_mapping=MethodMapping()
-            .add(caller="fit", callee="fit")
-            .add(caller="predict", callee="predict")
-            .add(caller="score", callee="score"),
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
         )
         router.add(
             scorer=self._scorer_for_routing(estimator),
@@ -781,7 +778,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "A column-vector y was passed when a 1d array was expected; "
                 "its single column is used.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=4,
             )
             y = y.ravel()
         if y.shape[0] != X.shape[0]:
@@ -907,7 +904,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                     "name), let it pass them (remainder='passthrough' or "
                     "make_column_selector), or use a numeric threshold.",
                     UserWarning,
-                    stacklevel=2,
+                    stacklevel=3,
                 )
             statistics, pvalues = probe_test(means, probe_means)
             corrected = adjust_pvalues(pvalues, self.correction)
@@ -1001,7 +998,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "chance, or the data are too few: check importances_ and the "
                 "model's score.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             for g in order:
                 if chosen.sum() >= self.min_features:
