@@ -359,10 +359,12 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     only with the noise of repeated permutations, which would call
     every feature the model happened to split on "significant". The p-values
     are then adjusted for the number of features tested: Holm's step-down
-    method by default, which controls the probability of keeping any noise
-    feature at ``alpha`` under any dependence between the tests and is
-    uniformly more powerful than Bonferroni; "fdr_bh" (Benjamini-Hochberg)
-    controls the expected share of noise among kept features instead.
+    method by default, which bounds the probability of keeping any noise
+    feature by ``alpha`` for valid p-values under any dependence between the
+    tests, and is uniformly more powerful than Bonferroni; "fdr_bh"
+    (Benjamini-Hochberg) bounds the expected share of noise among kept
+    features instead. The t distribution is an approximation: see Notes for
+    how far the actual error rate is from ``alpha``.
 
     **Defaults.** ``method="auto"`` measures MDI-oob (impurity decreases
     re-scored on out-of-bag rows, :func:`oob_mdi_importance`) when the
@@ -508,6 +510,17 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     Notes
     -----
+    The importance a noise column earns comes mostly from its chance
+    association with y in the sample, and its distribution over columns is
+    skewed to the right, with a heavier tail than the normal one the t test
+    assumes. The test is therefore liberal: on pure-noise data (300 rows,
+    five normal and five three-level columns, 50-tree forests, 40 data sets)
+    the defaults kept at least one noise feature in 15% of the data sets for
+    a regression target and 7.5% for a binary one, against the nominal 1%.
+    Lower ``alpha`` for a stricter selection, and read the p-values as a
+    ranking on an approximate scale; features far above the probes (the
+    usual case for real signal) pass at any level.
+
     ``sample_weight`` (and, with metadata routing enabled, any requested
     fit parameter) is passed to the estimator's ``fit`` and to the scorer
     or out-of-bag weighting of the importance function.
