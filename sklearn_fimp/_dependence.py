@@ -371,10 +371,10 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
         return Measurement(feature, 0.0, inputs, no_importance, False)
     target = values[:, feature]
     observed = ~np.isnan(target)
-    X_inputs = values[np.ix_(observed, inputs)] if not observed.all() else None
-    if X_inputs is None:
-        X_inputs = values[:, inputs]
-    y = target[observed]
+    if observed.all():
+        X_inputs, y = values[:, inputs], target
+    else:
+        X_inputs, y = values[np.ix_(observed, inputs)], target[observed]
     model = with_shared_seed(estimator, seed)
     model.fit(X_inputs, y)
     result = oob_permutation_importance(
@@ -394,10 +394,14 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
     )
 
 
-def measure_features(values, features, inputs_of, kinds, estimators, seeds, **kw):
-    """Measure several features in parallel (joblib); results in order."""
-    n_jobs = kw.pop("n_jobs")
-    n_repeats = kw.pop("n_repeats")
+def measure_features(
+    values, features, inputs_of, kinds, estimators, seeds, *, n_jobs, n_repeats
+):
+    """Measure several features in parallel (joblib); results in order.
+
+    ``inputs_of(j)`` gives the columns that predict feature ``j``; each
+    feature uses its own seed, so the results do not depend on ``n_jobs``.
+    """
     return Parallel(n_jobs=n_jobs)(
         delayed(measure_feature)(
             values,
