@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import check_param_validation
 from sklearn.utils.validation import check_is_fitted
 
 import sklearn_fimp
-from sklearn_fimp import DependenceAnalyzer, feature_dependence
+from sklearn_fimp import DependenceAnalyzer, ImportanceSelector, feature_dependence
 from tests.conftest import as_frame
 
 
@@ -514,16 +514,14 @@ def test_dependence_analyzer_get_support_and_unfitted():
     assert selector.n_features_in_ == 4
 
 
-def next_selectors():
-    selectors = [SelectKBest(f_regression, k=2)]
-    if hasattr(sklearn_fimp, "ImportanceSelector"):
-        selectors.append(
-            sklearn_fimp.ImportanceSelector(RandomForestRegressor(n_estimators=20))
-        )
-    return selectors
-
-
-@pytest.mark.parametrize("next_selector", next_selectors(), ids=type)
+@pytest.mark.parametrize(
+    "next_selector",
+    [
+        SelectKBest(f_regression, k=2),
+        ImportanceSelector(RandomForestRegressor(n_estimators=20)),
+    ],
+    ids=type,
+)
 def test_dependence_analyzer_in_a_pipeline_before_another_selector(next_selector):
     rng = np.random.RandomState(0)
     X = rng.normal(size=(300, 4))
