@@ -17,7 +17,13 @@ from ._oob import (
     score_oob_sums,
     stored_outputs,
 )
-from ._permutation import MAX_SEED, _batches, draw_seed, row_permutations
+from ._permutation import (
+    MAX_SEED,
+    _batches,
+    draw_seed,
+    permutation_seed,
+    row_permutations,
+)
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
 from ._tree_engine import (
@@ -230,7 +236,7 @@ def oob_permutation_importance(
     seed = draw_seed(random_state)
     ensemble = tree_ensemble(estimator)
     if not per_tree:
-        permutations = row_permutations(seed, X.shape[0], n_repeats)
+        permutations = row_permutations(permutation_seed(seed), X.shape[0], n_repeats)
         total, count = oob_sums(estimator, members, X_checked)
         baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
         rerouted = np.zeros(len(groups_), dtype=bool)

@@ -24,8 +24,19 @@ MAX_SEED = np.iinfo(np.int32).max
 
 
 def draw_seed(random_state):
-    """One integer seed from ``random_state`` (drawn before any dispatch)."""
+    """An integer seed for everything random in one call, fixed before any
+    dispatch. An int ``random_state`` is its own seed, so the seed recorded
+    in a result, passed back as ``random_state``, reproduces the result."""
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
     return int(check_random_state(random_state).randint(MAX_SEED + 1))
+
+
+def permutation_seed(seed):
+    """Seed of the row permutations, derived from the call's seed as
+    :func:`sklearn.inspection.permutation_importance` derives its own, so
+    that the same int ``random_state`` gives the same permutations."""
+    return int(np.random.RandomState(seed).randint(MAX_SEED + 1))
 
 
 def evaluation_rows(seed, n_rows, max_samples):
@@ -237,11 +248,12 @@ def permutation_importance(
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
     labels, members = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
     seed = draw_seed(random_state)
-    rows = evaluation_rows(seed, X.shape[0], max_samples)
+    shuffle_seed = permutation_seed(seed)
+    rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
     X_eval, y_eval = take_rows(X, rows), subset(y, rows)
     weight_eval = subset(sample_weight, rows)
     permutations = row_permutations(
-        seed, y_eval.shape[0], n_repeats, n_total=X.shape[0]
+        shuffle_seed, y_eval.shape[0], n_repeats, n_total=X.shape[0]
     )
     scorer = get_scorer(estimator, scoring)
     baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)

@@ -343,7 +343,7 @@ def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out)
             continue
         positions = moving if routing.rows is None else routing.rows[moving]
         X_moving = permuted_rows(X, chunk_rows[positions], columns, permutation)
-        leaves = term.tree.apply(_tree_input(term, X_moving), check_input=False)
+        leaves = term.tree.tree_.apply(_tree_input(term, X_moving))
         if ensemble.stacked_table is None:
             change = term.table[leaves] - term.table[routing.leaves[moving]]
             out[np.ix_(positions, term.columns)] += change
@@ -445,7 +445,7 @@ def exact_totals(ensemble, X_rows, rows, start, tree_rows=None):
         )
         if not mask.any():
             continue
-        leaves = term.tree.apply(_tree_input(term, X_rows[mask]), check_input=False)
+        leaves = term.tree.tree_.apply(_tree_input(term, X_rows[mask]))
         if term.columns is None:
             totals[mask] += term.table[leaves]
         else:
@@ -638,7 +638,7 @@ def fast_member_drops(
     ]
     if all(dense):
         routing = None
-        base_leaves = term.tree.apply(_tree_input(term, X_rows), check_input=False)
+        base_leaves = term.tree.tree_.apply(_tree_input(term, X_rows))
     else:
         routing = route(term, X_rows, X.shape[1])
         base_leaves = routing.leaves
@@ -683,9 +683,7 @@ def fast_member_drops(
             if not len(changed):
                 continue  # every row keeps its path: the drop is exactly 0
             X_changed = permuted_rows(X_rows, changed, columns, permutation)
-            new_leaves = term.tree.apply(
-                _tree_input(term, X_changed), check_input=False
-            )
+            new_leaves = term.tree.tree_.apply(_tree_input(term, X_changed))
             if additive is None:
                 leaves = base_leaves.copy()
                 leaves[changed] = new_leaves

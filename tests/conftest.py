@@ -16,9 +16,12 @@ def as_frame(X, kind, names=None):
 
 def sklearn_permutations(seed, n_rows, n_repeats):
     """The row order scikit-learn's permutation_importance gives a column on
-    each repeat: one generator, an index array shuffled in place once per
-    repeat and applied to the already shuffled column."""
-    generator = np.random.RandomState(seed)
+    each repeat for ``random_state=seed``: a generator seeded with a number
+    drawn from ``seed``, an index array shuffled in place once per repeat and
+    applied to the already shuffled column."""
+    generator = np.random.RandomState(
+        np.random.RandomState(seed).randint(np.iinfo(np.int32).max + 1)
+    )
     column = np.arange(n_rows)
     shuffle = np.arange(n_rows)
     orders = []

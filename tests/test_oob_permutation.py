@@ -330,3 +330,16 @@ def test_oob_permutation_per_tree_score_shortcut_equals_scorer(name, scoring, sc
     np.testing.assert_allclose(
         shortcut.tree_importances, scored.tree_importances, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("per_tree", [False, True])
+def test_oob_permutation_recorded_seed_reproduces_the_result(per_tree):
+    X, y = classification_data()
+    model = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    first = oob_permutation_importance(
+        model, X, y, per_tree=per_tree, random_state=np.random.RandomState(5)
+    )
+    again = oob_permutation_importance(
+        model, X, y, per_tree=per_tree, random_state=first.random_state
+    )
+    np.testing.assert_array_equal(first.importances, again.importances)

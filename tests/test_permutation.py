@@ -285,3 +285,14 @@ def test_permutation_importance_unfitted_or_mismatched_input(classification):
         from scipy import sparse
 
         permutation_importance(model, sparse.csr_matrix(X), y)
+
+
+def test_permutation_importance_recorded_seed_reproduces_the_result(classification):
+    model, X, y = classification
+    first = permutation_importance(
+        model, X, y, max_samples=0.5, random_state=np.random.RandomState(3)
+    )
+    again = permutation_importance(
+        model, X, y, max_samples=0.5, random_state=first.random_state
+    )
+    np.testing.assert_array_equal(first.importances, again.importances)
