@@ -9,8 +9,29 @@ from ._oob import bagged_members, ensemble_input, member_input
 from ._result import importance_result
 from ._validation import check_inputs
 
+MEAN_CRITERIA = (
+    "squared_error",
+    "friedman_mse",
+    "poisson",
+    "gini",
+    "entropy",
+    "log_loss",
+)
 
-def member_oob_mdi(member, X, targets, weight, n_features):
+
+def values_are_in_bag_means(ensemble, tree):
+    """Whether a member's ``tree_.value`` are the means (class fractions) of
+    its in-bag rows counted with their bootstrap multiplicity: scikit-learn
+    fits bagged trees with the bootstrap counts as sample weights."""
+    return (
+        tree.criterion in MEAN_CRITERIA
+        and getattr(tree, "monotonic_cst", None) is None
+        and getattr(tree, "class_weight", None) is None
+        and getattr(ensemble, "class_weight", None) is None
+    )
+
+
+def member_oob_mdi(ensemble, member, X, targets, weight, n_features):
     """MDI-oob of one tree, from its out-of-bag rows.
 
     For an out-of-bag row ``i`` that goes from node ``t`` (splitting on ``j``)
@@ -19,18 +40,31 @@ def member_oob_mdi(member, X, targets, weight, n_features):
     (one-hot for classifiers). Summed over rows and nodes, divided by the
     total weight of the out-of-bag rows.
 
-    The in-bag means are computed from the rows, each counted as often as the
-    bootstrap drew it, rather than read from ``tree_.value``, which holds
-    medians for ``criterion="absolute_error"`` and clipped values under
-    monotonic constraints.
+    The in-bag means are the node values of ``tree_.value`` where those are
+    the means of the in-bag rows, each counted as often as the bootstrap drew
+    it (mean-based criteria, no class weights, no monotonic constraints);
+    otherwise (``tree_.value`` holds medians for ``criterion="absolute_error"``
+    and clipped values under monotonic constraints) they are computed from
+    the in-bag rows.
     """
     tree = member.estimator
     tree_ = tree.tree_
-    path = tree.decision_path(member_input(member, X)).tocsc()
-    drawn = np.bincount(member.in_bag_rows, minlength=X.shape[0]).astype(np.float64)
-    means = (path.T @ (targets * drawn[:, None])) / (path.T @ drawn)[:, None]
     oob = member.oob_rows
-    reached = path[oob].T @ (targets[oob] * weight[oob, None])
+    if values_are_in_bag_means(ensemble, tree):
+        if is_classifier(tree):
+            # class fractions over the classes the member was trained on
+            means = np.zeros((tree_.node_count, targets.shape[1]))
+            means[:, np.asarray(tree.classes_, dtype=np.intp)] = tree_.value[:, 0, :]
+        else:
+            means = tree_.value[:, :, 0]
+        path = tree.decision_path(member_input(member, X[oob]))
+        reached = path.T @ (targets[oob] * weight[oob, None])
+    else:
+        path = tree.decision_path(member_input(member, X)).tocsc()
+        drawn = np.bincount(member.in_bag_rows, minlength=X.shape[0])
+        drawn = drawn.astype(np.float64)
+        means = (path.T @ (targets * drawn[:, None])) / (path.T @ drawn)[:, None]
+        reached = path[oob].T @ (targets[oob] * weight[oob, None])
     parent = np.full(tree_.node_count, -1, dtype=np.intp)
     internal = np.flatnonzero(tree_.children_left >= 0)
     parent[tree_.children_left[internal]] = internal
@@ -133,7 +167,7 @@ def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
     X_checked = ensemble_input(estimator, X)
     n_features = X_checked.shape[1]
     columns = [
-        member_oob_mdi(member, X_checked, targets, weight, n_features)
+        member_oob_mdi(estimator, member, X_checked, targets, weight, n_features)
         for member in members
         if len(member.oob_rows)
         and member.estimator.tree_.node_count > 1
