@@ -261,12 +261,13 @@ def permutation_importance(
     ensemble = tree_ensemble(estimator)
     rerouted = np.zeros(len(members), dtype=bool)
     if ensemble is not None:
-        rerouted = worth_rerouting(ensemble, engine_input(estimator, X_eval), members)
+        X_engine = engine_input(estimator, X_eval)
+        rerouted = worth_rerouting(ensemble, X_engine, members)
     if rerouted.any():
         scores[rerouted] = fast_permuted_scores(
             estimator,
             ensemble,
-            X_eval,
+            X_engine,
             y_eval,
             weight_eval,
             [members[g] for g in np.flatnonzero(rerouted)],

@@ -532,8 +532,9 @@ def fast_permuted_scores(
     estimator, ensemble, X, y, sample_weight, groups, permutations, scorer, n_jobs
 ):
     """Scores with each group permuted, on validation rows (engine path of
-    :func:`~sklearn_fimp.permutation_importance`)."""
-    X = engine_input(estimator, X)
+    :func:`~sklearn_fimp.permutation_importance`).
+
+    ``X`` is already validated by :func:`engine_input`."""
     if ensemble.boosted:
         start, divisor = gradient_boosting_init(estimator, X), 1.0
     else:
