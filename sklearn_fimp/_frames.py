@@ -46,10 +46,6 @@ def check_table(X, *, param="X"):
     return X, np.asarray([f"x{i}" for i in range(X.shape[1])], dtype=object)
 
 
-def n_rows(X):
-    return X.shape[0]
-
-
 def take_rows(X, rows):
     """Rows ``rows`` of ``X`` (None means all rows, returned as is)."""
     if rows is None:

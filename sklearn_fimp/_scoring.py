@@ -121,11 +121,14 @@ class AdditiveScore:
 
     def row_terms(self, outputs, rows):
         """Per-row terms of ``rows`` given their outputs (probabilities for
-        classifiers, one value per row for regressors)."""
+        classifiers, one value per row for regressors, flat or as a
+        column)."""
         if self.kind == "accuracy":
             predicted = self.classes[np.argmax(outputs, axis=1)]
             return self.weight[rows] * (predicted == self.y[rows])
-        return self.weight[rows] * (self.y[rows] - outputs) ** 2
+        # one output (y is one-dimensional), as a column or a flat array
+        values = np.reshape(outputs, -1)
+        return self.weight[rows] * (self.y[rows] - values) ** 2
 
     def score(self, total):
         if self.kind == "accuracy":

@@ -579,7 +579,6 @@ def fast_oob_permuted_scores(
     for rows in tree_rows:
         count[rows] += 1
     scored = count > 0
-    single_output = ensemble.kind == "forest_regressor" and ensemble.n_outputs == 1
     weight = None if sample_weight is None else sample_weight[scored]
     scores = np.empty((len(groups), len(permutations)))
     for g, r, outputs in permuted_outputs(
@@ -595,8 +594,6 @@ def fast_oob_permuted_scores(
     ):
         outputs = outputs[scored]
         stored = stored_outputs(estimator, ensemble, outputs)
-        if single_output:
-            stored = StoredRegressorOutputs(outputs[:, 0])
         scores[g, r] = score_outputs(scorer, stored, y[scored], weight)
     return scores
 
@@ -645,22 +642,16 @@ def fast_member_drops(
         base_leaves = routing.leaves
 
     def tree_outputs(leaves):
+        """The tree's outputs in the engine's layout (n_rows, n_outputs)."""
         values = term.table[leaves]
         if term.columns is not None:
             full = np.zeros((len(leaves), ensemble.n_outputs))
             full[:, term.columns] = values
             values = full
-        if ensemble.kind == "forest_regressor" and ensemble.n_outputs == 1:
-            values = values[:, 0]
         return values
 
     def tree_score(leaves):
-        values = tree_outputs(leaves)
-        outputs = (
-            StoredClassifierOutputs(estimator.classes_, proba=values)
-            if ensemble.kind == "forest_classifier"
-            else StoredRegressorOutputs(values)
-        )
+        outputs = stored_outputs(estimator, ensemble, tree_outputs(leaves))
         return score_outputs(scorer, outputs, y_rows, weight)
 
     additive = AdditiveScore.for_scoring(estimator, scoring, y_rows, weight)
