@@ -37,6 +37,7 @@ from ._compat import (
     gradient_boosting_proba,
     scorer_reads_labels_only,
 )
+from ._kernels import KERNELS, NODE_DTYPE, check_status
 from ._oob import FORESTS
 from ._scoring import (
     AdditiveScore,
@@ -69,6 +70,21 @@ class TreeTerm(NamedTuple):
     table: np.ndarray
     #: split thresholds rounded down to float32 (see _float32_below)
     thresholds: np.ndarray
+    #: the tree's nodes as the compiled kernels read them (None without them)
+    nodes: "NodeArrays | None" = None
+
+
+class NodeArrays(NamedTuple):
+    """Trees' nodes for the compiled kernels: scikit-learn's arrays packed
+    into ``NODE_DTYPE`` records, with ``column`` the column of X each split
+    node reads (0 on leaves), and the float32 thresholds of the intervals."""
+
+    nodes: np.ndarray
+    threshold32: np.ndarray
+
+    @property
+    def tree_args(self):
+        return (self.nodes,)
 
 
 class TreeEnsemble(NamedTuple):
@@ -83,8 +99,20 @@ class TreeEnsemble(NamedTuple):
     #: output columns), and where each tree's rows start in it
     stacked_table: np.ndarray | None = None
     offsets: np.ndarray | None = None
+    #: every tree's nodes concatenated for the compiled kernels, with each
+    #: tree's table widened to all outputs (None without the kernels)
+    forest: "ForestNodes | None" = None
 
     def with_stacked_tables(self):
+        if KERNELS is not None:
+            # the compiled kernels read the concatenated nodes and tables;
+            # each term's nodes are a view of them
+            forest = ForestNodes.of(self)
+            terms = []
+            for t, term in enumerate(self.terms):
+                nodes = forest.tree_nodes(t)
+                terms.append(term._replace(nodes=nodes, thresholds=nodes.threshold32))
+            return self._replace(terms=terms, forest=forest)
         if any(term.columns is not None for term in self.terms):
             return self
         sizes = [len(term.table) for term in self.terms]
@@ -95,6 +123,53 @@ class TreeEnsemble(NamedTuple):
     @property
     def boosted(self):
         return self.kind.startswith("boosting")
+
+
+class ForestNodes(NamedTuple):
+    """Every tree's nodes, one after the other, for the compiled kernels."""
+
+    node_offset: np.ndarray
+    nodes: NodeArrays
+    #: (n_nodes in all, n_outputs): each node's leaf values in all outputs
+    table: np.ndarray
+
+    @classmethod
+    def of(cls, ensemble):
+        sizes = [term.tree.tree_.node_count for term in ensemble.terms]
+        ends = np.cumsum(sizes)
+        node_offset = np.concatenate([[0], ends[:-1]]).astype(np.int64)
+        nodes = np.zeros(ends[-1], dtype=NODE_DTYPE)
+        threshold32 = np.empty(ends[-1], dtype=np.float32)
+        table = np.zeros((ends[-1], ensemble.n_outputs))
+        for term, first, last in zip(ensemble.terms, node_offset, ends):
+            tree_ = term.tree.tree_
+            column = np.maximum(tree_.feature, 0)
+            if term.features is not None:
+                column = term.features[column]
+            block = nodes[first:last]
+            block["left"] = tree_.children_left
+            block["right"] = tree_.children_right
+            block["column"] = column
+            block["missing_left"] = tree_.missing_go_to_left
+            block["threshold"] = tree_.threshold
+            threshold32[first:last] = term.thresholds
+            if term.columns is None:
+                table[first:last] = term.table
+            else:
+                table[first:last, term.columns] = term.table
+        return cls(node_offset, NodeArrays(nodes, threshold32), table)
+
+    def tree_nodes(self, t):
+        """Tree ``t``'s nodes (views)."""
+        first = self.node_offset[t]
+        last = (
+            self.node_offset[t + 1]
+            if t + 1 < len(self.node_offset)
+            else len(self.nodes.nodes)
+        )
+        return NodeArrays(
+            self.nodes.nodes[first:last], self.nodes.threshold32[first:last]
+        )
 
 
 def _float32_below(values):
@@ -183,7 +258,12 @@ def tree_ensemble(estimator):
 def engine_input(estimator, X):
     """X as the trees read it: float32, validated against the estimator."""
     return validate_data(
-        estimator, X, reset=False, dtype=np.float32, ensure_all_finite=False
+        estimator,
+        X,
+        reset=False,
+        dtype=np.float32,
+        order="C",
+        ensure_all_finite=False,
     )
 
 
@@ -217,6 +297,9 @@ class RoutedTree(NamedTuple):
     path_rows: np.ndarray  # row (index into leaves) of each pair
     lower: np.ndarray  # float32, exclusive
     upper: np.ndarray  # float32, inclusive
+    #: the first node of the path splitting on the pair's feature (compiled
+    #: routing only)
+    first_node: np.ndarray | None = None
 
 
 def _tree_input(term, X_rows):
@@ -225,9 +308,61 @@ def _tree_input(term, X_rows):
     return np.ascontiguousarray(X_rows)
 
 
+def _count_paths(nodes, X, rows):
+    """Compiled routing, first pass: leaves, and how many paths use each
+    column."""
+    leaves = np.empty(len(rows), dtype=np.int64)
+    counts = np.zeros(X.shape[1], dtype=np.int64)
+    check_status(
+        KERNELS.route_count(
+            *nodes.tree_args, X, X.shape[1], rows, len(rows), leaves, counts
+        )
+    )
+    return leaves, counts
+
+
+def _fill_paths(nodes, X, rows, ptr, path_rows, lower, upper, first_node):
+    """Compiled routing, second pass: each path's intervals, written column
+    by column from ``ptr`` on."""
+    check_status(
+        KERNELS.route_fill(
+            *nodes.tree_args,
+            nodes.threshold32,
+            X,
+            X.shape[1],
+            rows,
+            len(rows),
+            ptr,
+            path_rows,
+            lower,
+            upper,
+            first_node,
+        )
+    )
+
+
+def _as_rows(rows, n_rows):
+    if rows is None:
+        return np.arange(n_rows, dtype=np.int64)
+    return np.ascontiguousarray(rows, dtype=np.int64)
+
+
 def route(term, X_chunk, n_features, rows=None):
     """Leaves, and the interval each path allows each feature it uses, for
     a chunk (``rows``: the tree's subset of it, or None for all rows)."""
+    if term.nodes is not None:
+        X_chunk = np.ascontiguousarray(X_chunk, dtype=np.float32)
+        tree_rows = _as_rows(rows, X_chunk.shape[0])
+        leaves, counts = _count_paths(term.nodes, X_chunk, tree_rows)
+        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        path_rows = np.empty(ptr[-1], dtype=np.int32)
+        lower = np.empty(ptr[-1], dtype=np.float32)
+        upper = np.empty(ptr[-1], dtype=np.float32)
+        first_node = np.empty(ptr[-1], dtype=np.int32)
+        _fill_paths(
+            term.nodes, X_chunk, tree_rows, ptr, path_rows, lower, upper, first_node
+        )
+        return RoutedTree(rows, leaves, ptr, path_rows, lower, upper, first_node)
     X_tree = _tree_input(term, X_chunk if rows is None else X_chunk[rows])
     tree_ = term.tree.tree_
     n_rows = X_tree.shape[0]
@@ -270,6 +405,138 @@ def route(term, X_chunk, n_features, rows=None):
         [[0], np.cumsum(np.bincount(key_features, minlength=n_features))]
     )
     return RoutedTree(rows, leaves, feature_ptr, path_rows, lower, upper)
+
+
+class RoutedForest(NamedTuple):
+    """Every tree's routing of a chunk of rows, concatenated for the compiled
+    kernels: tree ``t``'s rows are ``row_offset[t]:row_offset[t + 1]`` of
+    ``positions`` (their rows in the chunk) and ``leaves``; its pairs of
+    column ``c`` are ``ptr[t, c]:ptr[t, c + 1]`` of ``path_rows`` (indices
+    into the tree's rows), ``lower`` and ``upper``."""
+
+    row_offset: np.ndarray
+    positions: np.ndarray
+    leaves: np.ndarray
+    ptr: np.ndarray
+    path_rows: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    first_node: np.ndarray
+
+    def trees(self):
+        """``(positions, leaves)`` of each tree in turn."""
+        for first, last in zip(self.row_offset[:-1], self.row_offset[1:]):
+            yield self.positions[first:last], self.leaves[first:last]
+
+
+def route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs):
+    """Route a chunk through every tree with the compiled kernels."""
+    positions = [_as_rows(rows, X_chunk.shape[0]) for rows in rows_in_chunk]
+    counted = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_count_paths)(term.nodes, X_chunk, rows)
+        for term, rows in zip(ensemble.terms, positions)
+    )
+    counts = np.array([tree_counts for _, tree_counts in counted])
+    n_pairs = counts.sum(axis=1)
+    ptr = np.zeros((len(counts), counts.shape[1] + 1), dtype=np.int64)
+    ptr[:, 1:] = np.cumsum(counts, axis=1)
+    ptr += np.concatenate([[0], np.cumsum(n_pairs)[:-1]])[:, None]
+    path_rows = np.empty(n_pairs.sum(), dtype=np.int32)
+    lower = np.empty(n_pairs.sum(), dtype=np.float32)
+    upper = np.empty(n_pairs.sum(), dtype=np.float32)
+    first_node = np.empty(n_pairs.sum(), dtype=np.int32)
+    Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_fill_paths)(
+            term.nodes, X_chunk, rows, ptr[t], path_rows, lower, upper, first_node
+        )
+        for t, (term, rows) in enumerate(zip(ensemble.terms, positions))
+    )
+    sizes = [len(rows) for rows in positions]
+    return RoutedForest(
+        np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+        np.concatenate(positions),
+        np.concatenate([leaves for leaves, _ in counted]),
+        ptr,
+        path_rows,
+        lower,
+        upper,
+        first_node,
+    )
+
+
+def _group_arrays(columns, n_features):
+    group = np.asarray(columns, dtype=np.int64)
+    in_group = np.zeros(n_features, dtype=np.uint8)
+    in_group[group] = 1
+    return group, in_group
+
+
+def add_compiled_changes(ensemble, routed, chunk_start, X, columns, sources, out):
+    """Compiled :func:`add_tree_changes`: ``routed`` is a
+    :class:`RoutedForest` of the chunk starting at row ``chunk_start`` of X,
+    ``sources`` the row of X whose group values each chunk row receives."""
+    forest = ensemble.forest
+    group, in_group = _group_arrays(columns, X.shape[1])
+    check_status(
+        KERNELS.add_moved_changes(
+            len(ensemble.terms),
+            forest.node_offset,
+            *forest.nodes.tree_args,
+            forest.table,
+            ensemble.n_outputs,
+            routed.row_offset,
+            routed.positions,
+            routed.leaves,
+            routed.ptr,
+            routed.path_rows,
+            routed.lower,
+            routed.upper,
+            routed.first_node,
+            X,
+            X.shape[1],
+            chunk_start,
+            sources,
+            group,
+            len(group),
+            in_group,
+            out,
+        )
+    )
+
+
+def compiled_moved_leaves(term, routing, X, sources, columns):
+    """Rows of a tree routed on all rows of X that reach another leaf when
+    ``columns`` are read from rows ``sources[r]``, for each permutation
+    ``r``: ``(moved, new_leaves, counts)``, the moved rows of each
+    permutation in turn (``counts[r]`` of them)."""
+    n_repeats, n_rows = sources.shape
+    group, in_group = _group_arrays(columns, X.shape[1])
+    moved = np.empty(n_repeats * n_rows, dtype=np.int64)
+    new_leaves = np.empty(n_repeats * n_rows, dtype=np.int64)
+    counts = np.empty(n_repeats, dtype=np.int64)
+    n_moved = check_status(
+        KERNELS.moved_leaves(
+            *term.nodes.tree_args,
+            X,
+            X.shape[1],
+            n_rows,
+            sources,
+            n_repeats,
+            routing.feature_ptr,
+            routing.path_rows,
+            routing.lower,
+            routing.upper,
+            routing.first_node,
+            group,
+            len(group),
+            in_group,
+            routing.leaves,
+            moved,
+            new_leaves,
+            counts,
+        )
+    )
+    return moved[:n_moved], new_leaves[:n_moved], counts
 
 
 def affected_rows(routing, columns):
@@ -363,9 +630,15 @@ def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out)
 def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations, out):
     for g, columns in enumerate(groups):
         for r, permutation in enumerate(permutations):
-            add_tree_changes(
-                ensemble, routed, chunk_rows, X, columns, permutation, out[g, r]
-            )
+            if isinstance(routed, RoutedForest):
+                sources = np.ascontiguousarray(permutation[chunk_rows], dtype=np.int64)
+                add_compiled_changes(
+                    ensemble, routed, chunk_rows[0], X, columns, sources, out[g, r]
+                )
+            else:
+                add_tree_changes(
+                    ensemble, routed, chunk_rows, X, columns, permutation, out[g, r]
+                )
 
 
 def _rows_in_chunk(tree_rows, chunk_rows, n_terms):
@@ -396,22 +669,26 @@ def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, st
         for chunk_start in range(0, n_rows, CHUNK_ROWS):
             chunk_rows = np.arange(chunk_start, min(chunk_start + CHUNK_ROWS, n_rows))
             rows_in_chunk = _rows_in_chunk(tree_rows, chunk_rows, len(ensemble.terms))
-            X_chunk = X[chunk_rows]
-            routed = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(route)(term, X_chunk, n_features, rows)
-                for term, rows in zip(ensemble.terms, rows_in_chunk)
-            )
+            X_chunk = X[chunk_rows[0] : chunk_rows[-1] + 1]
+            if ensemble.forest is not None:
+                routed = route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs)
+                reached_leaves = list(routed.trees())
+            else:
+                routed = Parallel(n_jobs=n_jobs, prefer="threads")(
+                    delayed(route)(term, X_chunk, n_features, rows)
+                    for term, rows in zip(ensemble.terms, rows_in_chunk)
+                )
+                reached_leaves = [(r.rows, r.leaves) for r in routed]
             if first == 0:
                 total = base_total[chunk_rows]
-                for term, routing in zip(ensemble.terms, routed):
-                    reached = slice(None) if routing.rows is None else routing.rows
+                for term, (reached, leaves) in zip(ensemble.terms, reached_leaves):
+                    if reached is None:
+                        reached = slice(None)
                     if term.columns is None:
-                        total[reached] += term.table[routing.leaves]
+                        total[reached] += term.table[leaves]
                     else:
                         reached = np.arange(len(total))[reached]
-                        total[np.ix_(reached, term.columns)] += term.table[
-                            routing.leaves
-                        ]
+                        total[np.ix_(reached, term.columns)] += term.table[leaves]
                 base_total[chunk_rows] = total
             # groups are split between workers; each writes its own slices
             parts = np.array_split(np.arange(len(batch)), min(n_workers, len(batch)))
@@ -626,12 +903,15 @@ def fast_member_drops(
     y_rows = y[rows]
     weight = None if sample_weight is None else sample_weight[rows]
     every_row = np.arange(len(rows))
-    # groups that nearly every path uses are re-routed on all rows, which
-    # needs no record of the features each path uses
+    # without the compiled kernels, groups that nearly every path uses are
+    # re-routed on all rows, which needs no record of the features each
+    # path uses
     sample = np.unique(np.linspace(0, len(rows) - 1, SAMPLE_ROWS).astype(int))
     sample_routing = route(term, X_rows[sample], X.shape[1])
     dense = [
-        len(affected_rows(sample_routing, columns)) >= MAX_AFFECTED_SHARE * len(sample)
+        term.nodes is None
+        and len(affected_rows(sample_routing, columns))
+        >= MAX_AFFECTED_SHARE * len(sample)
         for columns in groups
     ]
     if all(dense):
@@ -662,26 +942,45 @@ def fast_member_drops(
         base_total = base_terms.sum()
         baseline = additive.score(base_total)
     generator = np.random.RandomState(seed)
-    permutations = [generator.permutation(len(rows)) for _ in range(n_repeats)]
+    permutations = np.array(
+        [generator.permutation(len(rows)) for _ in range(n_repeats)],
+        dtype=np.int64,
+    ).reshape(n_repeats, len(rows))
+
+    def moves(g, columns):
+        """Rows that reach another leaf with the group permuted, and their
+        leaves, permutation after permutation (``counts`` of each)."""
+        if term.nodes is not None:
+            return compiled_moved_leaves(term, routing, X_rows, permutations, columns)
+        changed, new_leaves = [], []
+        for permutation in permutations:
+            if dense[g]:
+                rows_moved = every_row
+            else:
+                rows_moved = moving_rows(routing, columns, X_rows, permutation)
+            X_moved = permuted_rows(X_rows, rows_moved, columns, permutation)
+            changed.append(rows_moved)
+            new_leaves.append(term.tree.tree_.apply(_tree_input(term, X_moved)))
+        counts = [len(rows_moved) for rows_moved in changed]
+        return np.concatenate(changed), np.concatenate(new_leaves), counts
+
     drops = np.zeros((len(groups), n_repeats))
     for g, columns in enumerate(groups):
         if not dense[g] and not len(affected_rows(routing, columns)):
             continue  # no path uses the group: exactly 0, nothing to score
-        for r, permutation in enumerate(permutations):
-            if dense[g]:
-                changed = every_row
-            else:
-                changed = moving_rows(routing, columns, X_rows, permutation)
-            if not len(changed):
+        changed, new_leaves, counts = moves(g, columns)
+        if additive is not None:
+            change = additive.row_terms(tree_outputs(new_leaves), changed)
+            change -= base_terms[changed]
+            repeat = np.repeat(np.arange(n_repeats), counts)
+            totals = base_total + np.bincount(repeat, change, minlength=n_repeats)
+            drops[g] = [baseline - additive.score(total) for total in totals]
+            continue
+        ends = np.cumsum(counts)
+        for r, (first, last) in enumerate(zip(ends - counts, ends)):
+            if first == last:
                 continue  # every row keeps its path: the drop is exactly 0
-            X_changed = permuted_rows(X_rows, changed, columns, permutation)
-            new_leaves = term.tree.tree_.apply(_tree_input(term, X_changed))
-            if additive is None:
-                leaves = base_leaves.copy()
-                leaves[changed] = new_leaves
-                drops[g, r] = baseline - tree_score(leaves)
-            else:
-                new_terms = additive.row_terms(tree_outputs(new_leaves), changed)
-                total = base_total + np.sum(new_terms - base_terms[changed])
-                drops[g, r] = baseline - additive.score(total)
+            leaves = base_leaves.copy()
+            leaves[changed[first:last]] = new_leaves[first:last]
+            drops[g, r] = baseline - tree_score(leaves)
     return baseline, drops

@@ -45,6 +45,17 @@ REGRESSORS = {
 }
 
 
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def kernels(request, monkeypatch):
+    """Every test runs with the compiled kernels and with the NumPy
+    implementation the engine falls back to without them."""
+    if request.param == "numpy":
+        monkeypatch.setattr(_tree_engine, "KERNELS", None)
+    elif _tree_engine.KERNELS is None:
+        pytest.skip("the compiled kernels (sklearn_fimp._ckernels) were not built")
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def reroute_every_group(monkeypatch):
     """Small test forests use most features on most paths, where the engine
@@ -206,3 +217,33 @@ def test_engine_leaves_groups_every_path_uses_to_the_plain_path(monkeypatch):
     mixed = permutation_importance(model, X, y, random_state=0)
     plain = permutation_importance(generic(model), X, y, random_state=0)
     np.testing.assert_array_equal(mixed.importances, plain.importances)
+
+
+@pytest.mark.parametrize("name", ["forest", "extra_trees", "bagging"])
+def test_engine_missing_values_follow_the_trees_rule(name):
+    # Trees trained with missing values send them where missing_go_to_left
+    # says; permuted-in missing values and rows missing a value must be
+    # re-routed accordingly.
+    X, y = make_data(2)
+    X[np.random.RandomState(2).uniform(size=X.shape) < 0.15] = np.nan
+    model = CLASSIFIERS[name].fit(X[:250], y[:250])
+    assert_same_importances(model, X[250:], y[250:], n_repeats=3)
+    assert_same_importances(model, X[250:], y[250:], groups=[[0, 1], 2, [3, 4]])
+
+
+@pytest.mark.parametrize("per_tree", [False, True])
+@pytest.mark.parametrize("groups", [None, [[0, 1], 2, [3, 4]]])
+def test_engine_compiled_and_numpy_oob_agree(kernels, monkeypatch, per_tree, groups):
+    if kernels == "numpy":
+        pytest.skip("compares the compiled kernels with the NumPy implementation")
+    X, y = make_data(3)
+    model = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+
+    def importances():
+        return oob_permutation_importance(
+            model, X, y, n_repeats=3, per_tree=per_tree, groups=groups, random_state=0
+        ).importances
+
+    compiled = importances()
+    monkeypatch.setattr(_tree_engine, "KERNELS", None)
+    np.testing.assert_allclose(compiled, importances(), atol=1e-12)
