@@ -260,6 +260,7 @@ def oob_permutation_importance(
                 permutations,
                 scorer,
                 n_jobs,
+                scoring=scoring,
             )
         plain = np.flatnonzero(~rerouted)
         if len(plain):

@@ -274,6 +274,7 @@ def permutation_importance(
             permutations,
             scorer,
             n_jobs,
+            scoring=scoring,
         )
     if not rerouted.all():
         scores[~rerouted] = generic_permuted_scores(

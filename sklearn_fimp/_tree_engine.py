@@ -648,6 +648,40 @@ def _rows_in_chunk(tree_rows, chunk_rows, n_terms):
     return [rows[(rows >= first) & (rows <= last)] - first for rows in tree_rows]
 
 
+def _route_chunk(ensemble, X, chunk_rows, tree_rows, n_jobs):
+    """Route a chunk (contiguous rows of X) through every tree: the routing,
+    and each tree's ``(rows of the chunk it reaches or None, leaves)``."""
+    rows_in_chunk = _rows_in_chunk(tree_rows, chunk_rows, len(ensemble.terms))
+    X_chunk = X[chunk_rows[0] : chunk_rows[-1] + 1]
+    if ensemble.forest is not None:
+        routed = route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs)
+        return routed, list(routed.trees())
+    routed = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(route)(term, X_chunk, X.shape[1], rows)
+        for term, rows in zip(ensemble.terms, rows_in_chunk)
+    )
+    return routed, [(routing.rows, routing.leaves) for routing in routed]
+
+
+def _add_leaf_values(ensemble, total, reached_leaves):
+    """Add each tree's leaf values to ``total`` (a chunk's rows), tree by
+    tree in order, as the model's own ``predict`` adds them."""
+    for term, (reached, leaves) in zip(ensemble.terms, reached_leaves):
+        if reached is None:
+            reached = slice(None)
+        if term.columns is None:
+            total[reached] += term.table[leaves]
+        else:
+            reached = np.arange(len(total))[reached]
+            total[np.ix_(reached, term.columns)] += term.table[leaves]
+
+
+def _worker_parts(n_groups, n_jobs):
+    n_workers = max(1, effective_n_jobs(n_jobs))
+    parts = np.array_split(np.arange(n_groups), min(n_workers, max(n_groups, 1)))
+    return [part for part in parts if len(part)]
+
+
 def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, start):
     """Yield ``(group_indices, base_total, changes)`` batch by batch.
 
@@ -657,41 +691,24 @@ def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, st
     when group ``g`` is permuted by ``permutations[r]``. ``tree_rows``
     restricts each tree to some rows (its out-of-bag rows).
     """
-    n_rows, n_features = X.shape
+    n_rows = X.shape[0]
     n_repeats = len(permutations)
     per_group = n_repeats * n_rows * ensemble.n_outputs * 8
     batch_size = max(1, min(len(groups), BATCH_BYTES // max(per_group, 1)))
-    n_workers = max(1, effective_n_jobs(n_jobs))
     base_total = np.array(start, dtype=np.float64)
     for first in range(0, len(groups), batch_size):
         batch = list(range(first, min(first + batch_size, len(groups))))
         changes = np.zeros((len(batch), n_repeats, n_rows, ensemble.n_outputs))
         for chunk_start in range(0, n_rows, CHUNK_ROWS):
             chunk_rows = np.arange(chunk_start, min(chunk_start + CHUNK_ROWS, n_rows))
-            rows_in_chunk = _rows_in_chunk(tree_rows, chunk_rows, len(ensemble.terms))
-            X_chunk = X[chunk_rows[0] : chunk_rows[-1] + 1]
-            if ensemble.forest is not None:
-                routed = route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs)
-                reached_leaves = list(routed.trees())
-            else:
-                routed = Parallel(n_jobs=n_jobs, prefer="threads")(
-                    delayed(route)(term, X_chunk, n_features, rows)
-                    for term, rows in zip(ensemble.terms, rows_in_chunk)
-                )
-                reached_leaves = [(r.rows, r.leaves) for r in routed]
+            routed, reached_leaves = _route_chunk(
+                ensemble, X, chunk_rows, tree_rows, n_jobs
+            )
             if first == 0:
                 total = base_total[chunk_rows]
-                for term, (reached, leaves) in zip(ensemble.terms, reached_leaves):
-                    if reached is None:
-                        reached = slice(None)
-                    if term.columns is None:
-                        total[reached] += term.table[leaves]
-                    else:
-                        reached = np.arange(len(total))[reached]
-                        total[np.ix_(reached, term.columns)] += term.table[leaves]
+                _add_leaf_values(ensemble, total, reached_leaves)
                 base_total[chunk_rows] = total
             # groups are split between workers; each writes its own slices
-            parts = np.array_split(np.arange(len(batch)), min(n_workers, len(batch)))
             Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(_add_changes_of_groups)(
                     ensemble,
@@ -704,8 +721,7 @@ def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, st
                         part[0] : part[-1] + 1, :, chunk_start : chunk_rows[-1] + 1
                     ],
                 )
-                for part in parts
-                if len(part)
+                for part in _worker_parts(len(batch), n_jobs)
             )
         yield batch, base_total, changes
 
@@ -732,8 +748,8 @@ def exact_totals(ensemble, X_rows, rows, start, tree_rows=None):
 
 def rows_near_ties(outputs, candidates, across_rows=True):
     """Among ``candidates`` (a boolean mask), the rows whose outputs are
-    within rounding of a tie: two classes of the row, or (``across_rows``)
-    the same output of another row.
+    within rounding of a tie: two classes of the row (for a binary decision
+    value, 0), or (``across_rows``) the same output of another row.
 
     Changes are added in another order than the model's own ``predict``
     adds leaf values, so such a row could fall on the other side of a tie;
@@ -746,12 +762,44 @@ def rows_near_ties(outputs, candidates, across_rows=True):
     if outputs.shape[1] > 1:
         top_two = np.partition(outputs, -2, axis=1)[:, -2:]
         suspect |= top_two[:, 1] - top_two[:, 0] <= tolerance
+    else:  # a binary decision value: the classes tie at 0
+        suspect |= np.abs(outputs[:, 0]) <= tolerance
     for column in outputs.T if across_rows else ():
         order = np.argsort(column, kind="stable")
         close = np.diff(column[order]) <= tolerance
         suspect[order[1:][close]] = True
         suspect[order[:-1][close]] = True
     return np.flatnonzero(suspect & candidates)
+
+
+def _permuted_outputs_of(
+    ensemble,
+    X,
+    base,
+    change,
+    divisor,
+    *,
+    rows,
+    columns,
+    permutation,
+    start,
+    tree_rows,
+    ranks_matter,
+):
+    """``(base + change) / divisor`` for rows ``rows`` of X, with the rows
+    whose change leaves them within rounding of a tie recomputed in the
+    model's order (see :func:`rows_near_ties`)."""
+    outputs = (base + change) / divisor
+    if ensemble.kind == "forest_classifier":
+        # changes added out of order can overshoot by a rounding
+        np.clip(outputs, 0.0, 1.0, out=outputs)
+    if ensemble.kind.endswith("classifier"):
+        ties = rows_near_ties(outputs, np.any(change != 0, axis=1), ranks_matter)
+        if len(ties):
+            X_ties = permuted_rows(X, rows[ties], columns, permutation)
+            totals = exact_totals(ensemble, X_ties, rows[ties], start[ties], tree_rows)
+            outputs[ties] = totals / (divisor[ties] if np.ndim(divisor) else divisor)
+    return outputs
 
 
 def permuted_outputs(
@@ -772,8 +820,8 @@ def permuted_outputs(
     (a scorer that reads predicted labels only) skips the repair of ties
     between rows.
     """
-    classifier = ensemble.kind.endswith("classifier")
     divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
+    every_row = np.arange(X.shape[0])
     for batch, base_total, changes in permuted_changes(
         ensemble,
         X,
@@ -785,28 +833,136 @@ def permuted_outputs(
     ):
         for i, g in enumerate(batch):
             for r, permutation in enumerate(permutations):
-                change = changes[i, r]
-                outputs = (base_total + change) / divisor
-                if ensemble.kind == "forest_classifier":
-                    # changes added out of order can overshoot by a rounding
-                    np.clip(outputs, 0.0, 1.0, out=outputs)
-                if classifier:
-                    ties = rows_near_ties(
-                        outputs, np.any(change != 0, axis=1), ranks_matter
-                    )
-                    if len(ties):
-                        X_ties = permuted_rows(X, ties, groups[g], permutation)
-                        totals = exact_totals(
-                            ensemble, X_ties, ties, start[ties], tree_rows
-                        )
-                        outputs[ties] = totals / (
-                            divisor[ties] if np.ndim(divisor) else divisor
-                        )
-                yield g, r, outputs
+                yield (
+                    g,
+                    r,
+                    _permuted_outputs_of(
+                        ensemble,
+                        X,
+                        base_total,
+                        changes[i, r],
+                        divisor,
+                        rows=every_row,
+                        columns=groups[g],
+                        permutation=permutation,
+                        start=start,
+                        tree_rows=tree_rows,
+                        ranks_matter=ranks_matter,
+                    ),
+                )
+
+
+def chunked_score_totals(
+    ensemble,
+    X,
+    groups,
+    permutations,
+    n_jobs,
+    *,
+    start,
+    divisor,
+    additive,
+    scored_values,
+    tree_rows=None,
+    scored=None,
+):
+    """Sums over rows of ``additive``'s row terms with each group permuted
+    by each permutation, shape (n_groups, n_permutations).
+
+    Chunk by chunk: each chunk of rows is routed once for all groups and
+    only one chunk's outputs are held per worker, so time and memory stay
+    linear in the number of rows. ``scored`` (a mask) limits the sums to
+    some rows, the row terms of which ``additive`` indexes in order;
+    ``scored_values`` turns outputs into what ``additive.row_terms`` reads.
+    """
+    n_rows = X.shape[0]
+    if scored is None:
+        scored = np.ones(n_rows, dtype=bool)
+    term_rows = np.cumsum(scored) - 1
+    divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
+    totals = np.zeros((len(groups), len(permutations)))
+
+    def add_totals(part, routed, chunk_rows, base):
+        keep = scored[chunk_rows]
+        chunk_divisor = divisor[chunk_rows] if np.ndim(divisor) else divisor
+        for g in part:
+            for r, permutation in enumerate(permutations):
+                change = np.zeros_like(base)
+                _add_changes_of_groups(
+                    ensemble,
+                    routed,
+                    chunk_rows,
+                    X,
+                    [groups[g]],
+                    [permutation],
+                    change[np.newaxis, np.newaxis],
+                )
+                outputs = _permuted_outputs_of(
+                    ensemble,
+                    X,
+                    base,
+                    change,
+                    chunk_divisor,
+                    rows=chunk_rows,
+                    columns=groups[g],
+                    permutation=permutation,
+                    start=start[chunk_rows],
+                    tree_rows=tree_rows,
+                    ranks_matter=False,
+                )
+                row_terms = additive.row_terms(
+                    scored_values(outputs[keep]), term_rows[chunk_rows[keep]]
+                )
+                totals[g, r] += row_terms.sum()
+
+    for chunk_start in range(0, n_rows, CHUNK_ROWS):
+        chunk_rows = np.arange(chunk_start, min(chunk_start + CHUNK_ROWS, n_rows))
+        routed, reached_leaves = _route_chunk(
+            ensemble, X, chunk_rows, tree_rows, n_jobs
+        )
+        base = np.array(start[chunk_rows], dtype=np.float64)
+        _add_leaf_values(ensemble, base, reached_leaves)
+        # groups are split between workers; each adds to its own totals
+        Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(add_totals)(part, routed, chunk_rows, base)
+            for part in _worker_parts(len(groups), n_jobs)
+        )
+    return totals
+
+
+def _scored_values(estimator, ensemble):
+    """What :meth:`AdditiveScore.row_terms` reads of engine outputs:
+    probabilities for classifiers, values for regressors."""
+    if ensemble.kind.endswith("classifier"):
+        return lambda outputs: stored_outputs(estimator, ensemble, outputs).proba
+    return lambda outputs: outputs
+
+
+def _chunked_additive(estimator, X, scoring, y, sample_weight):
+    """The additive form of the score when the rows span several chunks,
+    else None.
+
+    Within one chunk the scorer itself scores the outputs (its results are
+    then bit for bit scikit-learn's); beyond, scoring all rows at once would
+    mean routing every chunk again for each batch of groups, and the sums of
+    row terms agree with the scorer to floating-point precision.
+    """
+    if X.shape[0] <= CHUNK_ROWS:
+        return None
+    return AdditiveScore.for_scoring(estimator, scoring, y, sample_weight)
 
 
 def fast_permuted_scores(
-    estimator, ensemble, X, y, sample_weight, groups, permutations, scorer, n_jobs
+    estimator,
+    ensemble,
+    X,
+    y,
+    sample_weight,
+    groups,
+    permutations,
+    scorer,
+    n_jobs,
+    scoring=None,
 ):
     """Scores with each group permuted, on validation rows (engine path of
     :func:`~sklearn_fimp.permutation_importance`).
@@ -817,6 +973,20 @@ def fast_permuted_scores(
     else:
         start = np.zeros((X.shape[0], ensemble.n_outputs))
         divisor = float(len(ensemble.terms))
+    additive = _chunked_additive(estimator, X, scoring, y, sample_weight)
+    if additive is not None:
+        totals = chunked_score_totals(
+            ensemble,
+            X,
+            groups,
+            permutations,
+            n_jobs,
+            start=start,
+            divisor=divisor,
+            additive=additive,
+            scored_values=_scored_values(estimator, ensemble),
+        )
+        return np.vectorize(additive.score)(totals)
     scores = np.empty((len(groups), len(permutations)))
     for g, r, outputs in permuted_outputs(
         ensemble,
@@ -845,6 +1015,7 @@ def fast_oob_permuted_scores(
     permutations,
     scorer,
     n_jobs,
+    scoring=None,
 ):
     """Out-of-bag scores with each group permuted over the training rows
     (engine path of :func:`~sklearn_fimp.oob_permutation_importance`).
@@ -857,6 +1028,23 @@ def fast_oob_permuted_scores(
         count[rows] += 1
     scored = count > 0
     weight = None if sample_weight is None else sample_weight[scored]
+    start = np.zeros((X.shape[0], ensemble.n_outputs))
+    additive = _chunked_additive(estimator, X, scoring, y[scored], weight)
+    if additive is not None:
+        totals = chunked_score_totals(
+            ensemble,
+            X,
+            groups,
+            permutations,
+            n_jobs,
+            start=start,
+            divisor=np.maximum(count, 1),
+            additive=additive,
+            scored_values=_scored_values(estimator, ensemble),
+            tree_rows=tree_rows,
+            scored=scored,
+        )
+        return np.vectorize(additive.score)(totals)
     scores = np.empty((len(groups), len(permutations)))
     for g, r, outputs in permuted_outputs(
         ensemble,
@@ -864,7 +1052,7 @@ def fast_oob_permuted_scores(
         groups,
         permutations,
         n_jobs,
-        start=np.zeros((X.shape[0], ensemble.n_outputs)),
+        start=start,
         divisor=np.maximum(count, 1),
         tree_rows=tree_rows,
         ranks_matter=not scorer_reads_labels_only(scorer),
