@@ -31,6 +31,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One (row, column) pair of a routing: the row, the first node of its path
+ * that splits on the column, and the interval the path allows the column.
+ * Packed so that routing writes, and a scan reads, one stream per column. */
+typedef struct {
+    int32_t row;
+    int32_t first_node;
+    float lower;
+    float upper;
+} pair_t;
+
 /* One node, packed so that a descent touches one cache line per node. */
 typedef struct {
     int32_t left;
@@ -49,30 +59,60 @@ static inline int64_t next_node(const node_t *node, float x)
     return ((double)x <= node->threshold) ? node->left : node->right;
 }
 
-/* Leaf of a row whose columns in `in_group` are read from `source` and the
- * others from `row`, from node `node` of its path on. */
+/* Leaf of a row from node `node` of its path on, reading column c from
+ * row[c] unless slot[c] >= 0, in which case from
+ * permuted[slot[c] * stride + position]: the permuted columns of a group,
+ * gathered once per permutation so that each pair reads one float. */
 static inline int64_t descend(const node_t *nodes, int64_t node,
-                              const float *row, const float *source,
-                              const uint8_t *in_group)
+                              const float *row, const int32_t *slot,
+                              const float *permuted, int64_t stride,
+                              int64_t position)
 {
     while (nodes[node].left != -1) {
         int64_t c = nodes[node].column;
-        node = next_node(nodes + node, in_group[c] ? source[c] : row[c]);
+        float x = slot[c] >= 0 ? permuted[slot[c] * stride + position] : row[c];
+        node = next_node(nodes + node, x);
     }
     return node;
 }
 
+/* permuted[g * n + i] = X[sources[i], group[g]]: a group's columns as a
+ * permutation reorders them. NULL when out of memory. */
+static float *gather_permuted(const float *X, int64_t n_columns,
+                              const int64_t *sources, int64_t n,
+                              const int64_t *group, int64_t n_group)
+{
+    float *permuted = malloc((n * n_group > 0 ? n * n_group : 1) * sizeof(float));
+    if (permuted == NULL) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const float *source = X + sources[i] * n_columns;
+        for (int64_t g = 0; g < n_group; g++) {
+            permuted[g * n + i] = source[group[g]];
+        }
+    }
+    return permuted;
+}
+
 /*
- * Route rows X[rows[i]] (i < n_rows) through one tree: leaves[i], and for
- * each column the number of rows whose path splits on it (counts, length
- * n_columns, zeroed by the caller). Returns 0, or -1 when out of memory.
+ * Route rows X[rows[i]] (i < n_rows) through one tree: leaves[i], and the
+ * row's pairs, row after row, in buffer[i * width ...] with their columns
+ * in buffer_columns and their number in row_counts[i] (width: at most the
+ * tree's depth or the number of columns, whichever is smaller); counts[c]
+ * (zeroed by the caller) is the number of rows whose path splits on c.
+ * Returns 0, or -1 when out of memory.
  */
-int route_count(const node_t *nodes, const float *X,
-                int64_t n_columns, const int64_t *rows, int64_t n_rows,
-                int64_t *leaves, int64_t *counts)
+int route_rows(const node_t *nodes, const float *threshold32, const float *X,
+               int64_t n_columns, const int64_t *rows, int64_t n_rows,
+               int64_t width, int64_t *leaves, int64_t *counts,
+               pair_t *buffer, int32_t *buffer_columns, int32_t *row_counts)
 {
     int64_t *seen = malloc(n_columns * sizeof(int64_t));
-    if (seen == NULL) {
+    int64_t *slot = malloc(n_columns * sizeof(int64_t));
+    if (seen == NULL || slot == NULL) {
+        free(seen);
+        free(slot);
         return -1;
     }
     for (int64_t c = 0; c < n_columns; c++) {
@@ -80,49 +120,8 @@ int route_count(const node_t *nodes, const float *X,
     }
     for (int64_t i = 0; i < n_rows; i++) {
         const float *row = X + rows[i] * n_columns;
-        int64_t node = 0;
-        while (nodes[node].left != -1) {
-            int64_t c = nodes[node].column;
-            if (seen[c] != i) {
-                seen[c] = i;
-                counts[c]++;
-            }
-            node = next_node(nodes + node, row[c]);
-        }
-        leaves[i] = node;
-    }
-    free(seen);
-    return 0;
-}
-
-/*
- * Second pass of routing: fill path_rows, lower and upper column by column
- * (ptr: cumulative counts from route_count, length n_columns + 1).
- * Returns 0, or -1 when out of memory.
- */
-int route_fill(const node_t *nodes, const float *threshold32,
-               const float *X, int64_t n_columns, const int64_t *rows,
-               int64_t n_rows, const int64_t *ptr, int32_t *path_rows,
-               float *lower, float *upper, int32_t *first_node)
-{
-    int64_t *cursor = malloc(n_columns * sizeof(int64_t));
-    int64_t *seen = malloc(n_columns * sizeof(int64_t));
-    int64_t *slot = malloc(n_columns * sizeof(int64_t));
-    int64_t *used = malloc(n_columns * sizeof(int64_t));
-    float *low = malloc(n_columns * sizeof(float));
-    float *high = malloc(n_columns * sizeof(float));
-    int64_t *first = malloc(n_columns * sizeof(int64_t));
-    int status = 0;
-    if (!cursor || !seen || !slot || !used || !low || !high || !first) {
-        status = -1;
-        goto done;
-    }
-    for (int64_t c = 0; c < n_columns; c++) {
-        cursor[c] = ptr[c];
-        seen[c] = -1;
-    }
-    for (int64_t i = 0; i < n_rows; i++) {
-        const float *row = X + rows[i] * n_columns;
+        pair_t *row_pairs = buffer + i * width;
+        int32_t *row_columns = buffer_columns + i * width;
         int64_t n_used = 0;
         int64_t node = 0;
         while (nodes[node].left != -1) {
@@ -131,61 +130,58 @@ int route_fill(const node_t *nodes, const float *threshold32,
             if (seen[c] != i) {
                 seen[c] = i;
                 slot[c] = n_used;
-                used[n_used] = c;
-                first[n_used] = node;
-                low[n_used] = -INFINITY;
-                high[n_used] = INFINITY;
+                pair_t pair = {(int32_t)i, (int32_t)node, -INFINITY, INFINITY};
+                row_pairs[n_used] = pair;
+                row_columns[n_used] = (int32_t)c;
+                counts[c]++;
                 n_used++;
             }
-            int64_t s = slot[c];
+            pair_t *pair = row_pairs + slot[c];
             int64_t child = next_node(nodes + node, x);
             if (isnan(x)) {
-                low[s] = INFINITY;
+                pair->lower = INFINITY;
             } else if (child == nodes[node].left) {
-                if (threshold32[node] < high[s]) {
-                    high[s] = threshold32[node];
+                if (threshold32[node] < pair->upper) {
+                    pair->upper = threshold32[node];
                 }
-            } else if (threshold32[node] > low[s]) {
-                low[s] = threshold32[node];
+            } else if (threshold32[node] > pair->lower) {
+                pair->lower = threshold32[node];
             }
             node = child;
         }
-        for (int64_t s = 0; s < n_used; s++) {
-            int64_t at = cursor[used[s]]++;
-            path_rows[at] = (int32_t)i;
-            lower[at] = low[s];
-            upper[at] = high[s];
-            first_node[at] = (int32_t)first[s];
-        }
+        leaves[i] = node;
+        row_counts[i] = (int32_t)n_used;
     }
-done:
-    free(cursor);
     free(seen);
     free(slot);
-    free(used);
-    free(low);
-    free(high);
-    free(first);
-    return status;
+    return 0;
 }
 
 /*
- * Leaves of rows X[rows[i]] with the columns in `in_group` read from row
- * X[sources[i]] instead (every row re-routed).
+ * Store the pairs of route_rows column by column: pairs[ptr[c] ...] are
+ * column c's, in row order (ptr: cumulative counts, length n_columns + 1).
+ * Returns 0, or -1 when out of memory.
  */
-void permuted_leaves(const node_t *nodes, const float *X,
-                     int64_t n_columns, const int64_t *rows,
-                     const int64_t *sources, int64_t n_rows,
-                     const uint8_t *in_group, int64_t *leaves)
+int route_scatter(const pair_t *buffer, const int32_t *buffer_columns,
+                  const int32_t *row_counts, int64_t n_rows, int64_t width,
+                  int64_t n_columns, const int64_t *ptr, pair_t *pairs)
 {
-    for (int64_t i = 0; i < n_rows; i++) {
-        leaves[i] = descend(nodes, 0, X + rows[i] * n_columns,
-                            X + sources[i] * n_columns, in_group);
+    int64_t *cursor = malloc(n_columns * sizeof(int64_t));
+    if (cursor == NULL) {
+        return -1;
     }
+    memcpy(cursor, ptr, n_columns * sizeof(int64_t));
+    for (int64_t i = 0; i < n_rows; i++) {
+        for (int64_t s = 0; s < row_counts[i]; s++) {
+            pairs[cursor[buffer_columns[i * width + s]]++] = buffer[i * width + s];
+        }
+    }
+    free(cursor);
+    return 0;
 }
 
 /*
- * One tree and its rows X[0], ..., X[n_rows - 1], routed by route_fill
+ * One tree and its rows X[0], ..., X[n_rows - 1], routed by route_rows
  * (rows = 0, ..., n_rows - 1); for each of n_repeats permutations (row r of
  * sources, n_repeats x n_rows): the rows that reach another leaf when the
  * group's columns are read from X[sources[r, i]], and those leaves. Writes
@@ -196,11 +192,9 @@ void permuted_leaves(const node_t *nodes, const float *X,
 int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
                      int64_t n_rows, const int64_t *sources,
                      int64_t n_repeats, const int64_t *ptr,
-                     const int32_t *path_rows, const float *lower,
-                     const float *upper, const int32_t *first_node,
-                     const int64_t *group, int64_t n_group,
-                     const uint8_t *in_group, const int64_t *leaves,
-                     int64_t *moved,
+                     const pair_t *pairs, const int64_t *group,
+                     int64_t n_group, const int32_t *slot,
+                     const int64_t *leaves, int64_t *moved,
                      int64_t *new_leaves, int64_t *counts)
 {
     int64_t *stamp = malloc((n_rows > 0 ? n_rows : 1) * sizeof(int64_t));
@@ -212,24 +206,26 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
     }
     int64_t n_moved = 0;
     for (int64_t r = 0; r < n_repeats; r++) {
-        const int64_t *source_rows = sources + r * n_rows;
+        float *permuted = gather_permuted(X, n_columns, sources + r * n_rows,
+                                          n_rows, group, n_group);
+        if (permuted == NULL) {
+            free(stamp);
+            return -1;
+        }
         int64_t first = n_moved;
         for (int64_t g = 0; g < n_group; g++) {
-            int64_t c = group[g];
-            for (int64_t k = ptr[c]; k < ptr[c + 1]; k++) {
-                int64_t i = path_rows[k];
-                if (stamp[i] == r) {
-                    continue;
-                }
-                const float *source = X + source_rows[i] * n_columns;
-                float v = source[c];
-                if (v > lower[k] && v <= upper[k]) {
+            const float *values = permuted + g * n_rows;
+            for (int64_t k = ptr[group[g]]; k < ptr[group[g] + 1]; k++) {
+                const pair_t *pair = pairs + k;
+                int64_t i = pair->row;
+                float v = values[i];
+                if (stamp[i] == r || (v > pair->lower && v <= pair->upper)) {
                     continue;
                 }
                 stamp[i] = r;
-                int64_t leaf =
-                    descend(nodes, n_group == 1 ? first_node[k] : 0,
-                            X + i * n_columns, source, in_group);
+                int64_t leaf = descend(nodes, n_group == 1 ? pair->first_node : 0,
+                                       X + i * n_columns, slot, permuted,
+                                       n_rows, i);
                 if (leaf != leaves[i]) {
                     moved[n_moved] = i;
                     new_leaves[n_moved] = leaf;
@@ -238,6 +234,7 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
             }
         }
         counts[r] = n_moved - first;
+        free(permuted);
     }
     free(stamp);
     return n_moved;
@@ -250,23 +247,21 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
  * Tree t's nodes start at node_offset[t] in the node arrays and in table
  * (one row of n_outputs values per node); its routed rows start at
  * row_offset[t] in positions, leaves and the pairs' row indices, and
- * row_offset[n_trees] is the end; positions[.] is a row's index in out,
- * X row chunk_start + position, and it reads the group's columns from
- * X[sources[position]]; its pairs are indexed by
- * ptr[t * (n_columns + 1) + c]. Returns the number of moved (row, tree)
- * pairs, or -1 when out of memory.
+ * row_offset[n_trees] is the end; its pairs are at address tree_pairs[t],
+ * column c's from ptr[t * (n_columns + 1) + c] on; positions[.] is a
+ * row's index in out, X row chunk_start + position (n_positions of them),
+ * and it reads the group's columns from X[sources[position]]. Returns the number of moved
+ * (row, tree) pairs, or -1 when out of memory.
  */
 int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                           const node_t *nodes, const double *table,
                           int64_t n_outputs, const int64_t *row_offset,
                           const int64_t *positions, const int64_t *leaves,
-                          const int64_t *ptr, const int32_t *path_rows,
-                          const float *lower, const float *upper,
-                          const int32_t *first_node, const float *X,
-                          int64_t n_columns,
-                          int64_t chunk_start, const int64_t *sources,
-                          const int64_t *group, int64_t n_group,
-                          const uint8_t *in_group, double *out)
+                          const int64_t *ptr, const uintptr_t *tree_pairs,
+                          const float *X, int64_t n_columns,
+                          int64_t chunk_start, int64_t n_positions,
+                          const int64_t *sources, const int64_t *group,
+                          int64_t n_group, const int32_t *slot, double *out)
 {
     int64_t widest = 1;
     for (int64_t t = 0; t < n_trees; t++) {
@@ -276,7 +271,11 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         }
     }
     int64_t *stamp = malloc(widest * sizeof(int64_t));
-    if (stamp == NULL) {
+    float *permuted = gather_permuted(X, n_columns, sources, n_positions,
+                                      group, n_group);
+    if (stamp == NULL || permuted == NULL) {
+        free(stamp);
+        free(permuted);
         return -1;
     }
     for (int64_t i = 0; i < widest; i++) {
@@ -289,23 +288,23 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         const int64_t *tree_ptr = ptr + t * (n_columns + 1);
         const int64_t *tree_positions = positions + row_offset[t];
         const int64_t *tree_leaves = leaves + row_offset[t];
+        const pair_t *pairs = (const pair_t *)tree_pairs[t];
         for (int64_t g = 0; g < n_group; g++) {
+            const float *values = permuted + g * n_positions;
             int64_t c = group[g];
             for (int64_t k = tree_ptr[c]; k < tree_ptr[c + 1]; k++) {
-                int64_t i = path_rows[k];
-                if (stamp[i] == t) {
-                    continue;
-                }
+                const pair_t *pair = pairs + k;
+                int64_t i = pair->row;
                 int64_t position = tree_positions[i];
-                const float *source = X + sources[position] * n_columns;
-                float v = source[c];
-                if (v > lower[k] && v <= upper[k]) {
+                float v = values[position];
+                if (stamp[i] == t || (v > pair->lower && v <= pair->upper)) {
                     continue;
                 }
                 stamp[i] = t;
                 int64_t leaf = descend(
-                    tree, n_group == 1 ? first_node[k] : 0,
-                    X + (chunk_start + position) * n_columns, source, in_group);
+                    tree, n_group == 1 ? pair->first_node : 0,
+                    X + (chunk_start + position) * n_columns, slot, permuted,
+                    n_positions, position);
                 int64_t old = tree_leaves[i];
                 if (leaf == old) {
                     continue;
@@ -321,6 +320,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         }
     }
     free(stamp);
+    free(permuted);
     return n_moved;
 }
 

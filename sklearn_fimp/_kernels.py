@@ -32,37 +32,43 @@ NODE_DTYPE = np.dtype(
     align=True,
 )
 _NODES = np.ctypeslib.ndpointer(NODE_DTYPE, flags="C_CONTIGUOUS")
+
+#: pair_t of _ckernels.c: one (row, column) pair of a routing.
+PAIR_DTYPE = np.dtype(
+    [
+        ("row", np.int32),
+        ("first_node", np.int32),
+        ("lower", np.float32),
+        ("upper", np.float32),
+    ]
+)
+_PAIRS = np.ctypeslib.ndpointer(PAIR_DTYPE, flags="C_CONTIGUOUS")
+_ADDRESSES = np.ctypeslib.ndpointer(np.uintp, flags="C_CONTIGUOUS")
 _TREE = [_NODES]
 
 _SIGNATURES = {
-    "route_count": (
-        ctypes.c_int,
-        _TREE + [_FLOAT32, _SIZE, _INT64, _SIZE, _INT64, _INT64],
-    ),
-    "route_fill": (
+    "route_rows": (
         ctypes.c_int,
         _TREE
-        + [_FLOAT32, _FLOAT32, _SIZE, _INT64, _SIZE, _INT64, _INT32, _FLOAT32]
-        + [_FLOAT32, _INT32],
+        + [_FLOAT32, _FLOAT32, _SIZE, _INT64, _SIZE, _SIZE, _INT64, _INT64]
+        + [_PAIRS, _INT32, _INT32],
     ),
-    "permuted_leaves": (
-        None,
-        _TREE + [_FLOAT32, _SIZE, _INT64, _INT64, _SIZE, _UINT8, _INT64],
+    "route_scatter": (
+        ctypes.c_int,
+        [_PAIRS, _INT32, _INT32, _SIZE, _SIZE, _SIZE, _INT64, _PAIRS],
     ),
     "moved_leaves": (
         ctypes.c_int64,
         _TREE
-        + [_FLOAT32, _SIZE, _SIZE, _INT64, _SIZE, _INT64, _INT32, _FLOAT32]
-        + [_FLOAT32, _INT32, _INT64, _SIZE, _UINT8, _INT64, _INT64, _INT64]
-        + [_INT64],
+        + [_FLOAT32, _SIZE, _SIZE, _INT64, _SIZE, _INT64, _PAIRS, _INT64, _SIZE]
+        + [_INT32, _INT64, _INT64, _INT64, _INT64],
     ),
     "add_moved_changes": (
         ctypes.c_int64,
         [_SIZE, _INT64]
         + _TREE
-        + [_FLOAT64, _SIZE, _INT64, _INT64, _INT64, _INT64, _INT32, _FLOAT32]
-        + [_FLOAT32, _INT32, _FLOAT32, _SIZE, _SIZE, _INT64, _INT64, _SIZE]
-        + [_UINT8, _FLOAT64],
+        + [_FLOAT64, _SIZE, _INT64, _INT64, _INT64, _INT64, _ADDRESSES, _FLOAT32]
+        + [_SIZE, _SIZE, _SIZE, _INT64, _INT64, _SIZE, _INT32, _FLOAT64],
     ),
 }
 

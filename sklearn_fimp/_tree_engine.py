@@ -16,6 +16,11 @@ permutations.
 Memory is bounded by routing rows in chunks and by processing groups in
 batches whose permuted outputs fit a fixed budget; X is never copied per
 feature.
+
+The loops run in threads sharing the routing and writing their own slices
+of the results (``require="sharedmem"``, whatever joblib backend is active):
+the compiled kernels release the GIL, and shipping the routing to other
+processes would cost more than computing it.
 """
 
 from typing import NamedTuple
@@ -37,7 +42,7 @@ from ._compat import (
     gradient_boosting_proba,
     scorer_reads_labels_only,
 )
-from ._kernels import KERNELS, NODE_DTYPE, check_status
+from ._kernels import KERNELS, NODE_DTYPE, PAIR_DTYPE, check_status
 from ._oob import FORESTS
 from ._scoring import (
     AdditiveScore,
@@ -297,9 +302,9 @@ class RoutedTree(NamedTuple):
     path_rows: np.ndarray  # row (index into leaves) of each pair
     lower: np.ndarray  # float32, exclusive
     upper: np.ndarray  # float32, inclusive
-    #: the first node of the path splitting on the pair's feature (compiled
-    #: routing only)
-    first_node: np.ndarray | None = None
+    #: the compiled routing's pairs (``PAIR_DTYPE`` records, of which the
+    #: arrays above are fields), or None
+    pairs: np.ndarray | None = None
 
 
 def _tree_input(term, X_rows):
@@ -308,61 +313,58 @@ def _tree_input(term, X_rows):
     return np.ascontiguousarray(X_rows)
 
 
-def _count_paths(nodes, X, rows):
-    """Compiled routing, first pass: leaves, and how many paths use each
-    column."""
-    leaves = np.empty(len(rows), dtype=np.int64)
-    counts = np.zeros(X.shape[1], dtype=np.int64)
-    check_status(
-        KERNELS.route_count(
-            *nodes.tree_args, X, X.shape[1], rows, len(rows), leaves, counts
-        )
-    )
-    return leaves, counts
-
-
-def _fill_paths(nodes, X, rows, ptr, path_rows, lower, upper, first_node):
-    """Compiled routing, second pass: each path's intervals, written column
-    by column from ``ptr`` on."""
-    check_status(
-        KERNELS.route_fill(
-            *nodes.tree_args,
-            nodes.threshold32,
-            X,
-            X.shape[1],
-            rows,
-            len(rows),
-            ptr,
-            path_rows,
-            lower,
-            upper,
-            first_node,
-        )
-    )
-
-
 def _as_rows(rows, n_rows):
     if rows is None:
         return np.arange(n_rows, dtype=np.int64)
     return np.ascontiguousarray(rows, dtype=np.int64)
 
 
+def _route_compiled(term, X_chunk, rows):
+    """:func:`route` with the compiled kernels: the pairs are recorded row
+    by row, then stored column by column."""
+    X_chunk = np.ascontiguousarray(X_chunk, dtype=np.float32)
+    tree_rows = _as_rows(rows, X_chunk.shape[0])
+    n_rows, n_columns = len(tree_rows), X_chunk.shape[1]
+    width = max(1, min(term.tree.tree_.max_depth, n_columns))
+    leaves = np.empty(n_rows, dtype=np.int64)
+    counts = np.zeros(n_columns, dtype=np.int64)
+    buffer = np.empty(n_rows * width, dtype=PAIR_DTYPE)
+    buffer_columns = np.empty(n_rows * width, dtype=np.int32)
+    row_counts = np.empty(n_rows, dtype=np.int32)
+    nodes = term.nodes
+    check_status(
+        KERNELS.route_rows(
+            *nodes.tree_args,
+            nodes.threshold32,
+            X_chunk,
+            n_columns,
+            tree_rows,
+            n_rows,
+            width,
+            leaves,
+            counts,
+            buffer,
+            buffer_columns,
+            row_counts,
+        )
+    )
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    pairs = np.empty(ptr[-1], dtype=PAIR_DTYPE)
+    check_status(
+        KERNELS.route_scatter(
+            buffer, buffer_columns, row_counts, n_rows, width, n_columns, ptr, pairs
+        )
+    )
+    return RoutedTree(
+        rows, leaves, ptr, pairs["row"], pairs["lower"], pairs["upper"], pairs
+    )
+
+
 def route(term, X_chunk, n_features, rows=None):
     """Leaves, and the interval each path allows each feature it uses, for
     a chunk (``rows``: the tree's subset of it, or None for all rows)."""
     if term.nodes is not None:
-        X_chunk = np.ascontiguousarray(X_chunk, dtype=np.float32)
-        tree_rows = _as_rows(rows, X_chunk.shape[0])
-        leaves, counts = _count_paths(term.nodes, X_chunk, tree_rows)
-        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        path_rows = np.empty(ptr[-1], dtype=np.int32)
-        lower = np.empty(ptr[-1], dtype=np.float32)
-        upper = np.empty(ptr[-1], dtype=np.float32)
-        first_node = np.empty(ptr[-1], dtype=np.int32)
-        _fill_paths(
-            term.nodes, X_chunk, tree_rows, ptr, path_rows, lower, upper, first_node
-        )
-        return RoutedTree(rows, leaves, ptr, path_rows, lower, upper, first_node)
+        return _route_compiled(term, X_chunk, rows)
     X_tree = _tree_input(term, X_chunk if rows is None else X_chunk[rows])
     tree_ = term.tree.tree_
     n_rows = X_tree.shape[0]
@@ -408,20 +410,19 @@ def route(term, X_chunk, n_features, rows=None):
 
 
 class RoutedForest(NamedTuple):
-    """Every tree's routing of a chunk of rows, concatenated for the compiled
-    kernels: tree ``t``'s rows are ``row_offset[t]:row_offset[t + 1]`` of
-    ``positions`` (their rows in the chunk) and ``leaves``; its pairs of
-    column ``c`` are ``ptr[t, c]:ptr[t, c + 1]`` of ``path_rows`` (indices
-    into the tree's rows), ``lower`` and ``upper``."""
+    """Every tree's routing of a chunk of rows, for the compiled kernels:
+    tree ``t``'s rows are ``row_offset[t]:row_offset[t + 1]`` of
+    ``positions`` (their rows in the chunk) and ``leaves``; its pairs are
+    ``routings[t].pairs`` (at address ``pair_addresses[t]``), column ``c``'s
+    from ``ptr[t, c]`` to ``ptr[t, c + 1]``."""
 
     row_offset: np.ndarray
     positions: np.ndarray
     leaves: np.ndarray
     ptr: np.ndarray
-    path_rows: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    first_node: np.ndarray
+    pair_addresses: np.ndarray
+    #: the per-tree routings, which own the pairs
+    routings: list
 
     def trees(self):
         """``(positions, leaves)`` of each tree in turn."""
@@ -432,43 +433,27 @@ class RoutedForest(NamedTuple):
 def route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs):
     """Route a chunk through every tree with the compiled kernels."""
     positions = [_as_rows(rows, X_chunk.shape[0]) for rows in rows_in_chunk]
-    counted = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_count_paths)(term.nodes, X_chunk, rows)
+    routings = Parallel(n_jobs=n_jobs, require="sharedmem")(
+        delayed(_route_compiled)(term, X_chunk, rows)
         for term, rows in zip(ensemble.terms, positions)
-    )
-    counts = np.array([tree_counts for _, tree_counts in counted])
-    n_pairs = counts.sum(axis=1)
-    ptr = np.zeros((len(counts), counts.shape[1] + 1), dtype=np.int64)
-    ptr[:, 1:] = np.cumsum(counts, axis=1)
-    ptr += np.concatenate([[0], np.cumsum(n_pairs)[:-1]])[:, None]
-    path_rows = np.empty(n_pairs.sum(), dtype=np.int32)
-    lower = np.empty(n_pairs.sum(), dtype=np.float32)
-    upper = np.empty(n_pairs.sum(), dtype=np.float32)
-    first_node = np.empty(n_pairs.sum(), dtype=np.int32)
-    Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_fill_paths)(
-            term.nodes, X_chunk, rows, ptr[t], path_rows, lower, upper, first_node
-        )
-        for t, (term, rows) in enumerate(zip(ensemble.terms, positions))
     )
     sizes = [len(rows) for rows in positions]
     return RoutedForest(
         np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
         np.concatenate(positions),
-        np.concatenate([leaves for leaves, _ in counted]),
-        ptr,
-        path_rows,
-        lower,
-        upper,
-        first_node,
+        np.concatenate([routing.leaves for routing in routings]),
+        np.array([routing.feature_ptr for routing in routings], dtype=np.int64),
+        np.array([routing.pairs.ctypes.data for routing in routings], dtype=np.uintp),
+        routings,
     )
 
 
 def _group_arrays(columns, n_features):
+    """A group's columns, and each column's place in it (-1: not in it)."""
     group = np.asarray(columns, dtype=np.int64)
-    in_group = np.zeros(n_features, dtype=np.uint8)
-    in_group[group] = 1
-    return group, in_group
+    slot = np.full(n_features, -1, dtype=np.int32)
+    slot[group] = np.arange(len(group), dtype=np.int32)
+    return group, slot
 
 
 def add_compiled_changes(ensemble, routed, chunk_start, X, columns, sources, out):
@@ -476,7 +461,7 @@ def add_compiled_changes(ensemble, routed, chunk_start, X, columns, sources, out
     :class:`RoutedForest` of the chunk starting at row ``chunk_start`` of X,
     ``sources`` the row of X whose group values each chunk row receives."""
     forest = ensemble.forest
-    group, in_group = _group_arrays(columns, X.shape[1])
+    group, slot = _group_arrays(columns, X.shape[1])
     check_status(
         KERNELS.add_moved_changes(
             len(ensemble.terms),
@@ -488,17 +473,15 @@ def add_compiled_changes(ensemble, routed, chunk_start, X, columns, sources, out
             routed.positions,
             routed.leaves,
             routed.ptr,
-            routed.path_rows,
-            routed.lower,
-            routed.upper,
-            routed.first_node,
+            routed.pair_addresses,
             X,
             X.shape[1],
             chunk_start,
+            len(sources),
             sources,
             group,
             len(group),
-            in_group,
+            slot,
             out,
         )
     )
@@ -510,7 +493,7 @@ def compiled_moved_leaves(term, routing, X, sources, columns):
     ``r``: ``(moved, new_leaves, counts)``, the moved rows of each
     permutation in turn (``counts[r]`` of them)."""
     n_repeats, n_rows = sources.shape
-    group, in_group = _group_arrays(columns, X.shape[1])
+    group, slot = _group_arrays(columns, X.shape[1])
     moved = np.empty(n_repeats * n_rows, dtype=np.int64)
     new_leaves = np.empty(n_repeats * n_rows, dtype=np.int64)
     counts = np.empty(n_repeats, dtype=np.int64)
@@ -523,13 +506,10 @@ def compiled_moved_leaves(term, routing, X, sources, columns):
             sources,
             n_repeats,
             routing.feature_ptr,
-            routing.path_rows,
-            routing.lower,
-            routing.upper,
-            routing.first_node,
+            routing.pairs,
             group,
             len(group),
-            in_group,
+            slot,
             routing.leaves,
             moved,
             new_leaves,
@@ -656,7 +636,7 @@ def _route_chunk(ensemble, X, chunk_rows, tree_rows, n_jobs):
     if ensemble.forest is not None:
         routed = route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs)
         return routed, list(routed.trees())
-    routed = Parallel(n_jobs=n_jobs, prefer="threads")(
+    routed = Parallel(n_jobs=n_jobs, require="sharedmem")(
         delayed(route)(term, X_chunk, X.shape[1], rows)
         for term, rows in zip(ensemble.terms, rows_in_chunk)
     )
@@ -709,7 +689,7 @@ def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, st
                 _add_leaf_values(ensemble, total, reached_leaves)
                 base_total[chunk_rows] = total
             # groups are split between workers; each writes its own slices
-            Parallel(n_jobs=n_jobs, prefer="threads")(
+            Parallel(n_jobs=n_jobs, require="sharedmem")(
                 delayed(_add_changes_of_groups)(
                     ensemble,
                     routed,
@@ -923,7 +903,7 @@ def chunked_score_totals(
         base = np.array(start[chunk_rows], dtype=np.float64)
         _add_leaf_values(ensemble, base, reached_leaves)
         # groups are split between workers; each adds to its own totals
-        Parallel(n_jobs=n_jobs, prefer="threads")(
+        Parallel(n_jobs=n_jobs, require="sharedmem")(
             delayed(add_totals)(part, routed, chunk_rows, base)
             for part in _worker_parts(len(groups), n_jobs)
         )
