@@ -15,7 +15,7 @@ from ._oob import bagged_members, ensemble_input, oob_sums, score_oob_sums, supp
 from ._permutation import draw_seed
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score
-from ._validation import check_inputs, subset
+from ._validation import check_inputs, explain_input_errors, subset
 
 HOLDOUT_FRACTION = 0.2
 
@@ -80,6 +80,7 @@ def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
     )
 
 
+@explain_input_errors
 @validate_params(
     {
         "estimator": [HasMethods(["fit"])],

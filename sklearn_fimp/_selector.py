@@ -27,6 +27,7 @@ from ._compat import (
     Interval,
     RealNotInt,
     StrOptions,
+    check_sample_weight,
     fit_context,
     routing_enabled,
 )
@@ -40,6 +41,7 @@ from ._oob_permutation import oob_permutation_importance
 from ._permutation import MAX_SEED, permutation_importance
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer
+from ._validation import discard_fit_on_error, explain_input_errors
 
 METHODS = ("auto", "mdi", "oob_mdi", "permutation", "oob_permutation", "drop_column")
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -801,7 +803,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             )
         return X, y
 
+    @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
+    @explain_input_errors
     def fit(self, X, y, **fit_params):
         """Measure importances with probes and select features.
 
@@ -835,7 +839,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         fit_kwargs, score_weight = self._routed_params(fit_params)
         if score_weight is not None:
-            score_weight = np.asarray(score_weight, dtype=np.float64)
+            score_weight = check_sample_weight(score_weight, X)
 
         rng = check_random_state(self.random_state)
         # Every seed is drawn here, before any parallel work.
