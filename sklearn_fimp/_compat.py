@@ -65,7 +65,7 @@ def check_sample_weight(sample_weight, X):
         row = int(negative[0])
         raise ValueError(
             f"sample_weight has {len(negative)} negative value(s), e.g. "
-            f"{sample_weight[row]!r} at row {row}; weights must be non-negative. "
+            f"{float(sample_weight[row])} at row {row}; weights must be non-negative. "
             "Pass weights >= 0 (a weight of 0 leaves the row out)."
         )
     if not np.any(sample_weight):

@@ -381,7 +381,14 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
         # reject as continuous labels: predict its value codes instead
         y = np.unique(y, return_inverse=True)[1]
     model = with_shared_seed(estimator, seed)
-    model.fit(X_inputs, y)
+    try:
+        model.fit(X_inputs, y)
+    except Exception as exc:
+        exc.add_note(
+            f"feature dependence: raised by the fit predicting feature {feature} "
+            f"from {len(inputs)} others."
+        )
+        raise
     result = oob_permutation_importance(
         model,
         X_inputs,

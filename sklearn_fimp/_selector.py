@@ -321,6 +321,13 @@ def _centred_target(model, y, weight):
     return y - np.average(y, axis=0, weights=weight)
 
 
+def _refit_note(support):
+    return (
+        f"ImportanceSelector: raised by the refit on the {int(support.sum())} "
+        "selected features (refit=False skips it)."
+    )
+
+
 def _estimator_has(attribute):
     """Whether the selector can delegate ``attribute`` to its estimator."""
 
@@ -778,7 +785,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             X,
             reset=True,
             dtype=None,
-            ensure_all_finite="allow-nan" if allow_nan else True,
+            ensure_all_finite=not allow_nan,
             ensure_min_samples=2,
             skip_check_array=frame,
         )
@@ -1158,6 +1165,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return clone(estimator).fit(X_selected, y, **fit_kwargs)
         except (KeyError, ValueError) as exc:
             if not isinstance(estimator, Pipeline):
+                exc.add_note(_refit_note(self.support_))
                 raise
             raise ValueError(
                 f"refit=True: fitting the Pipeline on the {int(self.support_.sum())} "
@@ -1165,6 +1173,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "name needs them all; select columns with make_column_selector, "
                 "or pass refit=False and put the model after the selector."
             ) from exc
+        except Exception as exc:
+            exc.add_note(_refit_note(self.support_))
+            raise
 
     # ------------------------------------------------------------------
     # delegation to the refitted estimator
@@ -1180,7 +1191,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             X,
             reset=False,
             dtype=None,
-            ensure_all_finite="allow-nan" if allow_nan else True,
+            ensure_all_finite=not allow_nan,
             skip_check_array=frame,
         )
         if frame and X.shape[1] != self.n_features_in_:
