@@ -41,7 +41,11 @@ from ._oob_permutation import oob_permutation_importance
 from ._permutation import MAX_SEED, permutation_importance
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer
-from ._validation import discard_fit_on_error, explain_input_errors
+from ._validation import (
+    check_finite_target,
+    discard_fit_on_error,
+    explain_input_errors,
+)
 
 METHODS = ("auto", "mdi", "oob_mdi", "permutation", "oob_permutation", "drop_column")
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -794,7 +798,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"X has shape {X.shape}; {type(self).__name__} needs at least "
                 "2 samples and 1 feature."
             )
-        y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+        y = check_array(
+            y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
+        )
+        check_finite_target(y)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; "

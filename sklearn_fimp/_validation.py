@@ -29,6 +29,7 @@ def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
     )
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
+    check_finite_target(y)
     if y.shape[0] != X.shape[0]:
         raise ValueError(
             f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one target "
@@ -37,6 +38,22 @@ def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
     if sample_weight is not None:
         sample_weight = check_sample_weight(sample_weight, X)
     return X, feature_names, y, sample_weight
+
+
+def check_finite_target(y):
+    """Reject NaN and infinity in a numeric target, naming the first row:
+    no model is scored or fitted on a missing target."""
+    if y.dtype.kind not in "fc":
+        return
+    bad = ~np.isfinite(y.reshape(len(y), -1)).all(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        value = y[row] if y.ndim == 1 else y[row].tolist()
+        raise ValueError(
+            f"y has {int(bad.sum())} row(s) with a missing or infinite target, "
+            f"e.g. {value} at row {row}; the target must be finite. Drop those "
+            "rows from X and y (e.g. keep = np.isfinite(y); X[keep], y[keep])."
+        )
 
 
 def subset(values, rows):
@@ -111,14 +128,14 @@ def _as_float(column):
     return None
 
 
-def _first_value(column):
+def _holds(column, text):
     values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-    return values[0] if len(values) else None
+    return any(str(v) == text for v in np.asarray(values, dtype=object).ravel())
 
 
-def _offending_columns(X, what):
-    """Columns with NaN, infinity or non-numeric values ("nan", "inf",
-    "text"): a list of ``(name, detail)``."""
+def _offending_columns(X, what, text=None):
+    """Columns with NaN, infinity or the non-numeric value ``text`` ("nan",
+    "inf", "text"): a list of ``(name, detail)``."""
     columns = _table_columns(X)
     if columns is None:
         return []
@@ -126,10 +143,9 @@ def _offending_columns(X, what):
     for name, column in columns:
         values = _as_float(column)
         if what == "text":
-            if values is None:
+            if values is None and _holds(column, text):
                 dtype = getattr(column, "dtype", None)
-                detail = f"dtype {dtype}, e.g. {_first_value(column)!r}"
-                found.append((name, detail))
+                found.append((name, f"dtype {dtype}, e.g. {text!r}"))
             continue
         if values is None:
             continue
@@ -167,10 +183,11 @@ _FIXES = {
     ),
 }
 
+#: scikit-learn's messages about X (those about y say "Input y" or "Input").
 _PATTERNS = (
-    ("nan", re.compile(r"contains NaN")),
-    ("inf", re.compile(r"contains infinity")),
-    ("text", re.compile(r"could not convert string to float|Cannot cast")),
+    ("nan", re.compile(r"\bX contains NaN")),
+    ("inf", re.compile(r"\bX contains infinity")),
+    ("text", re.compile(r"could not convert string to float: (?:np\.str_\()?'(.*)'")),
 )
 
 
@@ -185,9 +202,12 @@ def _explained(exc, X, model):
     """A clearer error for ``exc`` naming X's offending columns, or None."""
     message = str(exc)
     for what, pattern in _PATTERNS:
-        if pattern.search(message) is None:
+        match = pattern.search(message)
+        if match is None:
             continue
-        found = _offending_columns(X, what)
+        found = _offending_columns(
+            X, what, match.groups()[0] if match.groups() else None
+        )
         if not found or any(repr(name) in message for name, _ in found):
             # nothing to add, or the message already names the column
             return None
