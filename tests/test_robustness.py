@@ -247,6 +247,36 @@ def snapshot(value):
     return joblib.hash(value)
 
 
+def test_snapshot_sees_every_kind_of_change():
+    X, _ = regression_data()
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    changes = {
+        "value": lambda a: a.__setitem__((0, 0), 1.0),
+        "dtype": lambda a: a.astype(np.float32),
+        "flags": lambda a: a.setflags(write=False) or a,
+        "order": lambda a: np.asfortranarray(a),
+    }
+    for change in changes.values():
+        copy = X.copy()
+        changed = change(copy)
+        assert snapshot(copy if changed is None else changed) != snapshot(X)
+    for change in (
+        lambda f: f.iloc.__setitem__((0, 0), 1.0),
+        lambda f: f.rename(columns={"a": "z"}, inplace=True),
+        lambda f: f.set_index(f.index + 1, inplace=True),
+        lambda f: f.rename_axis("id", inplace=True),
+        lambda f: f.__setitem__("a", f["a"].astype(np.float32)),
+    ):
+        copy = frame.copy()
+        change(copy)
+        assert snapshot(copy) != snapshot(frame)
+    polars_frame = pl.from_pandas(frame)
+    assert snapshot(polars_frame.with_columns(pl.col("a") * 2)) != snapshot(
+        polars_frame
+    )
+    assert snapshot(polars_frame.clone()) == snapshot(polars_frame)
+
+
 # ----------------------------------------------------------------------------
 # Input shapes and types
 
@@ -1309,6 +1339,27 @@ def test_generated_tables(case, name):
     else:
         check_outcome(name, outcome, n_features)
     assert (snapshot(X), snapshot(y), snapshot(weights)) == before
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(
+    case=tables(), which=st.sampled_from(["ImportanceSelector", "DependenceAnalyzer"])
+)
+def test_generated_transform_returns_the_selected_columns(case, which):
+    X, y, _ = case
+    fitted = CALLS[which](X, y)
+    before = snapshot(X)
+    Xt = fitted.transform(X)
+    assert snapshot(X) == before
+    kept = np.flatnonzero(fitted.get_support())
+    assert Xt.shape == (X.shape[0], len(kept))
+    values = X.to_numpy() if hasattr(X, "to_numpy") else np.asarray(X)
+    np.testing.assert_array_equal(
+        np.asarray(Xt, dtype=float), values[:, kept].astype(float)
+    )
+    if hasattr(X, "columns"):
+        names = [str(c) for c in X.columns]
+        assert list(fitted.get_feature_names_out()) == [names[j] for j in kept]
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
