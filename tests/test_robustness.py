@@ -236,6 +236,8 @@ def snapshot(value):
             if value.dtype.hasobject
             else bytes(np.ascontiguousarray(value).view(np.uint8)),
         )
+    if isinstance(value, pd.Series):
+        return (joblib.hash(value), str(value.dtype), list(value.index), value.name)
     if isinstance(value, pd.DataFrame):
         return (
             joblib.hash(value),
@@ -246,6 +248,8 @@ def snapshot(value):
         )
     if isinstance(value, pl.DataFrame):
         return (joblib.hash(value.to_dicts()), value.schema)
+    if isinstance(value, pl.Series):
+        return (joblib.hash(value.to_list()), value.dtype, value.name)
     return joblib.hash(value)
 
 
@@ -291,7 +295,9 @@ def _as_memmap(X, tmp_path):
 
 def _containers(X, tmp_path):
     names = [f"f{j}" for j in range(X.shape[1])]
-    index = pd.Index(np.arange(100, 100 + X.shape[0]) * 3, name="row_id")
+    # a named index, not 0..n-1 and not sorted: rows are taken by position
+    order = np.random.RandomState(0).permutation(X.shape[0])
+    index = pd.Index(100 + 3 * order, name="row_id")
     return {
         "numpy": X,
         "pandas": pd.DataFrame(X, columns=names),
@@ -325,6 +331,8 @@ def test_containers_work_and_are_not_modified(name, container, tmp_path):
     X = _containers(X, tmp_path)[container]
     if container == "pandas_named_index":
         y = pd.Series(y, index=X.index, name="target")
+    if container == "polars":
+        y = pl.Series("target", y)
     before = snapshot(X), snapshot(y)
     outcome = CALLS[name](X, y)
     check_outcome(name, outcome, 4)
@@ -336,7 +344,13 @@ def test_containers_give_the_same_importances(tmp_path):
     containers = _containers(X, tmp_path)
     for name in ["permutation_importance", "oob_permutation_importance"]:
         reference = CALLS[name](X, y).importances
-        for container in ["pandas", "polars", "list", "memmap_read_only"]:
+        for container in [
+            "pandas",
+            "pandas_named_index",
+            "polars",
+            "list",
+            "memmap_read_only",
+        ]:
             result = CALLS[name](containers[container], y).importances
             np.testing.assert_array_equal(result, reference, err_msg=container)
 
