@@ -1400,3 +1400,64 @@ def test_generated_bad_values_name_their_column(value, column, row, frame):
     message = str(error.value)
     assert re.search(rf"'{name}' \('{name}': first at row {row}\)", message), message
     assert ("Impute" in message) if np.isnan(value) else ("finite" in message)
+
+
+NAMES = ["age", "income", "height", "weight"]
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    groups=st.lists(
+        st.lists(
+            st.one_of(st.sampled_from(NAMES), st.integers(0, 3)),
+            min_size=1,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    ungrouped=st.sampled_from(["separate", "together", "drop"]),
+    unknown=st.sampled_from([None, "wieght", 9]),
+)
+def test_generated_groups(groups, ungrouped, unknown):
+    X, y = regression_data()
+    frame = pd.DataFrame(X, columns=NAMES)
+    model = Ridge().fit(frame, y)
+    if unknown is not None:
+        groups = groups[:-1] + [groups[-1] + [unknown]]
+        expected = "unknown feature 'wieght'" if unknown == "wieght" else "position 9"
+        with pytest.raises(ValueError, match=expected):
+            permutation_importance(model, frame, y, groups=groups)
+        return
+    positions = [
+        sorted({m if isinstance(m, int) else NAMES.index(m) for m in g}) for g in groups
+    ]
+    labels = [
+        "+".join(
+            NAMES[p]
+            for p in dict.fromkeys(
+                m if isinstance(m, int) else NAMES.index(m) for m in g
+            )
+        )
+        for g in groups
+    ]
+    if len(set(labels)) < len(labels):
+        with pytest.raises(ValueError, match="is used by two groups"):
+            permutation_importance(model, frame, y, groups=groups)
+        return
+    result = permutation_importance(
+        model, frame, y, groups=groups, ungrouped=ungrouped, n_repeats=2
+    )
+    n_given = len(groups)
+    assert [sorted(g) for g in result.groups[:n_given]] == positions
+    assert list(result.feature_names[:n_given]) == labels
+    mentioned = set().union(*map(set, positions))
+    rest = [j for j in range(4) if j not in mentioned]
+    extra = {"separate": len(rest), "together": int(bool(rest)), "drop": 0}
+    assert result.importances.shape == (n_given + extra[ungrouped], 2)
+    # a group holding x0 (what y depends on most) matters more than one without
+    with_x0 = [i for i, g in enumerate(positions) if 0 in g]
+    without = [i for i, g in enumerate(positions) if 0 not in g and 1 not in g]
+    for i in with_x0:
+        for k in without:
+            assert result.importances_mean[i] > result.importances_mean[k]
