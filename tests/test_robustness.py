@@ -687,8 +687,12 @@ def test_target_with_one_value(name):
 def test_one_class_with_a_model_that_needs_two_says_so():
     X, _ = regression_data()
     y = np.zeros(len(X), dtype=int)
-    with pytest.raises(ValueError, match="at least 2 classes"):
+    with pytest.raises(ValueError, match="at least 2 classes") as error:
         drop_column_importance(LogisticRegression(), X, y)
+    # the model's own message, and which of the fits raised it
+    assert error.value.__notes__ == [
+        "drop_column_importance: raised by the fit with all columns."
+    ]
 
 
 @pytest.mark.parametrize("name", SUPERVISED)
@@ -712,8 +716,8 @@ def test_extreme_imbalance_holdout_split_falls_back_to_a_random_split():
     assert np.all(np.isfinite(result.importances))
 
 
-#: Multi-output y: supported everywhere but the out-of-bag MDI of a
-#: classifier, which must say so.
+#: Multi-output y: supported everywhere but by the out-of-bag functions on a
+#: multi-output classifier, which must say so.
 @pytest.mark.parametrize("name", SUPERVISED)
 def test_multi_output_regression_target(name):
     X, y = regression_data()
