@@ -1187,6 +1187,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # delegation to the refitted estimator
 
+    @explain_input_errors
     def _selected_input(self, X):
         """X checked against fit and reduced to the selected columns, in the
         container the estimator was refitted on."""

@@ -606,6 +606,16 @@ def test_infinity_names_the_column(name):
             CALLS[name](X_inf, y)
 
 
+def test_predict_names_the_column_the_refitted_model_rejects():
+    X, y = regression_data(n_rows=60)
+    selector = call_selector(X, y, estimator=Ridge())
+    X_nan = _with(X, [2], 0, np.nan)
+    with pytest.raises(
+        ValueError, match=r"X column\(s\) 'x0' \('x0': first at row 2\)"
+    ):
+        selector.predict(X_nan)
+
+
 @pytest.mark.parametrize("name", list(CALLS))
 def test_constant_column(name):
     X, y = regression_data(n_rows=60)
