@@ -55,10 +55,25 @@ def output_config(method, estimator):
 
 
 def check_sample_weight(sample_weight, X):
-    """Validate ``sample_weight`` (non-negative, one per row of ``X``)."""
-    return _check_sample_weight(
-        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    """Validate ``sample_weight`` (non-negative, one per row of ``X``, not
+    all zero); errors name the offending row."""
+    sample_weight = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, allow_all_zero_weights=True
     )
+    negative = np.flatnonzero(sample_weight < 0)
+    if len(negative):
+        row = int(negative[0])
+        raise ValueError(
+            f"sample_weight has {len(negative)} negative value(s), e.g. "
+            f"{float(sample_weight[row])} at row {row}; weights must be non-negative. "
+            "Pass weights >= 0 (a weight of 0 leaves the row out)."
+        )
+    if not np.any(sample_weight):
+        raise ValueError(
+            "sample_weight is 0 for every row, which leaves nothing to fit or "
+            "score; give at least one row a positive weight."
+        )
+    return sample_weight
 
 
 def n_training_rows(ensemble):

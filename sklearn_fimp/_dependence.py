@@ -26,6 +26,7 @@ from ._frames import check_table, is_pandas, is_polars
 from ._oob import supports_oob
 from ._oob_permutation import oob_permutation_importance
 from ._permutation import MAX_SEED, draw_seed
+from ._validation import discard_fit_on_error, explain_input_errors
 
 #: Trees of the default forests. OOB R² and forest-level permutation
 #: importances computed from 100 trees vary by about 0.01 between seeds on
@@ -375,8 +376,19 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
         X_inputs, y = values[:, inputs], target
     else:
         X_inputs, y = values[np.ix_(observed, inputs)], target[observed]
+    if kind == CLASSIFICATION:
+        # a few-valued numeric feature may hold fractions, which classifiers
+        # reject as continuous labels: predict its value codes instead
+        y = np.unique(y, return_inverse=True)[1]
     model = with_shared_seed(estimator, seed)
-    model.fit(X_inputs, y)
+    try:
+        model.fit(X_inputs, y)
+    except Exception as exc:
+        exc.add_note(
+            f"feature dependence: raised by the fit predicting feature {feature} "
+            f"from {len(inputs)} others."
+        )
+        raise
     result = oob_permutation_importance(
         model,
         X_inputs,
@@ -469,6 +481,7 @@ _COMMON_PARAMS = {
 }
 
 
+@explain_input_errors
 @validate_params(
     {"X": ["array-like"], **_COMMON_PARAMS}, prefer_skip_nested_validation=True
 )
@@ -745,7 +758,9 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=True)
+    @explain_input_errors
     def fit(self, X, y=None):
         """Measure the dependences and eliminate redundant features.
 

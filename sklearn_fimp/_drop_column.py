@@ -15,7 +15,7 @@ from ._oob import bagged_members, ensemble_input, oob_sums, score_oob_sums, supp
 from ._permutation import draw_seed
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score
-from ._validation import check_inputs, subset
+from ._validation import check_inputs, explain_input_errors, subset
 
 HOLDOUT_FRACTION = 0.2
 
@@ -47,6 +47,13 @@ def _splits(estimator, cv, X, y, seed):
             "binary",
             "multiclass",
         )
+        if stratify:
+            # a class with one row, or more classes than test rows, cannot
+            # be split by class; fall back to a plain random split
+            _, counts = np.unique(y, return_counts=True)
+            n_test = int(np.ceil(HOLDOUT_FRACTION * len(y)))
+            stratify = counts.min() >= 2 and len(y) - n_test >= len(counts)
+            stratify = stratify and n_test >= len(counts)
         splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
             n_splits=1, test_size=HOLDOUT_FRACTION, random_state=seed
         )
@@ -59,6 +66,21 @@ def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
     """Fit a clone without the ``dropped`` columns and score it."""
     estimator = clone(estimator)
     X_kept = X if dropped is None else drop_columns(X, dropped)
+    try:
+        return _fit_and_score_kept(estimator, X_kept, y, sample_weight, split, scorer)
+    except Exception as exc:
+        what = (
+            "all columns"
+            if dropped is None
+            else f"columns {list(map(int, dropped))} dropped"
+        )
+        exc.add_note(f"drop_column_importance: raised by the fit with {what}.")
+        raise
+
+
+def _fit_and_score_kept(estimator, X_kept, y, sample_weight, split, scorer):
+    """Fit ``estimator`` on ``X_kept`` and score it (out of bag, or on the
+    test rows of ``split``)."""
     fit_params = {}
     if split is None:
         if sample_weight is not None:
@@ -80,6 +102,7 @@ def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
     )
 
 
+@explain_input_errors
 @validate_params(
     {
         "estimator": [HasMethods(["fit"])],

@@ -9,6 +9,7 @@ from scipy.stats import rankdata
 
 from ._compat import Interval, StrOptions, validate_params
 from ._frames import check_table, is_pandas, is_polars
+from ._validation import explain_input_errors
 
 UNGROUPED_OPTIONS = ("separate", "together", "drop")
 
@@ -165,6 +166,7 @@ def _rank_columns(X):
     return rankdata(X, axis=0, nan_policy="omit")
 
 
+@explain_input_errors
 @validate_params(
     {
         "X": ["array-like"],

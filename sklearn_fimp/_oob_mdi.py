@@ -7,7 +7,7 @@ from sklearn.tree import BaseDecisionTree
 from ._compat import validate_params
 from ._oob import bagged_members, ensemble_input, member_input
 from ._result import importance_result
-from ._validation import check_inputs
+from ._validation import check_inputs, explain_input_errors
 
 MEAN_CRITERIA = (
     "squared_error",
@@ -80,6 +80,7 @@ def member_oob_mdi(ensemble, member, X, targets, weight, n_features):
     return totals / weight[oob].sum()
 
 
+@explain_input_errors
 @validate_params(
     {
         "estimator": [object],

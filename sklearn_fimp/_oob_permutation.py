@@ -32,7 +32,7 @@ from ._tree_engine import (
     tree_ensemble,
     worth_rerouting,
 )
-from ._validation import check_inputs, subset
+from ._validation import check_inputs, explain_input_errors, subset
 
 
 def _forest_level_scores(
@@ -96,6 +96,7 @@ def _member_drops(
     return baseline, drops
 
 
+@explain_input_errors
 @validate_params(
     {
         "estimator": [HasMethods(["fit"])],

@@ -18,7 +18,7 @@ from ._tree_engine import (
     tree_ensemble,
     worth_rerouting,
 )
-from ._validation import check_inputs, subset
+from ._validation import check_inputs, explain_input_errors, subset
 
 MAX_SEED = np.iinfo(np.int32).max
 
@@ -129,6 +129,7 @@ def generic_permuted_scores(
     return np.concatenate(results, axis=0)
 
 
+@explain_input_errors
 @validate_params(
     {
         "estimator": [HasMethods(["fit"])],

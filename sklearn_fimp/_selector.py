@@ -27,6 +27,7 @@ from ._compat import (
     Interval,
     RealNotInt,
     StrOptions,
+    check_sample_weight,
     fit_context,
     routing_enabled,
 )
@@ -40,6 +41,11 @@ from ._oob_permutation import oob_permutation_importance
 from ._permutation import MAX_SEED, permutation_importance
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer
+from ._validation import (
+    check_finite_target,
+    discard_fit_on_error,
+    explain_input_errors,
+)
 
 METHODS = ("auto", "mdi", "oob_mdi", "permutation", "oob_permutation", "drop_column")
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -317,6 +323,13 @@ def _centred_target(model, y, weight):
         return y
     y = np.asarray(y, dtype=np.float64)
     return y - np.average(y, axis=0, weights=weight)
+
+
+def _refit_note(support):
+    return (
+        f"ImportanceSelector: raised by the refit on the {int(support.sum())} "
+        "selected features (refit=False skips it)."
+    )
 
 
 def _estimator_has(attribute):
@@ -776,7 +789,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             X,
             reset=True,
             dtype=None,
-            ensure_all_finite="allow-nan" if allow_nan else True,
+            ensure_all_finite=not allow_nan,
             ensure_min_samples=2,
             skip_check_array=frame,
         )
@@ -785,7 +798,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"X has shape {X.shape}; {type(self).__name__} needs at least "
                 "2 samples and 1 feature."
             )
-        y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+        y = check_array(
+            y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
+        )
+        check_finite_target(y)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; "
@@ -801,7 +817,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             )
         return X, y
 
+    @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
+    @explain_input_errors
     def fit(self, X, y, **fit_params):
         """Measure importances with probes and select features.
 
@@ -835,7 +853,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         fit_kwargs, score_weight = self._routed_params(fit_params)
         if score_weight is not None:
-            score_weight = np.asarray(score_weight, dtype=np.float64)
+            score_weight = check_sample_weight(score_weight, X)
 
         rng = check_random_state(self.random_state)
         # Every seed is drawn here, before any parallel work.
@@ -1154,6 +1172,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return clone(estimator).fit(X_selected, y, **fit_kwargs)
         except (KeyError, ValueError) as exc:
             if not isinstance(estimator, Pipeline):
+                exc.add_note(_refit_note(self.support_))
                 raise
             raise ValueError(
                 f"refit=True: fitting the Pipeline on the {int(self.support_.sum())} "
@@ -1161,10 +1180,14 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "name needs them all; select columns with make_column_selector, "
                 "or pass refit=False and put the model after the selector."
             ) from exc
+        except Exception as exc:
+            exc.add_note(_refit_note(self.support_))
+            raise
 
     # ------------------------------------------------------------------
     # delegation to the refitted estimator
 
+    @explain_input_errors
     def _selected_input(self, X):
         """X checked against fit and reduced to the selected columns, in the
         container the estimator was refitted on."""
@@ -1176,7 +1199,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             X,
             reset=False,
             dtype=None,
-            ensure_all_finite="allow-nan" if allow_nan else True,
+            ensure_all_finite=not allow_nan,
             skip_check_array=frame,
         )
         if frame and X.shape[1] != self.n_features_in_:

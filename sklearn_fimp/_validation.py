@@ -1,10 +1,17 @@
 """Input checks shared by the importance functions."""
 
+import functools
+import inspect
+import re
+
 import numpy as np
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._compat import check_sample_weight
-from ._frames import check_table
+from ._frames import check_table, is_pandas, is_polars
+
+#: Columns named in one error message; the rest are counted.
+MAX_NAMED_COLUMNS = 5
 
 
 def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
@@ -22,6 +29,7 @@ def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
     )
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
+    check_finite_target(y)
     if y.shape[0] != X.shape[0]:
         raise ValueError(
             f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one target "
@@ -32,8 +40,230 @@ def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
     return X, feature_names, y, sample_weight
 
 
+def check_finite_target(y):
+    """Reject NaN and infinity in a numeric target, naming the first row:
+    no model is scored or fitted on a missing target."""
+    if y.dtype.kind not in "fc":
+        return
+    bad = ~np.isfinite(y.reshape(len(y), -1)).all(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        value = y[row] if y.ndim == 1 else y[row].tolist()
+        raise ValueError(
+            f"y has {int(bad.sum())} row(s) with a missing or infinite target, "
+            f"e.g. {value} at row {row}; the target must be finite. Drop those "
+            "rows from X and y (e.g. keep = np.isfinite(y); X[keep], y[keep])."
+        )
+
+
 def subset(values, rows):
     """``values[rows]`` for an optional array (None stays None)."""
     if values is None or rows is None:
         return values
     return np.asarray(values)[rows]
+
+
+# ----------------------------------------------------------------------------
+# Errors that name the offending columns
+
+
+def check_unique_columns(X, *, param="X"):
+    """Reject a DataFrame whose column names (as strings) repeat: feature
+    names, groups and ``transform`` identify columns by name."""
+    if not is_pandas(X) or not hasattr(X, "columns"):
+        return
+    names = [str(c) for c in X.columns]
+    seen, repeated = set(), []
+    for name in names:
+        if name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    if repeated:
+        raise ValueError(
+            f"{param} has duplicated column names {repeated}; each feature needs "
+            "its own name (feature names, groups and transform identify "
+            f"columns by name). Rename them ({param}.columns = [...]) or drop "
+            f"the copies ({param}.loc[:, ~{param}.columns.duplicated()])."
+        )
+
+
+def _table_columns(X):
+    """``(name, values)`` of every column of X, values as a numpy array
+    (None when X cannot be read as a table)."""
+    if is_pandas(X) and hasattr(X, "columns"):
+        return [(str(c), X.iloc[:, j]) for j, c in enumerate(X.columns)]
+    if is_polars(X):
+        return [(name, X.get_column(name)) for name in X.columns]
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        return None
+    try:
+        X = np.asarray(X)
+    except (TypeError, ValueError):
+        return None
+    if X.ndim != 2:
+        return None
+    return [(f"x{j}", X[:, j]) for j in range(X.shape[1])]
+
+
+def _as_float(column):
+    """A column as float64 (missing as NaN), or None when it is not numeric."""
+    if is_pandas(column):
+        import pandas as pd
+
+        if pd.api.types.is_bool_dtype(column.dtype) or (
+            pd.api.types.is_numeric_dtype(column.dtype)
+            and not pd.api.types.is_complex_dtype(column.dtype)
+        ):
+            return column.to_numpy(dtype=np.float64, na_value=np.nan)
+        return None
+    if is_polars(column):
+        import polars as pl
+
+        if column.dtype.is_numeric() or column.dtype == pl.Boolean:
+            return column.cast(pl.Float64).fill_null(np.nan).to_numpy()
+        return None
+    values = np.asarray(column)
+    if values.dtype.kind in "biuf":
+        return values.astype(np.float64)
+    return None
+
+
+def _holds(column, text):
+    values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+    return any(str(v) == text for v in np.asarray(values, dtype=object).ravel())
+
+
+def _offending_columns(X, what, text=None):
+    """Columns with NaN, infinity or the non-numeric value ``text`` ("nan",
+    "inf", "text"): a list of ``(name, detail)``."""
+    columns = _table_columns(X)
+    if columns is None:
+        return []
+    found = []
+    for name, column in columns:
+        values = _as_float(column)
+        if what == "text":
+            if values is None and _holds(column, text):
+                dtype = getattr(column, "dtype", None)
+                found.append((name, f"dtype {dtype}, e.g. {text!r}"))
+            continue
+        if values is None:
+            continue
+        bad = np.isnan(values) if what == "nan" else np.isinf(values)
+        if bad.any():
+            found.append((name, f"first at row {int(np.argmax(bad))}"))
+    return found
+
+
+def _named(found):
+    names = [repr(name) for name, _ in found[:MAX_NAMED_COLUMNS]]
+    more = len(found) - MAX_NAMED_COLUMNS
+    listed = ", ".join(names) + (f" and {more} more" if more > 0 else "")
+    first_name, first_detail = found[0]
+    return f"{listed} ({first_name!r}: {first_detail})"
+
+
+_FIXES = {
+    "nan": (
+        "contain missing values (NaN), which {model} does not accept",
+        "Impute them (e.g. SimpleImputer in a Pipeline), drop those rows, or "
+        "use a model that accepts NaN (HistGradientBoosting*, RandomForest*, "
+        "DecisionTree*).",
+    ),
+    "inf": (
+        "contain infinite values, which {model} does not accept",
+        "Replace them with finite values (e.g. np.clip), or with NaN for a "
+        "model that accepts missing values.",
+    ),
+    "text": (
+        "hold non-numeric values, which {model} cannot use",
+        "Encode them (OneHotEncoder or OrdinalEncoder in a ColumnTransformer "
+        "of a Pipeline), or use a model that handles categories "
+        "(HistGradientBoosting* with categorical_features='from_dtype').",
+    ),
+}
+
+#: scikit-learn's messages about X (those about y say "Input y" or "Input").
+_PATTERNS = (
+    ("nan", re.compile(r"\bX contains NaN")),
+    ("inf", re.compile(r"\bX contains infinity")),
+    ("text", re.compile(r"could not convert string to float: (?:np\.str_\()?'(.*)'")),
+)
+
+
+def _model_name(arguments):
+    model = arguments.get("estimator")
+    if model is None and "self" in arguments:
+        model = getattr(arguments["self"], "estimator", None)
+    return "the estimator" if model is None else f"{type(model).__name__}(...)"
+
+
+def _explained(exc, X, model):
+    """A clearer error for ``exc`` naming X's offending columns, or None."""
+    message = str(exc)
+    for what, pattern in _PATTERNS:
+        match = pattern.search(message)
+        if match is None:
+            continue
+        found = _offending_columns(
+            X, what, match.groups()[0] if match.groups() else None
+        )
+        if not found or any(repr(name) in message for name, _ in found):
+            # nothing to add, or the message already names the column
+            return None
+        problem, fix = _FIXES[what]
+        first_line = message.strip().splitlines()[0].rstrip(".")
+        return ValueError(
+            f"X column(s) {_named(found)} {problem.format(model=model)} "
+            f"({first_line}). {fix}"
+        )
+    return None
+
+
+def explain_input_errors(func):
+    """Decorate a public function or ``fit`` whose argument ``X`` is the
+    caller's table: reject duplicated column names up front, and turn the
+    wrapped model's errors about NaN, infinity or strings (which name no
+    column) into errors naming the columns of X that hold them and a fix."""
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        arguments = signature.bind_partial(*args, **kwargs).arguments
+        X = arguments.get("X")
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError(
+                f"X is a sparse matrix ({type(X).__name__}), and "
+                f"{func.__qualname__} works on dense columns (it permutes, drops "
+                "or predicts them). Convert it with X.toarray(), or pass a dense "
+                "array or DataFrame."
+            )
+        check_unique_columns(X)
+        try:
+            return func(*args, **kwargs)
+        except (ValueError, TypeError) as exc:
+            explained = _explained(exc, X, _model_name(arguments))
+            if explained is None:
+                raise
+            raise explained from exc
+
+    return wrapper
+
+
+def discard_fit_on_error(fit):
+    """Decorate ``fit``: when it raises (or is interrupted), delete every
+    fitted attribute, so that the estimator does not claim to be fitted
+    with a half-built state or with a previous fit's attributes that the
+    failed call partly overwrote."""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            for name in [n for n in vars(self) if n.endswith("_")]:
+                if not name.startswith("__"):
+                    delattr(self, name)
+            raise
+
+    return wrapper
