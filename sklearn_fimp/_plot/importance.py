@@ -660,6 +660,7 @@ class ImportanceDisplay:
         max_features=None,
         min_upper_bound="auto",
         show_probes=True,
+        errorbars=True,
         bar_kw=None,
     ):
         """Draw the bars.
@@ -687,6 +688,11 @@ class ImportanceDisplay:
         show_probes : bool, default=True
             Draw the probes' bars; False leaves them out (the threshold
             stays).
+        errorbars : bool, default=True
+            Draw the standard deviations as error bars. They show how much
+            the importance varies between repeats (permutations, trees or
+            splits), which for MDI and MDI-oob is much more than the
+            uncertainty of the mean.
         bar_kw : dict or None, default=None
             Keyword arguments of :meth:`matplotlib.axes.Axes.barh`.
 
@@ -758,7 +764,7 @@ class ImportanceDisplay:
         bar_kw = {} if bar_kw is None else dict(bar_kw)
         for m, axis in enumerate(axes):
             values = means[m, order]
-            spread = stds[m, order]
+            spread = stds[m, order] if errorbars else np.zeros(len(order))
             bars = axis.barh(
                 positions,
                 values,
@@ -772,7 +778,7 @@ class ImportanceDisplay:
                     patch.set_hatch("//")
                     patch.set_edgecolor("0.3")
             self.bars_.append(bars)
-            if np.any(spread > 0):
+            if errorbars and np.any(spread > 0):
                 errorbar = axis.errorbar(
                     values,
                     positions,
