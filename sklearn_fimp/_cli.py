@@ -174,7 +174,8 @@ def build_parser():
         "--n-estimators",
         type=_positive_int,
         default=100,
-        help="trees of the forest (default: 100)",
+        help="trees of each forest: the model's and the dependence models' "
+        "(default: 100)",
     )
     report.add_argument(
         "--max-rows",
@@ -858,6 +859,7 @@ def _selector_html(data, args):
 
 def _dependence_html(data, args):
     from . import DependenceAnalyzer
+    from ._dependence import default_classifier, default_regressor
     from ._plot.dependence import DependenceDisplay
 
     if data.X.shape[1] < 2:
@@ -865,7 +867,13 @@ def _dependence_html(data, args):
             "<h2>Dependence</h2><p>With a single feature there is no dependence "
             "to measure.</p>"
         )
-    analyzer = DependenceAnalyzer(n_jobs=args.n_jobs, random_state=args.random_state)
+    estimators = {
+        "regressor": default_regressor().set_params(n_estimators=args.n_estimators),
+        "classifier": default_classifier().set_params(n_estimators=args.n_estimators),
+    }
+    analyzer = DependenceAnalyzer(
+        estimators, n_jobs=args.n_jobs, random_state=args.random_state
+    )
     analyzer.fit(_dependence_input(data.X, analyzer.categorical_threshold))
     n = data.X.shape[1]
     figure = _new_figure(

@@ -110,38 +110,54 @@ def _unit(result):
     return "drop in score"
 
 
-def _column_names(n_columns, column_names):
-    if column_names is None:
-        return [f"x{j}" for j in range(n_columns)]
-    return [str(c) for c in column_names]
+def _labels_and_members(result, column_names, n_real=None):
+    """Tick labels and group members of the rows of ``result``.
 
-
-def _members(result, column_names, n_real=None):
-    """Member names of each row of ``result`` (None for a single feature
-    that needs no members listed)."""
-    groups = result.get("groups")
+    Results store groups as column positions. With ``column_names``, members
+    are named and rows a function labelled ``x0``, ``x1`` ... (X was an
+    array) take the column's name. Without them, members are named ``x0``,
+    ``x1`` ... when the result's labels say X was an array, and ``#j``
+    (position ``j``) otherwise. A single feature lists no members.
+    """
     labels = [str(n) for n in result["feature_names"]]
-    if groups is None:
-        return [None] * len(labels)
-    groups = list(groups)
-    n_real = len(groups) if n_real is None else n_real
-    largest = max((int(np.max(g)) for g in groups[:n_real] if len(g)), default=-1)
-    if column_names is None and all(len(g) == 1 for g in groups[:n_real]):
-        return [None] * len(labels)
-    names = _column_names(largest + 1, column_names)
-    if len(names) <= largest:
-        raise ValueError(
-            f"column_names has {len(names)} names but the result's groups use "
-            f"column position {largest}; pass the names of every column of X."
+    n_rows = len(labels)
+    n_real = n_rows if n_real is None else n_real
+    groups = result.get("groups")
+    groups = (
+        [np.array([i]) for i in range(n_rows)]
+        if groups is None
+        else [np.asarray(g, dtype=np.intp) for g in groups]
+    )
+    largest = max((int(g.max()) for g in groups[:n_real] if len(g)), default=-1)
+    if column_names is not None:
+        names = [str(c) for c in column_names]
+        if len(names) <= largest:
+            raise ValueError(
+                f"column_names has {len(names)} names but the result uses column "
+                f"position {largest}; pass the names of every column of X."
+            )
+    else:
+        from_array = all(
+            labels[i] == f"x{groups[i][0]}"
+            for i in range(n_real)
+            if len(groups[i]) == 1
         )
-    members = []
-    for i, (label, group) in enumerate(zip(labels, groups)):
-        group_names = [names[j] for j in np.asarray(group)] if i < n_real else None
-        if group_names is None or group_names == [label]:
-            members.append(None)
+        prefix = "x" if from_array else "#"
+        names = [f"{prefix}{j}" for j in range(largest + 1)]
+    shown, members = [], []
+    for i, label in enumerate(labels):
+        group = groups[i] if i < n_real else ()
+        if len(group) == 1:
+            name = names[group[0]]
+            if column_names is not None and label == f"x{group[0]}":
+                label = name
+            members.append(None if label == name or column_names is None else [name])
+        elif len(group) > 1:
+            members.append([names[j] for j in group])
         else:
-            members.append(group_names)
-    return members
+            members.append(None)
+        shown.append(label)
+    return np.asarray(shown, dtype=object), members
 
 
 def _method_title(result, fallback):
@@ -272,9 +288,12 @@ class ImportanceDisplay:
             ``{label: result}`` of results over the same features (or
             groups), drawn side by side in that order.
         column_names : array-like of str or None, default=None
-            Names of the columns of X, to label the members of groups
-            (results store group members as column positions). None: x0,
-            x1, ...; only needed when the result has groups.
+            Names of the columns of X. Results store group members as
+            column positions: with the names, groups are labelled with
+            their members' names, and features of a result computed on an
+            array (labelled x0, x1, ...) take their column's name. None:
+            members are named x0, x1, ... (or #0, #1, ... when the result
+            was computed on a DataFrame).
         probes : array-like of str or None, default=None
             Features to draw as probes (grey, hatched), such as a column of
             random numbers added for reference.
@@ -331,13 +350,14 @@ class ImportanceDisplay:
                     f"features are {names[:10]}{'...' if len(names) > 10 else ''}."
                 )
             is_probe = np.isin(np.asarray(names, dtype=object), probes)
+        shown, members = _labels_and_members(reference, column_names)
         display = cls(
             np.vstack(means),
             np.vstack(stds),
-            np.asarray(names, dtype=object),
+            shown,
             method_names=labels,
             units=[_unit(r) for r in results.values()],
-            members=_members(reference, column_names),
+            members=members,
             is_probe=is_probe,
             on_unit_scale=np.array([_on_unit_scale(r) for r in results.values()]),
         )
@@ -537,11 +557,11 @@ class ImportanceDisplay:
         with_groups.groups = list(selector.groups_) + [
             np.array([n_groups + k]) for k in range(n_rows - n_groups)
         ]
-        members = _members(with_groups, column_names, n_real=n_groups)
+        shown, members = _labels_and_members(with_groups, column_names, n_real=n_groups)
         display = cls(
             np.asarray(result["importances_mean"], dtype=float)[np.newaxis],
             np.asarray(result["importances_std"], dtype=float)[np.newaxis],
-            np.asarray([str(n) for n in result["feature_names"]], dtype=object),
+            shown,
             method_names=[_method_title(result, selector.method_)],
             units=[_unit(result)],
             members=members,
