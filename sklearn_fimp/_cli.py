@@ -386,6 +386,7 @@ def prepare(frame, target, task, max_rows, random_state):
         notes.append(
             f"Infinite values in {_names_list(infinite)} were treated as missing."
         )
+    notes.extend(_column_notes(X, categorical))
     if task == "classification":
         y = y.astype(str) if not _is_numeric(y) else y
         counts = y.value_counts()
@@ -396,6 +397,32 @@ def prepare(frame, target, task, max_rows, random_state):
                 "not stratified."
             )
     return Prepared(X, y.to_numpy(), task, notes, categorical)
+
+
+def _column_notes(X, categorical):
+    """What the reader should know about columns that cannot carry much."""
+    empty, constant, identifiers = [], [], []
+    for column in X.columns:
+        values = X[column]
+        n_distinct = values.nunique()
+        if values.isna().all():
+            empty.append(column)
+        elif n_distinct == 1:
+            constant.append(column)
+        elif column in categorical and n_distinct == values.notna().sum() > 2:
+            identifiers.append(column)
+    notes = []
+    if empty:
+        notes.append(f"No values in {_names_list(empty)}: nothing to learn from.")
+    if constant:
+        notes.append(f"One value only in {_names_list(constant)}: nothing to learn.")
+    if identifiers:
+        notes.append(
+            f"Every row has its own value in {_names_list(identifiers)} (an "
+            "identifier?): held-out rows bring values the model never saw, so "
+            "these columns cannot help it predict."
+        )
+    return notes
 
 
 # ----------------------------------------------------------------------------
@@ -636,6 +663,28 @@ def run_report(args):
         f"({data.task})"
     )
     sections = [_overview_html(source, target, data, methods)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sections.extend(_analyses(data, methods, args, progress))
+    messages = list(dict.fromkeys(str(w.message) for w in caught))
+    if messages:
+        progress.say(f"{len(messages)} distinct warning(s), listed in the report")
+        items = "".join(f"<li>{_e(m)}</li>" for m in messages)
+        sections.append(f"<h2>Warnings</h2><ul>{items}</ul>")
+
+    name = "diabetes" if args.demo else Path(source).name
+    title = f"Feature importances: {target} from {name}"
+    try:
+        out.write_text(render_html(sections, title), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"--out {str(out)!r} could not be written: {exc}.") from None
+    progress.say(f"wrote {out}")
+    return 0
+
+
+def _analyses(data, methods, args, progress):
+    """The report's sections after the overview."""
+    sections = []
 
     random_name = _unused_name("random", set(data.X.columns))
     rng = np.random.RandomState(args.random_state)
@@ -663,12 +712,7 @@ def run_report(args):
     progress.start("DependenceAnalyzer (one forest per feature)")
     sections.append(_dependence_html(data, args))
     progress.done()
-
-    name = "diabetes" if args.demo else Path(source).name
-    title = f"Feature importances: {target} from {name}"
-    out.write_text(render_html(sections, title), encoding="utf-8")
-    progress.say(f"wrote {out}")
-    return 0
+    return sections
 
 
 def _overview_html(source, target, data, methods):
@@ -712,10 +756,11 @@ def _score_html(score, chance, task, n_train, n_test):
         else "always predicting the mean"
     )
     verdict = ""
-    if score - chance < 0.05:
+    if chance >= 1 or (score - chance) / (1 - chance) < 0.1:
         verdict = (
-            "<p><b>The model predicts the target hardly better than chance: "
-            "its importances say little about the data.</b></p>"
+            "<p><b>The model predicts the target hardly better than that (it "
+            "closes less than a tenth of the gap to a perfect score): its "
+            "importances say little about the data.</b></p>"
         )
     return (
         "<h2>Model</h2>"
@@ -811,6 +856,13 @@ def _selector_html(data, args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         selector.fit(encoded, data.y)
+    for warning in caught:
+        if not issubclass(warning.category, UserWarning) or "min_features" not in str(
+            warning.message
+        ):
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     n_groups = len(selector.groups_)
     result = selector.importances_
     n_rows = len(result.feature_names)
@@ -831,12 +883,14 @@ def _selector_html(data, args):
                 _fmt(float(result.importances_mean[j])),
                 _fmt(float(selector.pvalues_[j])),
                 _fmt(float(selector.pvalues_corrected_[j])),
-                "kept" if kept else "dropped",
+                _decision(kept, selector.pvalues_corrected_[j], selector.alpha),
             ]
         )
         classes.append("kept" if kept else "")
     kept = [names[j] for j in np.flatnonzero(selector.support_)]
-    notes = "".join(f"<li>{_e(w.message)}</li>" for w in caught)
+    notes = "".join(
+        f"<li>{_e(w.message)}</li>" for w in caught if "min_features" in str(w.message)
+    )
     return (
         "<h2>Features that beat random probes (ImportanceSelector)</h2>"
         f"<p>ImportanceSelector added {int(result.n_probes)} probe columns "
@@ -855,6 +909,14 @@ def _selector_html(data, args):
             classes,
         )
     )
+
+
+def _decision(kept, corrected, alpha):
+    if not kept:
+        return "dropped"
+    if corrected <= alpha:
+        return "kept"
+    return "kept (min_features)"
 
 
 def _dependence_html(data, args):
@@ -886,7 +948,7 @@ def _dependence_html(data, args):
         [
             feature,
             _fmt(float(dependence)),
-            "" if explained is None else explained,
+            "nothing (constant, or no input helps)" if explained is None else explained,
         ]
         for feature, dependence, explained in zip(
             path["feature"], path["dependence"], path["explained_by"]

@@ -220,3 +220,23 @@ def test_cli_rows_without_target_are_left_out_with_a_note(tmp_path):
     out = tmp_path / "holes.html"
     assert main(["report", str(path), "--target", "y", "--out", str(out)] + FAST) == 0
     assert "5 rows without a value of the target were left out" in out.read_text()
+
+
+def test_cli_report_notes_uninformative_columns_and_lists_warnings(tmp_path):
+    path = tmp_path / "odd.csv"
+    table = _table().assign(
+        code=[f"row{i}" for i in range(90)], constant=7.0, blank=np.nan
+    )
+    table.to_csv(path, index=False)
+    out = tmp_path / "odd.html"
+    status = main(["report", str(path), "--target", "label", "--out", str(out)] + FAST)
+    assert status == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Every row has its own value in &#x27;code&#x27;" in text
+    assert "One value only in &#x27;constant&#x27;" in text
+    assert "No values in &#x27;blank&#x27;" in text
+    for name in ("code", "constant", "blank"):  # used, not dropped
+        assert f"<td>{name}</td>" in text
+    # predicting the identifier has as many classes as rows: scikit-learn's
+    # warning goes to the report, not to the terminal
+    assert "<h2>Warnings</h2>" in text and "unique classes" in text
