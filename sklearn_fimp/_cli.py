@@ -22,6 +22,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -133,7 +134,12 @@ def build_parser():
             f"{MAX_CLASSES_OF_NUMERIC_TARGET} distinct whole numbers, and by a "
             "regressor otherwise (--task overrides). String columns are encoded "
             "as ordered category codes inside the model's Pipeline; every column "
-            "is used. Exit status 2 and a message when the input cannot be used."
+            "is used."
+        ),
+        epilog=(
+            "Exit status: 0 when the report is written; 2 with a message when the "
+            "input cannot be used (missing file, unknown target column, a target "
+            "with one value, a bad option, pandas or matplotlib not installed)."
         ),
     )
     report.add_argument(
@@ -316,15 +322,14 @@ def choose_task(y, task):
     return "classification" if whole and few else "regression"
 
 
-class Prepared:
+class Prepared(NamedTuple):
     """The table split into features and target, with notes for the report."""
 
-    def __init__(self, X, y, task, notes, categorical):
-        self.X = X
-        self.y = y
-        self.task = task
-        self.notes = notes
-        self.categorical = categorical
+    X: object
+    y: np.ndarray
+    task: str
+    notes: list
+    categorical: list
 
 
 def prepare(frame, target, task, max_rows, random_state):

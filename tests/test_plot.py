@@ -456,3 +456,21 @@ def test_package_import_does_not_import_matplotlib():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert output.stdout.strip() == "False"
+
+
+def test_importance_display_from_selector_with_groups_and_column_names():
+    pd = pytest.importorskip("pandas")
+    X, y = make_regression(n_samples=150, n_features=5, n_informative=2, random_state=0)
+    X = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    selector = ImportanceSelector(
+        RandomForestRegressor(n_estimators=10),
+        groups={"ab": ["a", "b"]},
+        n_probes=4,
+        random_state=0,
+    ).fit(X, y)
+    display = ImportanceDisplay.from_selector(selector)
+    labels = _tick_labels(display.ax_)
+    heights = dict(zip(labels, (p.get_height() for p in display.bars_[0].patches)))
+    assert "ab (a, b)" in labels
+    assert heights["ab (a, b)"] > heights["c"]
+    assert {"c", "d", "e"} < set(labels)
