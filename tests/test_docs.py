@@ -97,6 +97,9 @@ def test_docs_build_without_warnings(tmp_path):
     for name in sklearn_fimp.__all__:
         if name != "__version__":
             assert (html / "generated" / f"sklearn_fimp.{name}.html").is_file(), name
+    # the API pages link to the examples that use them
+    selector_page = html / "generated" / "sklearn_fimp.ImportanceSelector.html"
+    assert "plot_selector_pipeline.html" in selector_page.read_text(encoding="utf-8")
     for path in example_files():
         page = html / "auto_examples" / f"{path.stem}.html"
         assert page.is_file(), path.name
