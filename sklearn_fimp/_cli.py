@@ -761,7 +761,13 @@ def _score_html(score, chance, task, n_train, n_test):
         else "always predicting the mean"
     )
     verdict = ""
-    if chance >= 1 or (score - chance) / (1 - chance) < 0.1:
+    if score < chance:
+        verdict = (
+            "<p><b>The model predicts the held-out rows worse than that: its "
+            "importances say little about the data (look for outliers in the "
+            "target, or too few rows).</b></p>"
+        )
+    elif chance >= 1 or (score - chance) / (1 - chance) < 0.1:
         verdict = (
             "<p><b>The model predicts the target hardly better than that (it "
             "closes less than a tenth of the gap to a perfect score): its "
