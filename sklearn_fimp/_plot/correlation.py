@@ -70,6 +70,7 @@ class CorrelationDisplay:
     correlation : ndarray of shape (n_features, n_features)
         Symmetric correlation matrix.
     feature_names : array-like of shape (n_features,)
+        Feature names, in the order of ``correlation``.
 
     Attributes
     ----------
@@ -161,9 +162,11 @@ class CorrelationDisplay:
             Write a cell's value only when ``|rho|`` is at least this; None
             writes every value.
         values_format : str, default=".2f"
+            Format of the written values.
         cmap : str or matplotlib Colormap, default="RdBu_r"
             Colours from -1 to 1.
         colorbar : bool, default=True
+            Add a colour bar.
         im_kw, text_kw : dict or None, default=None
             Keyword arguments of :meth:`matplotlib.axes.Axes.imshow` and
             :meth:`matplotlib.axes.Axes.text`.

@@ -41,6 +41,7 @@ class DependenceDisplay:
         ``matrix[i, k]``: drop of the dependence of ``i`` when ``k`` is
         permuted (NaN on the diagonal and where not measured).
     feature_names : array-like of shape (n_features,)
+        Feature names, in the order of ``dependence``.
     dropped : array-like of bool of shape (n_features,) or None, \
             default=None
         Features a :class:`~sklearn_fimp.DependenceAnalyzer` eliminated;
@@ -99,17 +100,29 @@ class DependenceDisplay:
         ax=None,
         **kw,
     ):
-        """Measure dependences with :func:`~sklearn_fimp.feature_dependence`
-        and draw them.
+        """Measure the dependences of the columns of X and draw them.
+
+        The numbers come from :func:`~sklearn_fimp.feature_dependence`,
+        which receives every parameter but ``ax`` and ``**kw``.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             The features (strings and categorical columns are encoded
             internally).
-        estimator, max_samples, categorical_threshold, n_repeats, n_jobs, \
-random_state
-            As in :func:`~sklearn_fimp.feature_dependence`.
+        estimator : estimator, dict or None, default=None
+            The models that predict each feature.
+        max_samples : int, float or None, default=5000
+            Rows the models are trained and scored on.
+        categorical_threshold : int, default=10
+            Numeric features with at most this many distinct values are
+            predicted by a classifier.
+        n_repeats : int, default=1
+            Permutations per input feature in the dependence matrix.
+        n_jobs : int or None, default=None
+            Features measured in parallel (joblib semantics).
+        random_state : int, RandomState instance or None, default=None
+            Seeds the row sample, the forests and the permutations.
         ax : matplotlib Axes or None, default=None
             Passed to :meth:`plot`.
         **kw
@@ -175,9 +188,11 @@ random_state
 
     @classmethod
     def from_analyzer(cls, analyzer, *, ax=None, **kw):
-        """Draw the first-pass dependences of a fitted
-        :class:`~sklearn_fimp.DependenceAnalyzer`, marking the features it
-        dropped.
+        """Draw a fitted analyzer's dependences, marking what it dropped.
+
+        The analyzer is a fitted :class:`~sklearn_fimp.DependenceAnalyzer`;
+        the heatmap shows its first pass (``dependence_`` and
+        ``dependence_matrix_``, before any feature was dropped).
 
         Parameters
         ----------

@@ -509,9 +509,9 @@ class ImportanceDisplay:
 
     @classmethod
     def from_selector(cls, selector, *, ax=None, **kw):
-        """Draw what a fitted :class:`~sklearn_fimp.ImportanceSelector`
-        measured: features, probes and the selection threshold.
+        """Draw the features, probes and threshold of a fitted selector.
 
+        The selector is a fitted :class:`~sklearn_fimp.ImportanceSelector`.
         Kept features are drawn in colour, rejected ones pale, probes grey
         and hatched; the threshold above which the selector keeps a feature
         is a dashed vertical line.
