@@ -474,3 +474,16 @@ def test_importance_display_from_selector_with_groups_and_column_names():
     assert "ab (a, b)" in labels
     assert heights["ab (a, b)"] > heights["c"]
     assert {"c", "d", "e"} < set(labels)
+
+
+def test_importance_display_from_result_of_a_selector_draws_its_probes(
+    fitted_selector,
+):
+    result = fitted_selector.importances_
+    display = ImportanceDisplay.from_result(
+        result, column_names=["a", "b", "c", "d", "e"]
+    )
+    labels = _tick_labels(display.ax_)
+    assert {"a", "b", "c", "d", "e"} < set(labels)
+    for label, patch in zip(labels, display.bars_[0].patches):
+        assert (patch.get_hatch() == "//") == label.startswith("probe_")

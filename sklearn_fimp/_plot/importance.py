@@ -296,7 +296,9 @@ class ImportanceDisplay:
             was computed on a DataFrame).
         probes : array-like of str or None, default=None
             Features to draw as probes (grey, hatched), such as a column of
-            random numbers added for reference.
+            random numbers added for reference. The probes of an
+            :class:`~sklearn_fimp.ImportanceSelector`'s ``importances_``
+            (marked by its ``is_probe``) are drawn as probes anyway.
         ax : matplotlib Axes, array-like of Axes or None, default=None
             Passed to :meth:`plot`.
         **kw
@@ -340,7 +342,11 @@ class ImportanceDisplay:
             rows = [position[n] for n in names]
             means.append(np.asarray(r["importances_mean"], dtype=float)[rows])
             stds.append(np.asarray(r["importances_std"], dtype=float)[rows])
-        is_probe = np.zeros(len(names), dtype=bool)
+        # a selector's importances_ marks its probes (the last rows)
+        is_probe = np.asarray(
+            reference.get("is_probe", np.zeros(len(names), dtype=bool)), dtype=bool
+        ).copy()
+        n_real = len(names) - int(is_probe.sum())
         if probes is not None:
             probes = [str(p) for p in np.atleast_1d(np.asarray(probes, dtype=object))]
             unknown = sorted(set(probes) - set(names))
@@ -349,8 +355,8 @@ class ImportanceDisplay:
                     f"probes={unknown} are not features of the result; its "
                     f"features are {names[:10]}{'...' if len(names) > 10 else ''}."
                 )
-            is_probe = np.isin(np.asarray(names, dtype=object), probes)
-        shown, members = _labels_and_members(reference, column_names)
+            is_probe |= np.isin(np.asarray(names, dtype=object), probes)
+        shown, members = _labels_and_members(reference, column_names, n_real=n_real)
         display = cls(
             np.vstack(means),
             np.vstack(stds),
