@@ -240,3 +240,9 @@ def test_cli_report_notes_uninformative_columns_and_lists_warnings(tmp_path):
     # predicting the identifier has as many classes as rows: scikit-learn's
     # warning goes to the report, not to the terminal
     assert "<h2>Warnings</h2>" in text and "unique classes" in text
+
+
+def test_cli_without_matplotlib_names_the_extra(capsys, csv_file, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    err = _error(capsys, ["report", str(csv_file), "--target", "y"])
+    assert "sklearn-fimp[plot]" in err

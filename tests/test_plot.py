@@ -487,3 +487,13 @@ def test_importance_display_from_result_of_a_selector_draws_its_probes(
     assert {"a", "b", "c", "d", "e"} < set(labels)
     for label, patch in zip(labels, display.bars_[0].patches):
         assert (patch.get_hatch() == "//") == label.startswith("probe_")
+
+
+def test_displays_without_matplotlib_name_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r"sklearn-fimp\[plot\]"):
+        ImportanceDisplay.from_result(_result([0.1], ["a"]))
+    with pytest.raises(ImportError, match="DependenceDisplay.from_result"):
+        DependenceDisplay.from_result(_dependence_result())
+    with pytest.raises(ImportError, match="CorrelationDisplay.plot"):
+        CorrelationDisplay(np.eye(2), ["a", "b"]).plot()
