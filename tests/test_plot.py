@@ -497,3 +497,21 @@ def test_displays_without_matplotlib_name_the_extra(monkeypatch):
         DependenceDisplay.from_result(_dependence_result())
     with pytest.raises(ImportError, match="CorrelationDisplay.plot"):
         CorrelationDisplay(np.eye(2), ["a", "b"]).plot()
+
+
+def test_displays_let_style_keywords_override_their_defaults():
+    result = _result([0.4, 0.2], ["a", "b"])
+    display = ImportanceDisplay.from_result(result, bar_kw={"color": "red"})
+    assert all(
+        patch.get_facecolor() == matplotlib.colors.to_rgba("red")
+        for patch in display.bars_[0].patches
+    )
+    display = DependenceDisplay.from_result(
+        _dependence_result(), text_kw={"color": "red"}, im_kw={"cmap": "Greys"}
+    )
+    assert display.text_[0, 0].get_color() == "red"
+    assert display.im_.get_cmap().name == "Greys"
+    display = CorrelationDisplay(np.array([[1, 0.9], [0.9, 1]]), ["a", "b"]).plot(
+        text_kw={"fontsize": 20}
+    )
+    assert display.text_[0, 0].get_fontsize() == 20

@@ -212,16 +212,14 @@ class CorrelationDisplay:
             value = cells[i, j]
             if value_threshold is not None and abs(value) < value_threshold:
                 continue
-            self.text_[i, j] = ax.text(
-                j,
-                i,
-                format(value, values_format),
-                ha="center",
-                va="center",
-                fontsize="small",
-                color=text_color(self.im_, value),
+            style = {
+                "ha": "center",
+                "va": "center",
+                "fontsize": "small",
+                "color": text_color(self.im_, value),
                 **text_kw,
-            )
+            }
+            self.text_[i, j] = ax.text(j, i, format(value, values_format), **style)
         labels = [plain_text(names[p]) for p in positions]
         ax.set_xticks(np.arange(n - 1))
         ax.set_xticklabels(labels[1:], rotation=45, ha="left", rotation_mode="anchor")

@@ -308,16 +308,14 @@ class DependenceDisplay:
             value = cells[i, j]
             if value_threshold is not None and not value > value_threshold:
                 continue
-            self.text_[i, j] = ax.text(
-                j,
-                i,
-                format(value, values_format),
-                ha="center",
-                va="center",
-                fontsize="small",
-                color=text_color(self.im_, value),
+            style = {
+                "ha": "center",
+                "va": "center",
+                "fontsize": "small",
+                "color": text_color(self.im_, value),
                 **text_kw,
-            )
+            }
+            self.text_[i, j] = ax.text(j, i, format(value, values_format), **style)
         dropped = (
             np.zeros(n, dtype=bool)
             if self.dropped is None

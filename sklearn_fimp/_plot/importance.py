@@ -798,9 +798,7 @@ class ImportanceDisplay:
             bars = axis.barh(
                 positions,
                 values,
-                height=heights,
-                color=list(colors),
-                **bar_kw,
+                **{"height": heights, "color": list(colors), **bar_kw},
             )
             for patch, alpha, probe in zip(bars.patches, alphas, probe_rows):
                 patch.set_alpha(alpha)
