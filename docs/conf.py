@@ -6,11 +6,13 @@ the gallery examples, ``make -C docs html-noplot``.
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import sklearn_fimp
 
 DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "sphinxext"))
 # Sphinx-gallery runs the examples in this process: keep matplotlib off screen.
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -58,7 +60,7 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "image_scrapers": ("matplotlib",),
     "matplotlib_animations": False,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ExampleOrder",
     "download_all_examples": False,
 }
 
