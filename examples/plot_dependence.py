@@ -58,20 +58,17 @@ print(table.round(3).to_string())
 # %%
 # The dependence matrix
 # ---------------------
-# Most features lean on one or two others; the size block stands out.
+# :class:`~sklearn_fimp.DependenceDisplay` draws it with the dependence as
+# the first column, rows and columns sorted by dependence, and the values
+# above 0.05 written in the cells; the features the analyzer dropped are
+# marked. Most features lean on one or two others; the size block (radius,
+# perimeter and area) stands out.
 import matplotlib.pyplot as plt
 
-order = table.index
-fig, ax = plt.subplots(figsize=(10, 9), layout="constrained")
-image = ax.imshow(
-    matrix.loc[order, order].clip(lower=0), cmap="viridis", vmin=0, vmax=1
-)
-ax.set_xticks(range(len(order)), order, rotation=90, fontsize=8)
-ax.set_yticks(range(len(order)), order, fontsize=8)
-ax.set_xlabel("permuted feature")
-ax.set_ylabel("predicted feature")
-fig.colorbar(image, ax=ax, label="drop in the predicted feature's dependence")
-ax.set_title("Which features explain which (rows sorted by dependence)")
+from sklearn_fimp import DependenceDisplay
+
+fig, ax = plt.subplots(figsize=(13, 11), layout="constrained")
+display = DependenceDisplay.from_analyzer(analyzer, ax=ax)
 
 # %%
 # Sequential elimination

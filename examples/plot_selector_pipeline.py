@@ -1,7 +1,7 @@
 """
-=====================================================
+============================================================
 Selecting features that beat random probes, in a grid search
-=====================================================
+============================================================
 
 :class:`~sklearn_fimp.ImportanceSelector` appends probe columns to X
 (shuffled copies of the features by default), fits a model, and keeps a
@@ -87,26 +87,14 @@ print("noise columns kept:", [c for c in kept if c.startswith("noise")])
 # %%
 # Features against the probes
 # ---------------------------
-# The importances of the real features (blue: kept, orange: dropped) next to
-# those of the probes (grey). The dashed line is ``threshold_``: the probes'
-# mean plus the critical value of the test at the level Holm's correction
-# reached.
+# :meth:`ImportanceDisplay.from_selector
+# <sklearn_fimp.ImportanceDisplay.from_selector>` draws what the selector
+# measured: kept features in colour, dropped ones pale, probes grey and
+# hatched, and ``threshold_`` as a dashed line: the probes' mean plus the
+# critical value of the test at the level Holm's correction reached.
 import matplotlib.pyplot as plt
 
-result = selector.importances_
-order = np.argsort(result.importances_mean)
-colors = []
-for i in order:
-    if result.is_probe[i]:
-        colors.append("lightgrey")
-    elif selector.support_[i]:
-        colors.append("tab:blue")
-    else:
-        colors.append("tab:orange")
-fig, ax = plt.subplots(figsize=(7, 11), layout="constrained")
-ax.barh(result.feature_names[order], result.importances_mean[order], color=colors)
-ax.axvline(selector.threshold_, color="black", linestyle="--", linewidth=1)
-ax.tick_params(axis="y", labelsize=6)
-ax.set_xlabel(f"importance ({selector.method_})")
-ax.set_title("Real features (blue kept, orange dropped) and probes (grey)")
-plt.show()
+from sklearn_fimp import ImportanceDisplay
+
+fig, ax = plt.subplots(figsize=(7, 8), layout="constrained")
+display = ImportanceDisplay.from_selector(selector, ax=ax, max_features=40)

@@ -13,13 +13,17 @@ from ._mdi import mdi_importance
 from ._oob_mdi import oob_mdi_importance
 from ._oob_permutation import oob_permutation_importance
 from ._permutation import permutation_importance
+from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
 from ._selector import ImportanceSelector
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "__version__",
+    "CorrelationDisplay",
     "DependenceAnalyzer",
+    "DependenceDisplay",
+    "ImportanceDisplay",
     "ImportanceSelector",
     "drop_column_importance",
     "feature_dependence",

@@ -1,0 +1,11 @@
+"""Displays in scikit-learn's pattern: class methods compute, ``plot`` draws.
+
+matplotlib is imported only when a display computes or draws (install it
+with the ``plot`` extra).
+"""
+
+from .correlation import CorrelationDisplay
+from .dependence import DependenceDisplay
+from .importance import ImportanceDisplay
+
+__all__ = ["CorrelationDisplay", "DependenceDisplay", "ImportanceDisplay"]

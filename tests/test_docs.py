@@ -1,0 +1,107 @@
+"""The documentation builds without a warning, and the gallery runs.
+
+The build runs the gallery examples (sphinx-gallery executes each one), so
+a change that breaks an example, a docstring's reST or a cross-reference
+fails here. It is skipped when the ``docs`` extra is not installed.
+"""
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sklearn_fimp
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+EXAMPLES = ROOT / "examples"
+BUILT = ("_build", "auto_examples", "generated", "sg_execution_times.rst")
+
+needs_sources = pytest.mark.skipif(
+    not (DOCS / "conf.py").is_file() or not EXAMPLES.is_dir(),
+    reason="docs/ and examples/ are not next to the tests (installed package)",
+)
+
+
+def example_files():
+    return sorted(EXAMPLES.glob("plot_*.py"))
+
+
+@needs_sources
+def test_docs_api_reference_lists_every_public_name():
+    api = (DOCS / "api.rst").read_text(encoding="utf-8")
+    listed = {line.strip() for line in api.splitlines()}
+    missing = [
+        name
+        for name in sklearn_fimp.__all__
+        if name != "__version__" and name not in listed
+    ]
+    assert not missing, f"docs/api.rst does not list {missing}"
+
+
+@needs_sources
+@pytest.mark.parametrize("path", example_files(), ids=lambda p: p.name)
+def test_docs_example_has_gallery_format(path):
+    source = path.read_text(encoding="utf-8")
+    docstring = ast.get_docstring(ast.parse(source))
+    assert docstring, f"{path.name} needs a module docstring with its title"
+    title_lines = docstring.splitlines()
+    # an over- and underlined title, as sphinx-gallery expects
+    assert set(title_lines[0]) == {"="} and set(title_lines[2]) == {"="}
+    assert len(title_lines[0]) >= len(title_lines[1].strip())
+    assert "# %%" in source, f"{path.name} has no '# %%' cells"
+    assert "shared/data" not in source, f"{path.name} reads data outside the repo"
+
+
+@needs_sources
+def test_docs_build_without_warnings(tmp_path):
+    """Build the HTML site, gallery executed, from a copy of the sources."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("sphinx_gallery")
+    pytest.importorskip("numpydoc")
+    pytest.importorskip("pydata_sphinx_theme")
+    pytest.importorskip("matplotlib")
+
+    source = tmp_path / "docs"
+    shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns(*BUILT))
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-W",
+            "--keep-going",
+            "-q",
+            str(source),
+            str(tmp_path / "html"),
+        ],
+        cwd=source,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    report = completed.stdout[-5000:] + completed.stderr[-20000:]
+    assert completed.returncode == 0, report
+    assert "WARNING" not in completed.stderr, report
+    html = tmp_path / "html"
+    for page in ["index", "user_guide", "api", "benchmarks", "auto_examples/index"]:
+        assert (html / f"{page}.html").is_file(), page
+    for name in sklearn_fimp.__all__:
+        if name != "__version__":
+            assert (html / "generated" / f"sklearn_fimp.{name}.html").is_file(), name
+    # the API pages link to the examples that use them
+    selector_page = html / "generated" / "sklearn_fimp.ImportanceSelector.html"
+    assert "plot_selector_pipeline.html" in selector_page.read_text(encoding="utf-8")
+    for path in example_files():
+        page = html / "auto_examples" / f"{path.stem}.html"
+        assert page.is_file(), path.name
+        # every example draws at least one figure
+        assert f"sphx_glr_{path.stem}_001.png" in page.read_text(encoding="utf-8")
