@@ -1068,21 +1068,15 @@ PARALLEL = [
     "ImportanceSelector",
     "DependenceAnalyzer",
 ]
+
+
 #: Calls that reach the lead's tree engine, whose in-place writes from
 #: joblib workers get lost under the loky backend (see _tree_engine.py,
 #: permuted_changes: Parallel(prefer="threads") instead of
 #: require="sharedmem").
-TREE_ENGINE = {"permutation_importance", "oob_permutation_importance"}
-LOST_WRITES = pytest.mark.xfail(
-    strict=True, reason="tree engine: in-place writes lost in loky workers"
-)
-
-
 @pytest.mark.parametrize("backend", ["threading", "loky"])
 @pytest.mark.parametrize("name", PARALLEL)
-def test_same_result_for_every_n_jobs_and_backend(name, backend, request):
-    if backend == "loky" and name in TREE_ENGINE:
-        request.applymarker(LOST_WRITES)
+def test_same_result_for_every_n_jobs_and_backend(name, backend):
     X, y = regression_data(n_rows=50, n_features=5)
     X = np.column_stack([X, X[:, 0] + 0.01 * X[:, 1]])  # something redundant
     reference = CALLS[name](X, y, n_jobs=1)
@@ -1099,12 +1093,8 @@ def test_same_result_for_every_n_jobs_and_backend(name, backend, request):
         ("permutation", make_pipeline(StandardScaler(), Ridge())),
     ],
 )
-def test_selector_methods_are_the_same_for_every_backend(
-    method, estimator, backend, request
-):
+def test_selector_methods_are_the_same_for_every_backend(method, estimator, backend):
     X, y = regression_data(n_rows=50, n_features=5)
-    if backend == "loky" and method == "oob_permutation":
-        request.applymarker(LOST_WRITES)
     reference = call_selector(X, y, estimator=estimator, n_jobs=1, method=method)
     with parallel_config(backend=backend):
         result = call_selector(X, y, estimator=estimator, n_jobs=2, method=method)
