@@ -51,8 +51,13 @@ from ._scoring import (
     score_outputs,
 )
 
-#: Rows routed at once through all trees (bounds the leaf and path caches).
+#: Rows routed at once through all trees, at most (bounds the leaf and path
+#: caches; see ROUTING_BYTES).
 CHUNK_ROWS = 50_000
+#: Bytes allowed for one chunk's routing through all trees: deep trees on
+#: many features record many (row, feature) pairs, and chunks shrink so that
+#: their routing fits.
+ROUTING_BYTES = 512 * 2**20
 #: Rows sampled to estimate how many paths use each group.
 SAMPLE_ROWS = 1000
 #: Above this share of affected rows, a group is predicted the plain way.
@@ -621,6 +626,24 @@ def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations
                 )
 
 
+def _chunks(ensemble, X, tree_rows):
+    """Consecutive row ranges whose routing through every tree fits
+    ``ROUTING_BYTES``, estimated on a few evenly spaced rows."""
+    n_rows = X.shape[0]
+    sample = np.unique(np.linspace(0, n_rows - 1, min(n_rows, 256)).astype(int))
+    per_row = 0.0
+    for t, term in enumerate(ensemble.terms):
+        rows = sample if tree_rows is None else np.intersect1d(tree_rows[t], sample)
+        if len(rows):
+            routing = route(term, X[rows], X.shape[1])
+            # a pair (16 bytes, twice while being sorted), a leaf and a row
+            per_row += (32 * routing.feature_ptr[-1] + 16 * len(rows)) / len(sample)
+    size = int(min(CHUNK_ROWS, max(1000, ROUTING_BYTES // max(per_row, 1))))
+    return [
+        np.arange(start, min(start + size, n_rows)) for start in range(0, n_rows, size)
+    ]
+
+
 def _rows_in_chunk(tree_rows, chunk_rows, n_terms):
     if tree_rows is None:
         return [None] * n_terms
@@ -662,14 +685,17 @@ def _worker_parts(n_groups, n_jobs):
     return [part for part in parts if len(part)]
 
 
-def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, start):
+def permuted_changes(
+    ensemble, X, groups, permutations, n_jobs, *, tree_rows, start, chunks
+):
     """Yield ``(group_indices, base_total, changes)`` batch by batch.
 
     ``base_total`` (n_rows, n_outputs) is ``start`` plus the trees' leaf
     values on the unpermuted rows, added tree by tree in order, as the
     model's ``predict`` adds them; ``changes[g, r]`` the change of the total
     when group ``g`` is permuted by ``permutations[r]``. ``tree_rows``
-    restricts each tree to some rows (its out-of-bag rows).
+    restricts each tree to some rows (its out-of-bag rows); ``chunks`` are
+    the row ranges routed at once (see :func:`_chunks`).
     """
     n_rows = X.shape[0]
     n_repeats = len(permutations)
@@ -679,8 +705,8 @@ def permuted_changes(ensemble, X, groups, permutations, n_jobs, *, tree_rows, st
     for first in range(0, len(groups), batch_size):
         batch = list(range(first, min(first + batch_size, len(groups))))
         changes = np.zeros((len(batch), n_repeats, n_rows, ensemble.n_outputs))
-        for chunk_start in range(0, n_rows, CHUNK_ROWS):
-            chunk_rows = np.arange(chunk_start, min(chunk_start + CHUNK_ROWS, n_rows))
+        for chunk_rows in chunks:
+            chunk_start = chunk_rows[0]
             routed, reached_leaves = _route_chunk(
                 ensemble, X, chunk_rows, tree_rows, n_jobs
             )
@@ -791,6 +817,7 @@ def permuted_outputs(
     *,
     start,
     divisor,
+    chunks,
     tree_rows=None,
     ranks_matter=True,
 ):
@@ -810,6 +837,7 @@ def permuted_outputs(
         n_jobs,
         tree_rows=tree_rows,
         start=start,
+        chunks=chunks,
     ):
         for i, g in enumerate(batch):
             for r, permutation in enumerate(permutations):
@@ -843,6 +871,7 @@ def chunked_score_totals(
     divisor,
     additive,
     scored_values,
+    chunks,
     tree_rows=None,
     scored=None,
 ):
@@ -895,8 +924,7 @@ def chunked_score_totals(
                 )
                 totals[g, r] += row_terms.sum()
 
-    for chunk_start in range(0, n_rows, CHUNK_ROWS):
-        chunk_rows = np.arange(chunk_start, min(chunk_start + CHUNK_ROWS, n_rows))
+    for chunk_rows in chunks:
         routed, reached_leaves = _route_chunk(
             ensemble, X, chunk_rows, tree_rows, n_jobs
         )
@@ -918,7 +946,7 @@ def _scored_values(estimator, ensemble):
     return lambda outputs: outputs
 
 
-def _chunked_additive(estimator, X, scoring, y, sample_weight):
+def _chunked_additive(estimator, chunks, scoring, y, sample_weight):
     """The additive form of the score when the rows span several chunks,
     else None.
 
@@ -927,7 +955,7 @@ def _chunked_additive(estimator, X, scoring, y, sample_weight):
     mean routing every chunk again for each batch of groups, and the sums of
     row terms agree with the scorer to floating-point precision.
     """
-    if X.shape[0] <= CHUNK_ROWS:
+    if len(chunks) < 2:
         return None
     return AdditiveScore.for_scoring(estimator, scoring, y, sample_weight)
 
@@ -953,7 +981,8 @@ def fast_permuted_scores(
     else:
         start = np.zeros((X.shape[0], ensemble.n_outputs))
         divisor = float(len(ensemble.terms))
-    additive = _chunked_additive(estimator, X, scoring, y, sample_weight)
+    chunks = _chunks(ensemble, X, None)
+    additive = _chunked_additive(estimator, chunks, scoring, y, sample_weight)
     if additive is not None:
         totals = chunked_score_totals(
             ensemble,
@@ -965,6 +994,7 @@ def fast_permuted_scores(
             divisor=divisor,
             additive=additive,
             scored_values=_scored_values(estimator, ensemble),
+            chunks=chunks,
         )
         return np.vectorize(additive.score)(totals)
     scores = np.empty((len(groups), len(permutations)))
@@ -976,6 +1006,7 @@ def fast_permuted_scores(
         n_jobs,
         start=start,
         divisor=divisor,
+        chunks=chunks,
         ranks_matter=not scorer_reads_labels_only(scorer),
     ):
         scores[g, r] = score_outputs(
@@ -1009,7 +1040,8 @@ def fast_oob_permuted_scores(
     scored = count > 0
     weight = None if sample_weight is None else sample_weight[scored]
     start = np.zeros((X.shape[0], ensemble.n_outputs))
-    additive = _chunked_additive(estimator, X, scoring, y[scored], weight)
+    chunks = _chunks(ensemble, X, tree_rows)
+    additive = _chunked_additive(estimator, chunks, scoring, y[scored], weight)
     if additive is not None:
         totals = chunked_score_totals(
             ensemble,
@@ -1021,6 +1053,7 @@ def fast_oob_permuted_scores(
             divisor=np.maximum(count, 1),
             additive=additive,
             scored_values=_scored_values(estimator, ensemble),
+            chunks=chunks,
             tree_rows=tree_rows,
             scored=scored,
         )
@@ -1034,6 +1067,7 @@ def fast_oob_permuted_scores(
         n_jobs,
         start=start,
         divisor=np.maximum(count, 1),
+        chunks=chunks,
         tree_rows=tree_rows,
         ranks_matter=not scorer_reads_labels_only(scorer),
     ):

@@ -281,3 +281,16 @@ def test_engine_oob_rows_beyond_one_chunk_are_scored_chunk_by_chunk(monkeypatch)
     monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 45)
     chunked = oob_permutation_importance(model, X, y, n_repeats=2, random_state=0)
     np.testing.assert_allclose(chunked.importances, whole.importances, atol=1e-12)
+
+
+def test_engine_chunks_shrink_to_fit_the_routing_budget(monkeypatch):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(2500, 4)).astype(np.float32)
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    model = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    ensemble = _tree_engine.tree_ensemble(model)
+    assert [len(c) for c in _tree_engine._chunks(ensemble, X, None)] == [2500]
+    monkeypatch.setattr(_tree_engine, "ROUTING_BYTES", 1)
+    chunks = _tree_engine._chunks(ensemble, X, None)
+    assert [len(c) for c in chunks] == [1000, 1000, 500]
+    np.testing.assert_array_equal(np.concatenate(chunks), np.arange(2500))
