@@ -644,9 +644,11 @@ def _chunks(ensemble, X, tree_rows):
     ``ROUTING_BYTES``, estimated on a few evenly spaced rows."""
     n_rows = X.shape[0]
     sample = np.unique(np.linspace(0, n_rows - 1, min(n_rows, 256)).astype(int))
+    in_sample = np.zeros(n_rows, dtype=bool)
+    in_sample[sample] = True
     per_row = 0.0
     for t, term in enumerate(ensemble.terms):
-        rows = sample if tree_rows is None else np.intersect1d(tree_rows[t], sample)
+        rows = sample if tree_rows is None else tree_rows[t][in_sample[tree_rows[t]]]
         if len(rows):
             routing = route(term, X[rows], X.shape[1])
             # a pair (16 bytes, twice while being sorted), a leaf and a row
