@@ -76,6 +76,20 @@ static inline int64_t descend(const node_t *nodes, int64_t node,
     return node;
 }
 
+/* The same, reading the group's columns from the row `source` (slot[c] >= 0)
+ * instead: for one tree, where gathering the permuted columns of every row
+ * would read more of X than the pairs do. */
+static inline int64_t descend_source(const node_t *nodes, int64_t node,
+                                     const float *row, const int32_t *slot,
+                                     const float *source)
+{
+    while (nodes[node].left != -1) {
+        int64_t c = nodes[node].column;
+        node = next_node(nodes + node, slot[c] >= 0 ? source[c] : row[c]);
+    }
+    return node;
+}
+
 /* permuted[g * n + i] = X[sources[i], group[g]]: a group's columns as a
  * permutation reorders them. NULL when out of memory. */
 static float *gather_permuted(const float *X, int64_t n_columns,
@@ -206,26 +220,25 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
     }
     int64_t n_moved = 0;
     for (int64_t r = 0; r < n_repeats; r++) {
-        float *permuted = gather_permuted(X, n_columns, sources + r * n_rows,
-                                          n_rows, group, n_group);
-        if (permuted == NULL) {
-            free(stamp);
-            return -1;
-        }
+        const int64_t *source_rows = sources + r * n_rows;
         int64_t first = n_moved;
         for (int64_t g = 0; g < n_group; g++) {
-            const float *values = permuted + g * n_rows;
-            for (int64_t k = ptr[group[g]]; k < ptr[group[g] + 1]; k++) {
+            int64_t c = group[g];
+            for (int64_t k = ptr[c]; k < ptr[c + 1]; k++) {
                 const pair_t *pair = pairs + k;
                 int64_t i = pair->row;
-                float v = values[i];
-                if (stamp[i] == r || (v > pair->lower && v <= pair->upper)) {
+                if (stamp[i] == r) {
+                    continue;
+                }
+                const float *source = X + source_rows[i] * n_columns;
+                float v = source[c];
+                if (v > pair->lower && v <= pair->upper) {
                     continue;
                 }
                 stamp[i] = r;
-                int64_t leaf = descend(nodes, n_group == 1 ? pair->first_node : 0,
-                                       X + i * n_columns, slot, permuted,
-                                       n_rows, i);
+                int64_t leaf =
+                    descend_source(nodes, n_group == 1 ? pair->first_node : 0,
+                                   X + i * n_columns, slot, source);
                 if (leaf != leaves[i]) {
                     moved[n_moved] = i;
                     new_leaves[n_moved] = leaf;
@@ -234,7 +247,6 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
             }
         }
         counts[r] = n_moved - first;
-        free(permuted);
     }
     free(stamp);
     return n_moved;

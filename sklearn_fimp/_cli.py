@@ -542,30 +542,6 @@ def measure_importances(model, X, y, train, test, methods, args, progress):
     return results
 
 
-def _dependence_input(X, categorical_threshold):
-    """X for the dependence step, few-valued fractional columns as ranks.
-
-    Numeric columns with few distinct values are predicted by a classifier,
-    which rejects fractional labels such as 0.5 and 1.5; their ranks carry
-    the same information (a tree splits them into the same parts), so the
-    dependence is the same.
-    """
-    X = X.copy()
-    for column in X.columns:
-        if not _is_numeric(X[column]):
-            continue
-        values = X[column].to_numpy(dtype=float)
-        present = values[~np.isnan(values)]
-        distinct = np.unique(present)
-        if len(distinct) <= categorical_threshold and np.any(
-            distinct != np.round(distinct)
-        ):
-            ranks = np.full(len(values), np.nan)
-            ranks[~np.isnan(values)] = np.searchsorted(distinct, present)
-            X[column] = ranks
-    return X
-
-
 # ----------------------------------------------------------------------------
 # HTML
 
@@ -947,7 +923,7 @@ def _dependence_html(data, args):
     analyzer = DependenceAnalyzer(
         estimators, n_jobs=args.n_jobs, random_state=args.random_state
     )
-    analyzer.fit(_dependence_input(data.X, analyzer.categorical_threshold))
+    analyzer.fit(data.X)
     n = data.X.shape[1]
     figure = _new_figure(
         min(max(6.4, 3.0 + 0.5 * (n + 1)), 40), min(max(4.8, 2.0 + 0.4 * n), 40)
