@@ -58,7 +58,7 @@ from sklearn_fimp import DependenceAnalyzer, feature_dependence
 # Private helpers, used only to give the straightforward approach the very
 # seeds and permutations sklearn_fimp draws, so that both must agree.
 from sklearn_fimp._dependence import default_regressor, feature_seeds
-from sklearn_fimp._permutation import draw_seed, row_permutations
+from sklearn_fimp._permutation import draw_seed, permutation_seed, row_permutations
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_TABLE = ROOT / "docs" / "bench_dependence.rst"
@@ -149,7 +149,8 @@ def straightforward_dependence(X, model, n_repeats, random_state, n_jobs):
         # once more at fit; the baseline serves as the dependence instead
         baseline = generic_oob_r2(forest, oob_rows, X_inputs, y)
         dependence[j] = baseline
-        permutations = row_permutations(draw_seed(seeds[j]), n_rows, n_repeats)
+        seed = permutation_seed(draw_seed(seeds[j]))
+        permutations = row_permutations(seed, n_rows, n_repeats)
         for k, column in enumerate(others):
             drops = []
             for permutation in permutations:
