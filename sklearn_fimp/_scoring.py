@@ -119,16 +119,24 @@ class AdditiveScore:
             return None  # r2_score's special cases: let the scorer decide
         return score
 
-    def row_terms(self, outputs, rows):
-        """Per-row terms of ``rows`` given their outputs (probabilities for
-        classifiers, one value per row for regressors, flat or as a
-        column)."""
+    def predictions(self, outputs):
+        """What a row term reads of outputs (probabilities for classifiers,
+        one value per row for regressors, flat or as a column): the
+        predicted class, or the value."""
         if self.kind == "accuracy":
-            predicted = self.classes[np.argmax(outputs, axis=1)]
-            return self.weight[rows] * (predicted == self.y[rows])
+            return self.classes[np.argmax(outputs, axis=1)]
         # one output (y is one-dimensional), as a column or a flat array
-        values = np.reshape(outputs, -1)
-        return self.weight[rows] * (self.y[rows] - values) ** 2
+        return np.reshape(outputs, -1)
+
+    def prediction_terms(self, predictions, rows):
+        """Per-row terms of ``rows`` given their :meth:`predictions`."""
+        if self.kind == "accuracy":
+            return self.weight[rows] * (predictions == self.y[rows])
+        return self.weight[rows] * (self.y[rows] - predictions) ** 2
+
+    def row_terms(self, outputs, rows):
+        """Per-row terms of ``rows`` given their outputs."""
+        return self.prediction_terms(self.predictions(outputs), rows)
 
     def score(self, total):
         if self.kind == "accuracy":

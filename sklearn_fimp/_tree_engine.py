@@ -1155,7 +1155,11 @@ def fast_member_drops(
     if additive is None:
         baseline = tree_score(base_leaves)
     else:
-        base_terms = additive.row_terms(tree_outputs(base_leaves), every_row)
+        # each node's prediction, read once rather than per moved row
+        node_predictions = additive.predictions(
+            tree_outputs(np.arange(term.tree.tree_.node_count))
+        )
+        base_terms = additive.prediction_terms(node_predictions[base_leaves], every_row)
         base_total = base_terms.sum()
         baseline = additive.score(base_total)
     generator = np.random.RandomState(seed)
@@ -1187,7 +1191,7 @@ def fast_member_drops(
             continue  # no path uses the group: exactly 0, nothing to score
         changed, new_leaves, counts = moves(g, columns)
         if additive is not None:
-            change = additive.row_terms(tree_outputs(new_leaves), changed)
+            change = additive.prediction_terms(node_predictions[new_leaves], changed)
             change -= base_terms[changed]
             repeat = np.repeat(np.arange(n_repeats), counts)
             totals = base_total + np.bincount(repeat, change, minlength=n_repeats)
