@@ -22,6 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._boosting_libraries import is_lightgbm_trees, is_xgboost_trees
 from ._compat import (
     HasMethods,
     Interval,
@@ -75,7 +76,7 @@ def _is_tree_model(estimator):
     return isinstance(
         estimator,
         (BaseDecisionTree,) + FORESTS + GRADIENT_BOOSTING + HIST_GRADIENT_BOOSTING,
-    )
+    ) or (is_xgboost_trees(estimator) or is_lightgbm_trees(estimator))
 
 
 def _reads_bagged_trees(estimator):
