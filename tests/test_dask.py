@@ -196,7 +196,12 @@ def test_dependence_analyzer_same_on_dask(client):
 def test_importance_selector_same_on_dask(client, classification, estimator, method):
     X, y = classification
     selector = ImportanceSelector(
-        estimator, method=method, n_probes=6, n_repeats=2, n_jobs=2, random_state=0
+        estimator,
+        method=method,
+        threshold="mean",
+        n_repeats=2,
+        n_jobs=2,
+        random_state=0,
     )
 
     def select():
