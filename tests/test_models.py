@@ -270,3 +270,12 @@ def test_boosting_library_drop_column_and_selection(library):
 def test_mdi_of_a_model_without_trees_names_the_supported_libraries():
     with pytest.raises(TypeError, match="XGBoost or LightGBM"):
         mdi_importance(Ridge().fit(np.eye(3), np.arange(3)))
+
+
+def test_mdi_of_a_linear_xgboost_booster_says_it_has_no_trees():
+    xgboost = pytest.importorskip("xgboost")
+    X, y, _ = string_frame()
+    model = xgboost.XGBRegressor(booster="gblinear", n_estimators=5, n_jobs=1)
+    model.fit(X[["num", "noise"]], y)
+    with pytest.raises(TypeError, match="XGBRegressor.* has no trees"):
+        mdi_importance(model)
