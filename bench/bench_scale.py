@@ -20,7 +20,9 @@ float64 array ``make_classification`` builds. The child reports:
   columns appended, which tells fitting from measuring importances.
 
 ``ratio`` is the peak RSS divided by the size of X plus the size of the
-model; 3 is the target for 1M rows.
+model; 3 is the target for 1M rows. The machine's 15-minute load average at
+the end of each size is recorded too: on a shared machine, a load above the
+number of cores means the timings are upper bounds.
 
 Run from the repository root::
 
@@ -210,6 +212,7 @@ def write_rst(results, command, n_jobs, path):
         "     - X (MiB)",
         "     - Model (MiB)",
         "     - Ratio",
+        "     - Load (15 min)",
     ]
     for figures in results:
         ok = figures["status"] == "ok"
@@ -230,6 +233,7 @@ def write_rst(results, command, n_jobs, path):
             ]
         else:
             cells += [""] * 7
+        cells.append(f"{figures.get('load_average', float('nan')):.1f}")
         lines.append(f"   * - {cells[0]}")
         lines.extend(f"     - {cell}" for cell in cells[1:])
     ok = [f for f in results if f["status"] == "ok"]
@@ -274,6 +278,7 @@ def main(argv=None):
         for n_rows in args.sizes:
             fit_time = n_rows <= args.fit_time_max_rows
             figures = run_size(n_rows, directory, args.timeout, fit_time, args.n_jobs)
+            figures["load_average"] = os.getloadavg()[2]
             print(describe(figures), flush=True)
             results.append(figures)
             if not args.no_write:  # after every size: a long run keeps its rows
