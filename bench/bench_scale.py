@@ -233,7 +233,8 @@ def write_rst(results, command, n_jobs, path):
             ]
         else:
             cells += [""] * 7
-        cells.append(f"{figures.get('load_average', float('nan')):.1f}")
+        load = figures.get("load_average")
+        cells.append("" if load is None else f"{load:.1f}")
         lines.append(f"   * - {cells[0]}")
         lines.extend(f"     - {cell}" for cell in cells[1:])
     ok = [f for f in results if f["status"] == "ok"]
