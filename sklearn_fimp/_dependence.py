@@ -26,6 +26,7 @@ from ._frames import check_table, is_pandas, is_polars
 from ._oob import supports_oob
 from ._oob_permutation import oob_permutation_importance
 from ._permutation import MAX_SEED, draw_seed
+from ._progress import Progress
 from ._validation import discard_fit_on_error, explain_input_errors
 
 #: Trees of the default forests. OOB R² and forest-level permutation
@@ -407,14 +408,14 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
 
 
 def measure_features(
-    values, features, inputs_of, kinds, estimators, seeds, *, n_jobs, n_repeats
+    values, features, inputs_of, kinds, estimators, seeds, *, n_jobs, n_repeats, verbose
 ):
     """Measure several features in parallel (joblib); results in order.
 
     ``inputs_of(j)`` gives the columns that predict feature ``j``; each
     feature uses its own seed, so the results do not depend on ``n_jobs``.
     """
-    return Parallel(n_jobs=n_jobs)(
+    return Parallel(n_jobs=n_jobs, verbose=verbose)(
         delayed(measure_feature)(
             values,
             j,
@@ -477,6 +478,7 @@ _COMMON_PARAMS = {
     "categorical_threshold": [Interval(numbers.Integral, 0, None, closed="left")],
     "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
     "n_jobs": [numbers.Integral, None],
+    "verbose": ["verbose"],
     "random_state": ["random_state"],
 }
 
@@ -493,6 +495,7 @@ def feature_dependence(
     categorical_threshold=10,
     n_repeats=1,
     n_jobs=None,
+    verbose=0,
     random_state=None,
 ):
     """How well each feature is predicted by all the others.
@@ -549,10 +552,15 @@ def feature_dependence(
         trees, the matrix varies between seeds mostly because the forests
         do; more permutations cost time and change it little.
     n_jobs : int or None, default=None
-        Features measured in parallel (joblib semantics).
+        Features measured in parallel (joblib semantics;
+        ``joblib.parallel_config(backend="dask")`` fits them on a Dask
+        cluster, with the same results).
+    verbose : int, default=0
+        Progress messages on stderr: the number of models, and joblib's
+        progress of the parallel fits.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sample, the forests and the permutations. Results are
-        the same for every ``n_jobs``.
+        the same for every ``n_jobs`` and joblib backend.
 
     Returns
     -------
@@ -596,6 +604,10 @@ def feature_dependence(
     state = prepare(X, estimator, max_samples, categorical_threshold, random_state)
     n_features = state.values.shape[1]
     everything = np.arange(n_features)
+    Progress("feature_dependence", verbose)(
+        f"fitting a model of each of {n_features} features on "
+        f"{state.values.shape[0]} rows"
+    )
     measurements = measure_features(
         state.values,
         everything,
@@ -605,6 +617,7 @@ def feature_dependence(
         state.seeds,
         n_jobs=n_jobs,
         n_repeats=n_repeats,
+        verbose=verbose,
     )
     matrix = dependence_matrix(measurements, n_features)
     for m in measurements:
@@ -677,11 +690,16 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
         A remaining feature is re-measured after a drop when its dependence
         fell by more than ``tol`` with the dropped feature permuted.
     n_jobs : int or None, default=None
-        Features measured in parallel (joblib semantics).
+        Features measured in parallel (joblib semantics;
+        ``joblib.parallel_config(backend="dask")`` fits them on a Dask
+        cluster, with the same results).
+    verbose : int, default=0
+        Progress messages on stderr: a line per elimination step, and
+        joblib's progress of the parallel fits.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sample, the forests and the permutations; each feature
         keeps its own seeds whenever it is re-measured, so results are the
-        same for every ``n_jobs``.
+        same for every ``n_jobs`` and joblib backend.
 
     Attributes
     ----------
@@ -747,6 +765,7 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
         n_repeats=1,
         tol=0.01,
         n_jobs=None,
+        verbose=0,
         random_state=None,
     ):
         self.estimator = estimator
@@ -756,6 +775,7 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
         self.n_repeats = n_repeats
         self.tol = tol
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.random_state = random_state
 
     @discard_fit_on_error
@@ -787,6 +807,7 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
         values, kinds = state.values, state.kinds
         n_features = values.shape[1]
         active = np.ones(n_features, dtype=bool)
+        progress = Progress(type(self).__name__, self.verbose)
 
         def measure(features):
             return measure_features(
@@ -798,8 +819,13 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
                 state.seeds,
                 n_jobs=self.n_jobs,
                 n_repeats=self.n_repeats,
+                verbose=self.verbose,
             )
 
+        progress(
+            f"fitting a model of each of {n_features} features on "
+            f"{values.shape[0]} rows"
+        )
         measurements = measure(np.arange(n_features))
         dependence = np.array([m.dependence for m in measurements])
         matrix = dependence_matrix(measurements, n_features)
@@ -836,6 +862,11 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
                 None if explained_by is None else state.names[explained_by]
             )
             path["remeasured"].append([state.names[j] for j in stale])
+            progress(
+                f"dropped {state.names[dropped]} (dependence "
+                f"{current[dropped]:.3f}), re-measured {len(stale)}; "
+                f"{int(active.sum())} features remain"
+            )
 
         self.elimination_path_ = {
             "feature": np.asarray(path["feature"], dtype=object),

@@ -13,6 +13,7 @@ from ._frames import drop_columns, take_rows
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._oob import bagged_members, ensemble_input, oob_sums, score_oob_sums, supports_oob
 from ._permutation import draw_seed
+from ._progress import Progress
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score
 from ._validation import check_inputs, explain_input_errors, subset
@@ -114,6 +115,7 @@ def _fit_and_score_kept(estimator, X_kept, y, sample_weight, split, scorer):
         "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
         "sample_weight": ["array-like", None],
         "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -129,6 +131,7 @@ def drop_column_importance(
     ungrouped="separate",
     sample_weight=None,
     n_jobs=None,
+    verbose=0,
     random_state=None,
 ):
     """Drop-column importance: the score lost by retraining without a feature.
@@ -171,7 +174,12 @@ def drop_column_importance(
     sample_weight : array-like of shape (n_samples,), default=None
         Passed to ``fit`` (as ``sample_weight``) and to the scorer.
     n_jobs : int or None, default=None
-        Parallel fits (joblib semantics), over features and splits.
+        Parallel fits (joblib semantics), over features and splits;
+        ``joblib.parallel_config(backend="dask")`` runs them on a Dask
+        cluster, with the same results.
+    verbose : int, default=0
+        Progress messages on stderr: the number of fits, and joblib's
+        progress of the parallel fits.
     random_state : int, RandomState instance or None, default=None
         Seed shared by every fit, and of the held-out split.
 
@@ -217,7 +225,12 @@ def drop_column_importance(
     evaluation = "oob" if splits is None else ("holdout" if cv is None else "cv")
     splits = [None] if splits is None else splits
     dropped_sets = [None] + list(groups_)
-    scores = Parallel(n_jobs=n_jobs)(
+    Progress("drop_column_importance", verbose)(
+        f"fitting {len(dropped_sets)} models (the baseline and one without each "
+        f"of {len(groups_)} features or groups) on {len(splits)} splits, "
+        f"totalling {len(dropped_sets) * len(splits)} fits"
+    )
+    scores = Parallel(n_jobs=n_jobs, verbose=verbose)(
         delayed(_fit_and_score)(estimator, X, y, sample_weight, dropped, split, scorer)
         for dropped in dropped_sets
         for split in splits

@@ -12,6 +12,7 @@ from sklearn.ensemble import (
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import check_is_fitted
 
+from ._boosting_libraries import boosting_library_gains
 from ._compat import StrOptions, hist_gradient_boosting_trees, validate_params
 from ._oob import FORESTS
 from ._result import importance_result
@@ -86,7 +87,10 @@ def _per_tree_decrease(estimator):
         ]
         return vectors, True
     else:
-        raise _no_trees_error(estimator)
+        vectors = boosting_library_gains(estimator)
+        if vectors is None:
+            raise _no_trees_error(estimator)
+        return vectors, True
     vectors = [
         tree_impurity_decrease(tree_, n_features, features)
         for tree_, features in trees
@@ -100,8 +104,9 @@ def _no_trees_error(estimator):
         f"estimator={type(estimator).__name__}(...) has no trees to read "
         "impurity decreases from; MDI needs a fitted DecisionTree*, "
         "ExtraTree*, RandomForest*, ExtraTrees*, Bagging* of trees, "
-        "GradientBoosting* or HistGradientBoosting* model (for a Pipeline, "
-        "pass its last step). For any other model use permutation_importance."
+        "GradientBoosting*, HistGradientBoosting*, XGBoost or LightGBM model "
+        "(for a Pipeline, pass its last step). For any other model use "
+        "permutation_importance."
     )
 
 
@@ -127,8 +132,10 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     weighted number of training samples reaching the node (bootstrap
     multiplicities and sample weights included) and ``I`` the node's
     impurity (Gini, entropy, squared error ...). For histogram gradient
-    boosting, the contribution is the split's gain in the loss, as its
-    trees record it. Trees with no split are left out.
+    boosting, XGBoost and LightGBM, the contribution is the split's gain in
+    the training loss, as their trees record it (XGBoost's and LightGBM's
+    "total gain" importance is the sum over trees). Trees with no split are
+    left out.
 
     MDI is computed on training data only and favours continuous and
     high-cardinality features: a column of random numbers can outrank a
@@ -139,7 +146,8 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     ----------
     estimator : estimator
         A fitted DecisionTree*, ExtraTree*, RandomForest*, ExtraTrees*,
-        Bagging* of trees, GradientBoosting* or HistGradientBoosting* model.
+        Bagging* of trees, GradientBoosting* or HistGradientBoosting* model,
+        or an XGBoost (tree booster) or LightGBM scikit-learn model.
     normalization : {"sklearn", "spark"} or None, default="sklearn"
         - "sklearn": as scikit-learn's ``feature_importances_`` (equal to it
           to floating-point precision): bagged trees are each normalised to

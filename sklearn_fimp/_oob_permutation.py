@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 from joblib import Parallel, delayed
 
-from ._compat import HasMethods, Interval, StrOptions, validate_params
+from ._compat import HasMethods, Interval, RealNotInt, StrOptions, validate_params
 from ._frames import assign_permuted, restore_columns
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._oob import (
@@ -21,9 +21,11 @@ from ._permutation import (
     MAX_SEED,
     _batches,
     draw_seed,
+    evaluation_rows,
     permutation_seed,
     row_permutations,
 )
+from ._progress import Progress
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
 from ._tree_engine import (
@@ -96,6 +98,56 @@ def _member_drops(
     return baseline, drops
 
 
+def _batch_member_drops(
+    estimator, ensemble, X, y, sample_weight, batch, groups, n_repeats, scorer, scoring
+):
+    """Per-tree importances of a batch of ``(position, member, seed)``.
+
+    One task per batch, not per tree: the fitted ensemble is pickled once
+    per task (a joblib backend that ships work, such as loky or Dask, would
+    otherwise send the whole model with every tree), while X, passed as an
+    argument of its own, is memory-mapped (loky) or scattered once (Dask).
+    """
+    if ensemble is None:
+        return [
+            _member_drops(
+                estimator, member, X, y, sample_weight, groups, n_repeats, seed, scorer
+            )
+            for _, member, seed in batch
+        ]
+    return [
+        fast_member_drops(
+            estimator,
+            ensemble,
+            t,
+            member.oob_rows,
+            X,
+            y,
+            sample_weight,
+            groups,
+            n_repeats,
+            seed,
+            scorer,
+            scoring,
+        )
+        for t, member, seed in batch
+    ]
+
+
+def _restrict_to_rows(members, rows, n_rows):
+    """Members whose out-of-bag rows are renumbered as positions in ``rows``
+    (rows outside ``rows`` are left out)."""
+    if rows is None:
+        return members
+    position = np.full(n_rows, -1, dtype=np.intp)
+    position[rows] = np.arange(len(rows))
+    restricted = []
+    for member in members:
+        kept = position[member.oob_rows]
+        restricted.append(member._replace(oob_rows=np.sort(kept[kept >= 0])))
+    return restricted
+
+
 @explain_input_errors
 @validate_params(
     {
@@ -108,8 +160,14 @@ def _member_drops(
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
         "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
         "scoring": SCORING_CONSTRAINT,
+        "max_samples": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            None,
+        ],
         "sample_weight": ["array-like", None],
         "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -125,8 +183,10 @@ def oob_permutation_importance(
     groups=None,
     ungrouped="separate",
     scoring=None,
+    max_samples=None,
     sample_weight=None,
     n_jobs=None,
+    verbose=0,
     random_state=None,
 ):
     """Permutation importance on a bagged ensemble's out-of-bag rows.
@@ -172,13 +232,25 @@ def oob_permutation_importance(
         A scorer name or callable; None is accuracy for classifiers and R²
         for regressors. Scorers receive the aggregated out-of-bag
         predictions (or a member's own predictions, with ``per_tree``).
+    max_samples : int, float or None, default=None
+        Evaluate on this many training rows (or this fraction of them),
+        drawn once without replacement with ``random_state``; each is scored
+        by the members for which it is out of bag, and permutations shuffle
+        the drawn rows only. None: all rows. The cost of the forest-level
+        importance grows with the number of rows; on large data a sample of
+        some ten thousand rows usually ranks features as the full set does.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights passed to the scorer.
     n_jobs : int or None, default=None
-        Parallel jobs over groups (forest level) or members (per tree), in
-        threads.
+        Parallel jobs over groups (forest level) or members (per tree),
+        threads unless a joblib backend is configured
+        (``joblib.parallel_config(backend="dask")`` runs them on a Dask
+        cluster, with the same results).
+    verbose : int, default=0
+        Progress messages on stderr: a line per stage, and joblib's for the
+        parallel jobs.
     random_state : int, RandomState instance or None, default=None
-        Seed of the permutations.
+        Seed of the permutations and of the row sample.
 
     Returns
     -------
@@ -195,7 +267,7 @@ def oob_permutation_importance(
         tree_importances : ndarray of shape (n_groups, n_members)
             With ``per_tree=True`` only: each member's ``PI_t``, averaged over
             repeats.
-        method, per_tree, scale, scoring, n_repeats, random_state
+        method, per_tree, scale, scoring, n_repeats, max_samples, random_state
 
     Raises
     ------
@@ -220,6 +292,7 @@ def oob_permutation_importance(
             "scale=True is the z-score of per-tree importances; pass "
             "per_tree=True with it, or scale=False."
         )
+    progress = Progress("oob_permutation_importance", verbose)
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
     members = bagged_members(estimator, X.shape[0])
     labels, groups_ = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
@@ -232,12 +305,27 @@ def oob_permutation_importance(
         "scale": scale,
         "scoring": scoring,
         "n_repeats": n_repeats,
+        "max_samples": max_samples,
     }
 
     seed = draw_seed(random_state)
     ensemble = tree_ensemble(estimator)
+    shuffle_seed = permutation_seed(seed)
+    rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
+    if rows is not None:
+        rows = np.sort(rows)
+        members = _restrict_to_rows(members, rows, X.shape[0])
+        X_checked, y = X_checked[rows], y[rows]
+        sample_weight = subset(sample_weight, rows)
+        if not any(len(m.oob_rows) for m in members):
+            raise ValueError(
+                f"max_samples={max_samples} keeps no row that is out of bag for "
+                "any member; pass a larger max_samples, or None."
+            )
     if not per_tree:
-        permutations = row_permutations(permutation_seed(seed), X.shape[0], n_repeats)
+        permutations = row_permutations(
+            shuffle_seed, y.shape[0], n_repeats, n_total=X.shape[0]
+        )
         total, count = oob_sums(estimator, members, X_checked)
         baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
         rerouted = np.zeros(len(groups_), dtype=bool)
@@ -249,6 +337,10 @@ def oob_permutation_importance(
                 tree_rows=[m.oob_rows for m in members],
             )
         scores = np.empty((len(groups_), n_repeats))
+        progress(
+            f"scoring {len(groups_)} features or groups x {n_repeats} repeats on "
+            f"{y.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
+        )
         if rerouted.any():
             scores[rerouted] = fast_oob_permuted_scores(
                 estimator,
@@ -265,7 +357,7 @@ def oob_permutation_importance(
             )
         plain = np.flatnonzero(~rerouted)
         if len(plain):
-            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            results = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
                 delayed(_forest_level_scores)(
                     estimator,
                     members,
@@ -279,6 +371,7 @@ def oob_permutation_importance(
                 for batch in _batches(plain, n_jobs)
             )
             scores[plain] = np.concatenate(results, axis=0)
+        progress("done")
         return importance_result(
             baseline - scores,
             labels,
@@ -295,40 +388,28 @@ def oob_permutation_importance(
             "needs at least two members with out-of-bag rows; pass scale=False "
             "or use more estimators."
         )
-    if ensemble is None:
-        tasks = (
-            delayed(_member_drops)(
-                estimator,
-                members[t],
-                X_checked,
-                y,
-                sample_weight,
-                groups_,
-                n_repeats,
-                seeds[t],
-                scorer,
-            )
-            for t in used
+    batches = _batches(used, n_jobs)
+    progress(
+        f"scoring {len(groups_)} features or groups x {n_repeats} repeats in "
+        f"{len(used)} members, in {len(batches)} batches"
+    )
+    results = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
+        delayed(_batch_member_drops)(
+            estimator,
+            ensemble,
+            X_checked,
+            y,
+            sample_weight,
+            [(used[i], members[used[i]], seeds[used[i]]) for i in batch],
+            groups_,
+            n_repeats,
+            scorer,
+            scoring,
         )
-    else:
-        tasks = (
-            delayed(fast_member_drops)(
-                estimator,
-                ensemble,
-                t,
-                members[t].oob_rows,
-                X_checked,
-                y,
-                sample_weight,
-                groups_,
-                n_repeats,
-                seeds[t],
-                scorer,
-                scoring,
-            )
-            for t in used
-        )
-    results = Parallel(n_jobs=n_jobs, prefer="threads")(tasks)
+        for batch in batches
+    )
+    results = [result for batch in results for result in batch]
+    progress("done")
     baselines = np.array([b for b, _ in results])
     drops = np.stack([d for _, d in results])  # (n_members, n_groups, n_repeats)
     importances = drops.mean(axis=0)

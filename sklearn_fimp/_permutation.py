@@ -10,6 +10,7 @@ from sklearn.utils.random import sample_without_replacement
 from ._compat import HasMethods, Interval, RealNotInt, StrOptions, validate_params
 from ._frames import assign_permuted, restore_columns, take_rows, writable_copy
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._progress import Progress
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer, score
 from ._tree_engine import (
@@ -102,19 +103,22 @@ def _permuted_scores(estimator, X, y, sample_weight, members, permutations, scor
 
 
 def generic_permuted_scores(
-    estimator, X, y, sample_weight, members, permutations, scorer, n_jobs
+    estimator, X, y, sample_weight, members, permutations, scorer, n_jobs, verbose=0
 ):
     """Score of ``estimator`` with each group permuted by each permutation.
 
     The reference path: predict every row for every group and repeat. Works
-    for any fitted estimator or Pipeline.
+    for any fitted estimator or Pipeline. Groups are split into one batch
+    per worker, so that the fitted estimator is pickled once per worker when
+    the joblib backend ships tasks (loky, Dask); X, passed as an argument of
+    its own, is memory-mapped or scattered by joblib.
 
     Returns
     -------
     scores : ndarray of shape (n_groups, n_repeats)
     """
     batches = _batches(members, n_jobs)
-    results = Parallel(n_jobs=n_jobs)(
+    results = Parallel(n_jobs=n_jobs, verbose=verbose)(
         delayed(_permuted_scores)(
             estimator,
             X,
@@ -146,6 +150,7 @@ def generic_permuted_scores(
         ],
         "sample_weight": ["array-like", None],
         "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -162,6 +167,7 @@ def permutation_importance(
     max_samples=None,
     sample_weight=None,
     n_jobs=None,
+    verbose=0,
     random_state=None,
 ):
     """Permutation importance of features or groups on validation rows.
@@ -204,12 +210,18 @@ def permutation_importance(
         "other", or are left out.
     max_samples : int, float or None, default=None
         Evaluate on this many rows (or this fraction of rows), drawn once
-        without replacement. A few thousand rows usually rank features as the
-        full set does, at a fraction of the cost.
+        without replacement with ``random_state``; None: all rows. A few
+        thousand rows usually rank features as the full set does, at a
+        fraction of the cost.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights passed to the scorer.
     n_jobs : int or None, default=None
-        Number of jobs to run in parallel over groups (joblib semantics).
+        Number of jobs to run in parallel over groups (joblib semantics;
+        ``joblib.parallel_config(backend="dask")`` runs them on a Dask
+        cluster, with the same results).
+    verbose : int, default=0
+        Progress messages on stderr: a line per stage, and joblib's for the
+        parallel jobs.
     random_state : int, RandomState instance or None, default=None
         Seed of the permutations and of the row subsample.
 
@@ -246,6 +258,7 @@ def permutation_importance(
     >>> int(result.importances_mean.argmax())
     1
     """
+    progress = Progress("permutation_importance", verbose)
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
     labels, members = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
     seed = draw_seed(random_state)
@@ -264,6 +277,10 @@ def permutation_importance(
     if ensemble is not None:
         X_engine = engine_input(estimator, X_eval)
         rerouted = worth_rerouting(ensemble, X_engine, members)
+    progress(
+        f"scoring {len(members)} features or groups x {n_repeats} repeats on "
+        f"{y_eval.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
+    )
     if rerouted.any():
         scores[rerouted] = fast_permuted_scores(
             estimator,
@@ -287,7 +304,9 @@ def permutation_importance(
             permutations,
             scorer,
             n_jobs,
+            verbose,
         )
+    progress("done")
     return importance_result(
         baseline - scores,
         labels,

@@ -22,6 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._boosting_libraries import is_lightgbm_trees, is_xgboost_trees
 from ._compat import (
     HasMethods,
     Interval,
@@ -39,6 +40,7 @@ from ._oob import FORESTS, supports_oob
 from ._oob_mdi import oob_mdi_importance
 from ._oob_permutation import oob_permutation_importance
 from ._permutation import MAX_SEED, permutation_importance
+from ._progress import Progress
 from ._result import importance_result
 from ._scoring import SCORING_CONSTRAINT, get_scorer
 from ._validation import (
@@ -80,7 +82,7 @@ def _is_tree_model(estimator):
     return isinstance(
         estimator,
         (BaseDecisionTree,) + FORESTS + GRADIENT_BOOSTING + HIST_GRADIENT_BOOSTING,
-    )
+    ) or (is_xgboost_trees(estimator) or is_lightgbm_trees(estimator))
 
 
 def _reads_bagged_trees(estimator):
@@ -471,8 +473,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         ``decision_function`` and ``score`` delegate. Ignored with
         ``prefit=True``. In a Pipeline whose next step is the model, set it
         to False to save that fit.
+    max_samples : int, float or None, default=None
+        Score "permutation" and "oob_permutation" importances on at most
+        this many rows (a float: this fraction of them), drawn without
+        replacement with ``random_state`` from the held-out rows (or the
+        training rows, out of bag); the model is still fitted on all rows.
+        None: all rows. On large data, some ten thousand rows rank features
+        about as all rows do, for a fraction of the time. Other methods
+        score no rows and reject it.
     n_jobs : int or None, default=None
-        Parallel jobs of the importance functions (joblib semantics).
+        Parallel jobs of the importance functions (joblib semantics;
+        ``joblib.parallel_config(backend="dask")`` runs them on a Dask
+        cluster, with the same results).
+    verbose : int, default=0
+        Progress messages on stderr: a line per stage of ``fit`` (fitting,
+        measuring, each split of ``cv``), and those of the importance
+        function.
     random_state : int, RandomState instance or None, default=None
         Seed of the probes, the held-out split and the permutations; also
         given to every ``random_state`` of the estimator left at None, so
@@ -576,7 +592,13 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         "min_features": [Interval(numbers.Integral, 0, None, closed="left")],
         "prefit": ["boolean"],
         "refit": ["boolean"],
+        "max_samples": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            None,
+        ],
         "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
         "random_state": ["random_state"],
     }
 
@@ -598,7 +620,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         min_features=1,
         prefit=False,
         refit=True,
+        max_samples=None,
         n_jobs=None,
+        verbose=0,
         random_state=None,
     ):
         self.estimator = estimator
@@ -616,7 +640,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self.min_features = min_features
         self.prefit = prefit
         self.refit = refit
+        self.max_samples = max_samples
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.random_state = random_state
 
     # ------------------------------------------------------------------
@@ -761,6 +787,16 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "which prefit=True rules out. Use method='permutation' with "
                 "validation rows, or prefit=False."
             )
+        if self.max_samples is not None and method not in (
+            "permutation",
+            "oob_permutation",
+        ):
+            raise ValueError(
+                f"max_samples={self.max_samples!r} limits the rows importances "
+                f"are scored on, and method={method!r} scores none (or refits on "
+                "all of them). Use method='permutation' or 'oob_permutation', "
+                "or max_samples=None."
+            )
         return method
 
     def _check_counts(self, n_features):
@@ -855,6 +891,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
 
+        progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
         # Every seed is drawn here, before any parallel work.
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
@@ -906,6 +943,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             all_groups += probe_groups
             all_labels += probe_labels
 
+        progress(
+            f"measuring {method!r} importances of {len(groups)} features or "
+            f"groups and {n_probes} probes on {X.shape[0]} rows"
+        )
         result, model = self._measure(
             estimator,
             method,
@@ -916,6 +957,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             all_groups,
             all_labels,
             importance_seed,
+            progress,
         )
         n_real = len(groups)
         result.feature_names = np.asarray(all_labels, dtype=object)
@@ -973,9 +1015,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self.pvalues_ = self._per_feature(pvalues, groups, X.shape[1])
         self.pvalues_corrected_ = self._per_feature(corrected, groups, X.shape[1])
 
+        progress(f"kept {int(support.sum())} of {X.shape[1]} features")
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
         elif self.refit and support.any():
+            progress(f"refitting on the {int(support.sum())} kept features")
             self.estimator_ = self._refit(estimator, X, y, fit_kwargs)
         elif self.refit:
             self.estimator_ = None
@@ -1038,7 +1082,17 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         return chosen
 
     def _measure(
-        self, estimator, method, X, y, fit_kwargs, score_weight, groups, labels, seed
+        self,
+        estimator,
+        method,
+        X,
+        y,
+        fit_kwargs,
+        score_weight,
+        groups,
+        labels,
+        seed,
+        progress,
     ):
         """The importance result over real and probe columns, and the model
         fitted on them (None when several were fitted)."""
@@ -1061,13 +1115,16 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 ungrouped="drop",
                 sample_weight=fit_kwargs.get("sample_weight"),
                 n_jobs=self.n_jobs,
+                verbose=self.verbose,
                 random_state=seed,
             )
             return result, None
         if method == "permutation":
             return self._permutation(
-                estimator, X, y, fit_kwargs, score_weight, grouped, seed
+                estimator, X, y, fit_kwargs, score_weight, grouped, seed, progress
             )
+        if not self.prefit:
+            progress(f"fitting {type(estimator).__name__}")
         model = estimator if self.prefit else clone(estimator).fit(X, y, **fit_kwargs)
         if method == "mdi":
             result = mdi_importance(model)
@@ -1087,8 +1144,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 groups=grouped,
                 ungrouped="drop",
                 scoring=self.scoring,
+                max_samples=self._rows_limit(X.shape[0]),
                 sample_weight=score_weight,
                 n_jobs=self.n_jobs,
+                verbose=self.verbose,
                 random_state=seed,
             )
         return result, model
@@ -1109,7 +1168,15 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         return list(splitter.split(np.zeros((n, 1)), y))
 
-    def _permutation(self, estimator, X, y, fit_kwargs, score_weight, groups, seed):
+    def _rows_limit(self, n_rows):
+        """``max_samples`` for ``n_rows`` evaluation rows: at most all of them."""
+        if isinstance(self.max_samples, numbers.Integral):
+            return min(self.max_samples, n_rows)
+        return self.max_samples
+
+    def _permutation(
+        self, estimator, X, y, fit_kwargs, score_weight, groups, seed, progress
+    ):
         """Permutation importance on held-out rows (or each split of cv)."""
         n = X.shape[0]
         if self.prefit:
@@ -1121,8 +1188,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 n_repeats=self.n_repeats,
                 groups=groups,
                 ungrouped="drop",
+                max_samples=self._rows_limit(X.shape[0]),
                 sample_weight=score_weight,
                 n_jobs=self.n_jobs,
+                verbose=self.verbose,
                 random_state=seed,
             )
             return result, estimator
@@ -1132,7 +1201,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             MAX_SEED + 1, size=len(splits)
         )
         results, model = [], None
-        for (train, test), repeat_seed in zip(splits, repeat_seeds):
+        for k, ((train, test), repeat_seed) in enumerate(zip(splits, repeat_seeds)):
+            progress(
+                f"split {k + 1} of {len(splits)}: fitting on {len(train)} rows, "
+                f"scoring on {len(test)}"
+            )
             model = clone(estimator).fit(
                 take_rows(X, train), y[train], **_split_params(fit_kwargs, train, n)
             )
@@ -1145,8 +1218,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                     n_repeats=self.n_repeats,
                     groups=groups,
                     ungrouped="drop",
+                    max_samples=self._rows_limit(len(test)),
                     sample_weight=None if score_weight is None else score_weight[test],
                     n_jobs=self.n_jobs,
+                    verbose=self.verbose,
                     random_state=int(repeat_seed),
                 )
             )

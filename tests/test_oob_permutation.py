@@ -18,6 +18,7 @@ from sklearn.metrics import (
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.random import sample_without_replacement
 
 from sklearn_fimp import oob_permutation_importance
 
@@ -343,3 +344,95 @@ def test_oob_permutation_recorded_seed_reproduces_the_result(per_tree):
         model, X, y, per_tree=per_tree, random_state=first.random_state
     )
     np.testing.assert_array_equal(first.importances, again.importances)
+
+
+def subsample_and_permutations(seed, n_rows, n_kept, n_repeats):
+    """Rows kept by ``max_samples`` (sorted) and the permutations of their
+    positions, drawn as scikit-learn's permutation_importance draws them:
+    the row sample first, then one shuffle per repeat, composed."""
+    generator = np.random.RandomState(np.random.RandomState(seed).randint(MAX_SEED + 1))
+    rows = np.sort(sample_without_replacement(n_rows, n_kept, random_state=generator))
+    shuffle, composed, orders = np.arange(n_kept), np.arange(n_kept), []
+    for _ in range(n_repeats):
+        generator.shuffle(shuffle)
+        composed = composed[shuffle]
+        orders.append(composed)
+    return rows, orders
+
+
+@pytest.mark.parametrize(
+    "name", ["rf_classifier", "rf_regressor", "bagging_knn_classifier"]
+)
+@pytest.mark.parametrize("max_samples", [120, 0.4])
+def test_oob_permutation_max_samples_equals_reference_on_the_sample(name, max_samples):
+    """With ``max_samples``, rows are drawn once; each drawn row is scored by
+    the members it is out of bag for, and permutations shuffle the drawn
+    rows only."""
+    X, y = data_for(name)
+    model = MODELS[name]().fit(X, y)
+    result = oob_permutation_importance(
+        model, X, y, n_repeats=2, max_samples=max_samples, random_state=3
+    )
+    rows, orders = subsample_and_permutations(3, len(y), 120, 2)
+    masks = [mask[rows] for mask in oob_masks(model, len(y))]
+    X_rows, y_rows = X[rows], y[rows]
+
+    def score(X_scored):
+        total, count = 0.0, np.zeros(len(rows))
+        for t, mask in enumerate(masks):
+            prediction = np.zeros(
+                (len(rows),) + member_predict(model, t, X[:1]).shape[1:]
+            )
+            prediction[mask] = member_predict(model, t, X_scored[mask])
+            total, count = total + prediction, count + mask
+        seen = count > 0
+        average = total[seen] / count[seen].reshape((-1,) + (1,) * (total.ndim - 1))
+        if hasattr(model, "classes_"):
+            return np.mean(model.classes_[average.argmax(axis=1)] == y_rows[seen])
+        residual = np.sum((y_rows[seen] - average) ** 2)
+        return 1 - residual / np.sum((y_rows[seen] - y_rows[seen].mean()) ** 2)
+
+    baseline = score(X_rows)
+    assert result.baseline_score == pytest.approx(baseline, abs=1e-12)
+    for j in range(X.shape[1]):
+        for r, order in enumerate(orders):
+            X_permuted = X_rows.copy()
+            X_permuted[:, j] = X_rows[order, j]
+            assert result.importances[j, r] == pytest.approx(
+                baseline - score(X_permuted), abs=1e-12
+            )
+    assert result.max_samples == max_samples
+
+
+@pytest.mark.parametrize("per_tree", [False, True])
+def test_oob_permutation_max_samples_of_all_rows_changes_nothing(per_tree):
+    X, y = data_for("rf_regressor")
+    model = MODELS["rf_regressor"]().fit(X, y)
+    full = oob_permutation_importance(model, X, y, per_tree=per_tree, random_state=0)
+    for max_samples in (len(y), 1.0):
+        same = oob_permutation_importance(
+            model, X, y, per_tree=per_tree, max_samples=max_samples, random_state=0
+        )
+        np.testing.assert_array_equal(same.importances, full.importances)
+
+
+def test_oob_permutation_max_samples_per_tree_uses_sampled_oob_rows_only():
+    X, y = data_for("rf_classifier")
+    model = MODELS["rf_classifier"]().fit(X, y)
+    sampled = oob_permutation_importance(
+        model, X, y, per_tree=True, max_samples=100, random_state=0
+    )
+    full = oob_permutation_importance(model, X, y, per_tree=True, random_state=0)
+    assert sampled.importances.shape == full.importances.shape
+    assert not np.array_equal(sampled.importances, full.importances)
+    # the informative columns still come first
+    assert set(np.argsort(-sampled.importances_mean)[:2]) == {0, 1}
+
+
+def test_oob_permutation_max_samples_errors_name_the_parameter():
+    X, y = data_for("rf_regressor")
+    model = MODELS["rf_regressor"]().fit(X, y)
+    with pytest.raises(ValueError, match=r"max_samples=1000 is larger than the 300"):
+        oob_permutation_importance(model, X, y, max_samples=1000)
+    with pytest.raises(InvalidParameterError, match="max_samples"):
+        oob_permutation_importance(model, X, y, max_samples=0)

@@ -571,3 +571,60 @@ def test_adjust_pvalues_known_values():
         adjust_pvalues(pvalues, "bonferroni"), [0.04, 0.16, 0.12, 0.02]
     )
     np.testing.assert_array_equal(adjust_pvalues(pvalues, None), pvalues)
+
+
+# --------------------------------------------------------------------------
+# max_samples
+
+
+@pytest.mark.parametrize("method", ["oob_permutation", "permutation"])
+def test_selector_max_samples_scores_a_row_sample(labels, method):
+    """The model is fitted on every row; importances are those of the
+    importance function on the drawn rows, and no noise feature is kept."""
+    X, y = labels
+    selector = ImportanceSelector(
+        forest(classifier=True),
+        method=method,
+        max_samples=0.5,
+        refit=False,
+        random_state=0,
+    ).fit(X, y)
+    assert selector.support_[[0, 1]].all() and not selector.support_[3:].any()
+    full = ImportanceSelector(
+        forest(classifier=True), method=method, refit=False, random_state=0
+    ).fit(X, y)
+    assert not np.array_equal(
+        selector.importances_.importances, full.importances_.importances
+    )
+    if method == "oob_permutation":
+        # the same forest, measured on 300 of its 600 training rows
+        assert selector.estimator_.n_features_in_ == full.estimator_.n_features_in_
+        assert selector.importances_.max_samples == 0.5
+
+
+@pytest.mark.parametrize("method", ["oob_permutation", "permutation"])
+def test_selector_max_samples_beyond_the_rows_is_all_rows(labels, method):
+    X, y = labels
+    results = [
+        ImportanceSelector(
+            forest(10, classifier=True),
+            method=method,
+            max_samples=max_samples,
+            refit=False,
+            random_state=0,
+        )
+        .fit(X, y)
+        .importances_.importances
+        for max_samples in (None, 10_000)
+    ]
+    np.testing.assert_array_equal(*results)
+
+
+@pytest.mark.parametrize("method", ["auto", "mdi", "oob_mdi", "drop_column"])
+def test_selector_max_samples_with_a_method_that_scores_no_rows(labels, method):
+    X, y = labels
+    selector = ImportanceSelector(
+        forest(5, classifier=True), method=method, max_samples=100
+    )
+    with pytest.raises(ValueError, match="max_samples=100 .* method='"):
+        selector.fit(X, y)

@@ -7,6 +7,7 @@ ORDER = [
     "plot_dependence.py",
     "plot_selector_pipeline.py",
     "plot_report_in_python.py",
+    "plot_dask.py",
 ]
 
 

@@ -1,0 +1,125 @@
+"""``verbose``: progress of long computations on stderr, silence by default."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_fimp import (
+    DependenceAnalyzer,
+    ImportanceSelector,
+    drop_column_importance,
+    feature_dependence,
+    oob_permutation_importance,
+    permutation_importance,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        n_samples=200, n_features=4, n_informative=2, n_redundant=0, random_state=0
+    )
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    return X, y, forest
+
+
+def small_forest():
+    return RandomForestRegressor(n_estimators=5)
+
+
+CALLS = {
+    "permutation_importance": lambda X, y, forest, verbose: permutation_importance(
+        LogisticRegression().fit(X, y), X, y, n_jobs=2, verbose=verbose, random_state=0
+    ),
+    "permutation_importance engine": (
+        lambda X, y, forest, verbose: permutation_importance(
+            forest, X, y, verbose=verbose, random_state=0
+        )
+    ),
+    "oob_permutation_importance": lambda X, y, forest, verbose: (
+        oob_permutation_importance(forest, X, y, verbose=verbose, random_state=0)
+    ),
+    "oob_permutation_importance per tree": lambda X, y, forest, verbose: (
+        oob_permutation_importance(
+            forest, X, y, per_tree=True, n_jobs=2, verbose=verbose, random_state=0
+        )
+    ),
+    "drop_column_importance": lambda X, y, forest, verbose: drop_column_importance(
+        LogisticRegression(), X, y, n_jobs=2, verbose=verbose, random_state=0
+    ),
+    "feature_dependence": lambda X, y, forest, verbose: feature_dependence(
+        X, estimator=small_forest(), n_jobs=2, verbose=verbose, random_state=0
+    ),
+    "DependenceAnalyzer": lambda X, y, forest, verbose: DependenceAnalyzer(
+        small_forest(), threshold=0.0, verbose=verbose, random_state=0
+    ).fit(X),
+    "ImportanceSelector": lambda X, y, forest, verbose: ImportanceSelector(
+        LogisticRegression(),
+        method="permutation",
+        cv=2,
+        threshold="mean",
+        verbose=verbose,
+        random_state=0,
+    ).fit(X, y),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_verbose_reports_progress_on_stderr_only(data, name, capfd):
+    X, y, forest = data
+    CALLS[name](X, y, forest, 0)
+    silent = capfd.readouterr()
+    assert silent.out == "" and silent.err == ""
+
+    CALLS[name](X, y, forest, 10)
+    captured = capfd.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip()
+    assert f"[{name.split()[0]}]" in captured.err
+    # each line is named after a computation of this package, or joblib's
+    prefixes = tuple(f"[{other.split()[0]}]" for other in CALLS) + ("[Parallel",)
+    for line in captured.err.strip().splitlines():
+        assert line.startswith(prefixes), line
+
+
+def test_verbose_names_each_stage_of_selection(data, capfd):
+    X, y, _ = data
+    ImportanceSelector(
+        LogisticRegression(),
+        method="permutation",
+        cv=3,
+        threshold="mean",
+        verbose=1,
+        random_state=0,
+    ).fit(X, y)
+    err = capfd.readouterr().err
+    for stage in ("split 1 of 3", "split 3 of 3", "kept", "refitting"):
+        assert stage in err
+
+
+def test_verbose_reports_each_elimination_step(capfd):
+    rng = np.random.RandomState(0)
+    a = rng.normal(size=200)
+    X = np.column_stack([a, a, rng.normal(size=200)])
+    analyzer = DependenceAnalyzer(small_forest(), verbose=1, random_state=0).fit(X)
+    err = capfd.readouterr().err
+    assert err.count("dropped") == len(analyzer.elimination_path_["feature"]) == 1
+    assert "x0 (dependence" in err or "x1 (dependence" in err
+
+
+def test_verbose_counts_the_fits_of_drop_column(data, capfd):
+    X, y, _ = data
+    drop_column_importance(LogisticRegression(), X, y, cv=2, verbose=1)
+    err = capfd.readouterr().err
+    assert "totalling 10 fits" in err  # (baseline + 4 features) x 2 splits
+
+
+@pytest.mark.parametrize("verbose", [-1, 1.5, "yes"])
+def test_verbose_rejects_invalid_values(data, verbose):
+    X, y, forest = data
+    with pytest.raises(ValueError, match="verbose"):
+        permutation_importance(forest, X, y, verbose=verbose)
+    with pytest.raises(ValueError, match="verbose"):
+        ImportanceSelector(verbose=verbose).fit(X, y)
