@@ -975,6 +975,67 @@ def _chunked_additive(estimator, chunks, scoring, y, sample_weight):
     return AdditiveScore.for_scoring(estimator, scoring, y, sample_weight)
 
 
+def _permuted_scores(
+    estimator,
+    ensemble,
+    X,
+    y,
+    sample_weight,
+    groups,
+    permutations,
+    scorer,
+    n_jobs,
+    scoring,
+    *,
+    start,
+    divisor,
+    tree_rows=None,
+    scored=None,
+):
+    """Scores of the rows ``scored`` (a mask; None: all) with each group
+    permuted by each permutation: summed chunk by chunk when the score is
+    additive and the rows span several chunks, else by the scorer."""
+    if scored is not None:
+        y = y[scored]
+        sample_weight = None if sample_weight is None else sample_weight[scored]
+    chunks = _chunks(ensemble, X, tree_rows)
+    additive = _chunked_additive(estimator, chunks, scoring, y, sample_weight)
+    if additive is not None:
+        totals = chunked_score_totals(
+            ensemble,
+            X,
+            groups,
+            permutations,
+            n_jobs,
+            start=start,
+            divisor=divisor,
+            additive=additive,
+            scored_values=_scored_values(estimator, ensemble),
+            chunks=chunks,
+            tree_rows=tree_rows,
+            scored=scored,
+        )
+        return np.vectorize(additive.score)(totals)
+    scores = np.empty((len(groups), len(permutations)))
+    for g, r, outputs in permuted_outputs(
+        ensemble,
+        X,
+        groups,
+        permutations,
+        n_jobs,
+        start=start,
+        divisor=divisor,
+        chunks=chunks,
+        tree_rows=tree_rows,
+        ranks_matter=not scorer_reads_labels_only(scorer),
+    ):
+        if scored is not None:
+            outputs = outputs[scored]
+        stored = stored_outputs(estimator, ensemble, outputs)
+        scores[g, r] = score_outputs(scorer, stored, y, sample_weight)
+    return scores
+
+
 def fast_permuted_scores(
     estimator,
     ensemble,
@@ -996,38 +1057,20 @@ def fast_permuted_scores(
     else:
         start = np.zeros((X.shape[0], ensemble.n_outputs))
         divisor = float(len(ensemble.terms))
-    chunks = _chunks(ensemble, X, None)
-    additive = _chunked_additive(estimator, chunks, scoring, y, sample_weight)
-    if additive is not None:
-        totals = chunked_score_totals(
-            ensemble,
-            X,
-            groups,
-            permutations,
-            n_jobs,
-            start=start,
-            divisor=divisor,
-            additive=additive,
-            scored_values=_scored_values(estimator, ensemble),
-            chunks=chunks,
-        )
-        return np.vectorize(additive.score)(totals)
-    scores = np.empty((len(groups), len(permutations)))
-    for g, r, outputs in permuted_outputs(
+    return _permuted_scores(
+        estimator,
         ensemble,
         X,
+        y,
+        sample_weight,
         groups,
         permutations,
+        scorer,
         n_jobs,
+        scoring,
         start=start,
         divisor=divisor,
-        chunks=chunks,
-        ranks_matter=not scorer_reads_labels_only(scorer),
-    ):
-        scores[g, r] = score_outputs(
-            scorer, stored_outputs(estimator, ensemble, outputs), y, sample_weight
-        )
-    return scores
+    )
 
 
 def fast_oob_permuted_scores(
@@ -1052,44 +1095,22 @@ def fast_oob_permuted_scores(
     count = np.zeros(X.shape[0])
     for rows in tree_rows:
         count[rows] += 1
-    scored = count > 0
-    weight = None if sample_weight is None else sample_weight[scored]
-    start = np.zeros((X.shape[0], ensemble.n_outputs))
-    chunks = _chunks(ensemble, X, tree_rows)
-    additive = _chunked_additive(estimator, chunks, scoring, y[scored], weight)
-    if additive is not None:
-        totals = chunked_score_totals(
-            ensemble,
-            X,
-            groups,
-            permutations,
-            n_jobs,
-            start=start,
-            divisor=np.maximum(count, 1),
-            additive=additive,
-            scored_values=_scored_values(estimator, ensemble),
-            chunks=chunks,
-            tree_rows=tree_rows,
-            scored=scored,
-        )
-        return np.vectorize(additive.score)(totals)
-    scores = np.empty((len(groups), len(permutations)))
-    for g, r, outputs in permuted_outputs(
+    return _permuted_scores(
+        estimator,
         ensemble,
         X,
+        y,
+        sample_weight,
         groups,
         permutations,
+        scorer,
         n_jobs,
-        start=start,
+        scoring,
+        start=np.zeros((X.shape[0], ensemble.n_outputs)),
         divisor=np.maximum(count, 1),
-        chunks=chunks,
         tree_rows=tree_rows,
-        ranks_matter=not scorer_reads_labels_only(scorer),
-    ):
-        outputs = outputs[scored]
-        stored = stored_outputs(estimator, ensemble, outputs)
-        scores[g, r] = score_outputs(scorer, stored, y[scored], weight)
-    return scores
+        scored=count > 0,
+    )
 
 
 def fast_member_drops(
