@@ -134,6 +134,18 @@ def _batch_member_drops(
     ]
 
 
+def _check_non_finite_rows(members, X):
+    """Let each member's own ``predict`` check the rows holding NaN or
+    infinity: the tree engine reads the trees directly, so without this a
+    value the model rejects (infinity; NaN for trees without missing-value
+    support) would not raise."""
+    X = np.asarray(X)
+    non_finite = ~np.isfinite(X).all(axis=1)
+    if non_finite.any():
+        for member in members:
+            member.estimator.predict(member_input(member, X[non_finite]))
+
+
 def _restrict_to_rows(members, rows, n_rows):
     """Members whose out-of-bag rows are renumbered as positions in ``rows``
     (rows outside ``rows`` are left out)."""
@@ -326,8 +338,6 @@ def oob_permutation_importance(
         permutations = row_permutations(
             shuffle_seed, y.shape[0], n_repeats, n_total=X.shape[0]
         )
-        total, count = oob_sums(estimator, members, X_checked)
-        baseline = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
         rerouted = np.zeros(len(groups_), dtype=bool)
         if ensemble is not None:
             rerouted = worth_rerouting(
@@ -341,8 +351,10 @@ def oob_permutation_importance(
             f"scoring {len(groups_)} features or groups x {n_repeats} repeats on "
             f"{y.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
         )
+        sums = None
         if rerouted.any():
-            scores[rerouted] = fast_oob_permuted_scores(
+            _check_non_finite_rows(members, X_checked)
+            engine_scores, *sums = fast_oob_permuted_scores(
                 estimator,
                 ensemble,
                 members,
@@ -355,6 +367,7 @@ def oob_permutation_importance(
                 n_jobs,
                 scoring=scoring,
             )
+            scores[rerouted] = engine_scores
         plain = np.flatnonzero(~rerouted)
         if len(plain):
             results = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
@@ -371,6 +384,9 @@ def oob_permutation_importance(
                 for batch in _batches(plain, n_jobs)
             )
             scores[plain] = np.concatenate(results, axis=0)
+        if sums is None:  # the engine, which sums them on its way, did not run
+            sums = oob_sums(estimator, members, X_checked)
+        baseline = score_oob_sums(scorer, estimator, *sums, y, sample_weight)
         progress("done")
         return importance_result(
             baseline - scores,

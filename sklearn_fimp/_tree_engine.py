@@ -836,9 +836,10 @@ def permuted_outputs(
     tree_rows=None,
     ranks_matter=True,
 ):
-    """Yield ``(g, r, outputs)``: the model's output on every row with group
-    ``g`` permuted by ``permutations[r]``, as its own ``predict`` would give
-    it: ``(start + sum of leaf values) / divisor``. ``ranks_matter=False``
+    """Yield ``(g, r, outputs, base_total)``: the model's output on every
+    row with group ``g`` permuted by ``permutations[r]``, as its own
+    ``predict`` would give it: ``(start + sum of leaf values) / divisor``,
+    and the unpermuted ``start + sum of leaf values``. ``ranks_matter=False``
     (a scorer that reads predicted labels only) skips the repair of ties
     between rows.
     """
@@ -872,6 +873,7 @@ def permuted_outputs(
                         tree_rows=tree_rows,
                         ranks_matter=ranks_matter,
                     ),
+                    base_total,
                 )
 
 
@@ -891,7 +893,8 @@ def chunked_score_totals(
     scored=None,
 ):
     """Sums over rows of ``additive``'s row terms with each group permuted
-    by each permutation, shape (n_groups, n_permutations).
+    by each permutation, shape (n_groups, n_permutations), and the
+    unpermuted ``start + sum of leaf values`` of every row.
 
     Chunk by chunk: each chunk of rows is routed once for all groups and
     only one chunk's outputs are held per worker, so time and memory stay
@@ -905,6 +908,7 @@ def chunked_score_totals(
     term_rows = np.cumsum(scored) - 1
     divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
     totals = np.zeros((len(groups), len(permutations)))
+    base_total = np.array(start, dtype=np.float64)
 
     def add_totals(part, routed, chunk_rows, base):
         keep = scored[chunk_rows]
@@ -943,14 +947,15 @@ def chunked_score_totals(
         routed, reached_leaves = _route_chunk(
             ensemble, X, chunk_rows, tree_rows, n_jobs
         )
-        base = np.array(start[chunk_rows], dtype=np.float64)
+        base = base_total[chunk_rows]
         _add_leaf_values(ensemble, base, reached_leaves)
+        base_total[chunk_rows] = base
         # groups are split between workers; each adds to its own totals
         Parallel(n_jobs=n_jobs, require="sharedmem")(
             delayed(add_totals)(part, routed, chunk_rows, base)
             for part in _worker_parts(len(groups), n_jobs)
         )
-    return totals
+    return totals, base_total
 
 
 def _scored_values(estimator, ensemble):
@@ -994,14 +999,15 @@ def _permuted_scores(
 ):
     """Scores of the rows ``scored`` (a mask; None: all) with each group
     permuted by each permutation: summed chunk by chunk when the score is
-    additive and the rows span several chunks, else by the scorer."""
+    additive and the rows span several chunks, else by the scorer. Returns
+    them with the unpermuted ``start + sum of leaf values`` of every row."""
     if scored is not None:
         y = y[scored]
         sample_weight = None if sample_weight is None else sample_weight[scored]
     chunks = _chunks(ensemble, X, tree_rows)
     additive = _chunked_additive(estimator, chunks, scoring, y, sample_weight)
     if additive is not None:
-        totals = chunked_score_totals(
+        totals, base_total = chunked_score_totals(
             ensemble,
             X,
             groups,
@@ -1015,9 +1021,9 @@ def _permuted_scores(
             tree_rows=tree_rows,
             scored=scored,
         )
-        return np.vectorize(additive.score)(totals)
+        return np.vectorize(additive.score)(totals), base_total
     scores = np.empty((len(groups), len(permutations)))
-    for g, r, outputs in permuted_outputs(
+    for g, r, outputs, base_total in permuted_outputs(  # noqa: B007 (returned)
         ensemble,
         X,
         groups,
@@ -1033,7 +1039,7 @@ def _permuted_scores(
             outputs = outputs[scored]
         stored = stored_outputs(estimator, ensemble, outputs)
         scores[g, r] = score_outputs(scorer, stored, y, sample_weight)
-    return scores
+    return scores, base_total
 
 
 def fast_permuted_scores(
@@ -1057,7 +1063,7 @@ def fast_permuted_scores(
     else:
         start = np.zeros((X.shape[0], ensemble.n_outputs))
         divisor = float(len(ensemble.terms))
-    return _permuted_scores(
+    scores, _ = _permuted_scores(
         estimator,
         ensemble,
         X,
@@ -1071,6 +1077,7 @@ def fast_permuted_scores(
         start=start,
         divisor=divisor,
     )
+    return scores
 
 
 def fast_oob_permuted_scores(
@@ -1087,7 +1094,9 @@ def fast_oob_permuted_scores(
     scoring=None,
 ):
     """Out-of-bag scores with each group permuted over the training rows
-    (engine path of :func:`~sklearn_fimp.oob_permutation_importance`).
+    (engine path of :func:`~sklearn_fimp.oob_permutation_importance`), and
+    the sums of the members' out-of-bag outputs with their counts, as
+    :func:`~sklearn_fimp._oob.oob_sums` gives them (the baseline's input).
 
     ``X`` is already validated against the estimator."""
     X = np.ascontiguousarray(X, dtype=np.float32)
@@ -1095,7 +1104,7 @@ def fast_oob_permuted_scores(
     count = np.zeros(X.shape[0])
     for rows in tree_rows:
         count[rows] += 1
-    return _permuted_scores(
+    scores, total = _permuted_scores(
         estimator,
         ensemble,
         X,
@@ -1111,6 +1120,9 @@ def fast_oob_permuted_scores(
         tree_rows=tree_rows,
         scored=count > 0,
     )
+    if not ensemble.kind.endswith("classifier") and total.shape[1] == 1:
+        total = total[:, 0]  # as a single-output regressor predicts
+    return scores, total, count
 
 
 def fast_member_drops(
