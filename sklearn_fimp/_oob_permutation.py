@@ -342,7 +342,7 @@ def oob_permutation_importance(
         if ensemble is not None:
             rerouted = worth_rerouting(
                 ensemble,
-                np.asarray(X_checked, dtype=np.float32),
+                X_checked,
                 groups_,
                 tree_rows=[m.oob_rows for m in members],
             )

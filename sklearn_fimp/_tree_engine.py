@@ -570,6 +570,7 @@ def worth_rerouting(ensemble, X, groups, tree_rows=None):
         # compiled, re-routing the rows that move costs less than predicting
         # every row even when every path uses the group
         return np.ones(len(groups), dtype=bool)
+    X = np.asarray(X, dtype=np.float32)
     n_rows = X.shape[0]
     sample = np.unique(np.linspace(0, n_rows - 1, min(n_rows, SAMPLE_ROWS)).astype(int))
     if tree_rows is not None:
@@ -1156,14 +1157,15 @@ def fast_member_drops(
     # without the compiled kernels, groups that nearly every path uses are
     # re-routed on all rows, which needs no record of the features each
     # path uses
-    sample = np.unique(np.linspace(0, len(rows) - 1, SAMPLE_ROWS).astype(int))
-    sample_routing = route(term, X_rows[sample], X.shape[1])
-    dense = [
-        term.nodes is None
-        and len(affected_rows(sample_routing, columns))
-        >= MAX_AFFECTED_SHARE * len(sample)
-        for columns in groups
-    ]
+    dense = [False] * len(groups)
+    if term.nodes is None:
+        sample = np.unique(np.linspace(0, len(rows) - 1, SAMPLE_ROWS).astype(int))
+        sample_routing = route(term, X_rows[sample], X.shape[1])
+        dense = [
+            len(affected_rows(sample_routing, columns))
+            >= MAX_AFFECTED_SHARE * len(sample)
+            for columns in groups
+        ]
     if all(dense):
         routing = None
         base_leaves = term.tree.tree_.apply(_tree_input(term, X_rows))
