@@ -5,7 +5,7 @@ from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
 
 from ._compat import validate_params
-from ._oob import bagged_members, ensemble_input, member_input
+from ._oob import BAGGED_ENSEMBLES, bagged_members, ensemble_input, member_input
 from ._result import importance_result
 from ._validation import check_inputs, explain_input_errors
 
@@ -145,7 +145,17 @@ def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
     True
     """
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
-    members = bagged_members(estimator, X.shape[0])
+    # the in-bag rows are needed only where the nodes do not hold their means
+    members = bagged_members(
+        estimator,
+        X.shape[0],
+        keep_in_bag=isinstance(estimator, BAGGED_ENSEMBLES)
+        and not all(
+            isinstance(tree, BaseDecisionTree)
+            and values_are_in_bag_means(estimator, tree)
+            for tree in getattr(estimator, "estimators_", [])
+        ),
+    )
     if not all(isinstance(m.estimator, BaseDecisionTree) for m in members):
         raise TypeError(
             f"estimator={type(estimator).__name__}(...) bags models that are "

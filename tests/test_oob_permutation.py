@@ -436,3 +436,42 @@ def test_oob_permutation_max_samples_errors_name_the_parameter():
         oob_permutation_importance(model, X, y, max_samples=1000)
     with pytest.raises(InvalidParameterError, match="max_samples"):
         oob_permutation_importance(model, X, y, max_samples=0)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        RandomForestClassifier(n_estimators=4, random_state=0),
+        ExtraTreesRegressor(n_estimators=4, bootstrap=True, random_state=0),
+        RandomForestRegressor(n_estimators=4, max_samples=0.3, random_state=0),
+        BaggingRegressor(
+            DecisionTreeRegressor(),
+            n_estimators=4,
+            max_samples=0.5,
+            max_features=0.5,
+            bootstrap_features=True,
+            random_state=0,
+        ),
+    ],
+)
+def test_members_are_generated_one_at_a_time_as_estimators_samples_(model):
+    # the members' rows come from the ensemble's per-member generator, not
+    # from estimators_samples_ (every member's rows at once); they must be
+    # the same rows
+    from sklearn_fimp._oob import bagged_members, in_bag_rows
+
+    X = np.random.RandomState(0).normal(size=(60, 4))
+    y = (X[:, 0] > 0).astype(int) if hasattr(model, "predict_proba") else X[:, 0]
+    model.fit(X, y)
+    expected = model.estimators_samples_
+    for drawn, reference in zip(in_bag_rows(model), expected, strict=True):
+        np.testing.assert_array_equal(drawn, reference)
+    members = bagged_members(model, len(y))
+    kept = bagged_members(model, len(y), keep_in_bag=True)
+    for member, with_in_bag, mask, in_bag in zip(
+        members, kept, oob_masks(model, len(y)), expected, strict=True
+    ):
+        assert member.in_bag_rows is None
+        np.testing.assert_array_equal(with_in_bag.in_bag_rows, in_bag)
+        np.testing.assert_array_equal(member.oob_rows, np.flatnonzero(mask))
+        assert member.oob_rows.dtype == np.int32
