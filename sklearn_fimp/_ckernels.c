@@ -90,25 +90,6 @@ static inline int64_t descend_source(const node_t *nodes, int64_t node,
     return node;
 }
 
-/* permuted[g * n + i] = X[sources[i], group[g]]: a group's columns as a
- * permutation reorders them. NULL when out of memory. */
-static float *gather_permuted(const float *X, int64_t n_columns,
-                              const int64_t *sources, int64_t n,
-                              const int64_t *group, int64_t n_group)
-{
-    float *permuted = malloc((n * n_group > 0 ? n * n_group : 1) * sizeof(float));
-    if (permuted == NULL) {
-        return NULL;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        const float *source = X + sources[i] * n_columns;
-        for (int64_t g = 0; g < n_group; g++) {
-            permuted[g * n + i] = source[group[g]];
-        }
-    }
-    return permuted;
-}
-
 /*
  * Route rows X[rows[i]] (i < n_rows) through one tree: leaves[i], and the
  * row's pairs, row after row, in buffer[i * width ...] with their columns
@@ -253,17 +234,23 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
 }
 
 /*
- * Every tree of an ensemble at once: add to out (n_positions x n_outputs)
- * the change of each tree's leaf value on the rows that leave their path.
+ * Every tree of an ensemble at once, for n_tasks tasks: task k permutes the
+ * group group_columns[group_ptr[k] ... group_ptr[k + 1]) and reads its
+ * values from the rows sources[k * n_positions ...]; add to
+ * out[k * n_positions * n_outputs ...] (n_positions x n_outputs) the change
+ * of each tree's leaf value on the rows that leave their path.
  *
  * Tree t's nodes start at node_offset[t] in the node arrays and in table
  * (one row of n_outputs values per node); its routed rows start at
  * row_offset[t] in positions, leaves and the pairs' row indices, and
  * row_offset[n_trees] is the end; its pairs are at address tree_pairs[t],
  * column c's from ptr[t * (n_columns + 1) + c] on; positions[.] is a
- * row's index in out, X row chunk_start + position (n_positions of them),
- * and it reads the group's columns from X[sources[position]]. Returns the number of moved
- * (row, tree) pairs, or -1 when out of memory.
+ * row's index in out, X row chunk_start + position (n_positions of them).
+ *
+ * Trees are the outer loop and tasks the inner one, so that a tree's nodes
+ * are read from memory once for all tasks rather than once per task; each
+ * task's permuted columns are gathered once, before the loop. Returns the
+ * number of moved (row, tree, task) triples, or -1 when out of memory.
  */
 int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                           const node_t *nodes, const double *table,
@@ -272,8 +259,9 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                           const int64_t *ptr, const uintptr_t *tree_pairs,
                           const float *X, int64_t n_columns,
                           int64_t chunk_start, int64_t n_positions,
-                          const int64_t *sources, const int64_t *group,
-                          int64_t n_group, const int32_t *slot, double *out)
+                          int64_t n_tasks, const int64_t *sources,
+                          const int64_t *group_ptr,
+                          const int64_t *group_columns, double *out)
 {
     int64_t widest = 1;
     for (int64_t t = 0; t < n_trees; t++) {
@@ -282,13 +270,32 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
             widest = n;
         }
     }
+    int64_t n_gathered = group_ptr[n_tasks];
     int64_t *stamp = malloc(widest * sizeof(int64_t));
-    float *permuted = gather_permuted(X, n_columns, sources, n_positions,
-                                      group, n_group);
-    if (stamp == NULL || permuted == NULL) {
+    int32_t *slot = malloc((n_columns > 0 ? n_columns : 1) * sizeof(int32_t));
+    float *permuted =
+        malloc((n_gathered * n_positions > 0 ? n_gathered * n_positions : 1) *
+               sizeof(float));
+    if (stamp == NULL || slot == NULL || permuted == NULL) {
         free(stamp);
+        free(slot);
         free(permuted);
         return -1;
+    }
+    /* permuted[(group_ptr[k] + g) * n_positions + i]: column g of task k's
+     * group as task k's permutation orders it */
+    for (int64_t k = 0; k < n_tasks; k++) {
+        const int64_t *task_sources = sources + k * n_positions;
+        for (int64_t g = group_ptr[k]; g < group_ptr[k + 1]; g++) {
+            float *values = permuted + g * n_positions;
+            int64_t c = group_columns[g];
+            for (int64_t i = 0; i < n_positions; i++) {
+                values[i] = X[task_sources[i] * n_columns + c];
+            }
+        }
+    }
+    for (int64_t c = 0; c < n_columns; c++) {
+        slot[c] = -1;
     }
     for (int64_t i = 0; i < widest; i++) {
         stamp[i] = -1;
@@ -301,39 +308,77 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         const int64_t *tree_positions = positions + row_offset[t];
         const int64_t *tree_leaves = leaves + row_offset[t];
         const pair_t *pairs = (const pair_t *)tree_pairs[t];
-        for (int64_t g = 0; g < n_group; g++) {
-            const float *values = permuted + g * n_positions;
-            int64_t c = group[g];
-            for (int64_t k = tree_ptr[c]; k < tree_ptr[c + 1]; k++) {
-                const pair_t *pair = pairs + k;
-                int64_t i = pair->row;
-                int64_t position = tree_positions[i];
-                float v = values[position];
-                if (stamp[i] == t || (v > pair->lower && v <= pair->upper)) {
-                    continue;
+        for (int64_t k = 0; k < n_tasks; k++) {
+            int64_t first = group_ptr[k], n_group = group_ptr[k + 1] - first;
+            const float *task_permuted = permuted + first * n_positions;
+            double *task_out = out + k * n_positions * n_outputs;
+            /* a row is re-routed once per tree and task, however many of
+             * the group's columns its path splits on */
+            int64_t mark = t * n_tasks + k;
+            for (int64_t g = 0; g < n_group; g++) {
+                slot[group_columns[first + g]] = (int32_t)g;
+            }
+            for (int64_t g = 0; g < n_group; g++) {
+                const float *values = task_permuted + g * n_positions;
+                int64_t c = group_columns[first + g];
+                for (int64_t p = tree_ptr[c]; p < tree_ptr[c + 1]; p++) {
+                    const pair_t *pair = pairs + p;
+                    int64_t i = pair->row;
+                    int64_t position = tree_positions[i];
+                    float v = values[position];
+                    if (stamp[i] == mark ||
+                        (v > pair->lower && v <= pair->upper)) {
+                        continue;
+                    }
+                    stamp[i] = mark;
+                    int64_t leaf = descend(
+                        tree, n_group == 1 ? pair->first_node : 0,
+                        X + (chunk_start + position) * n_columns, slot,
+                        task_permuted, n_positions, position);
+                    int64_t old = tree_leaves[i];
+                    if (leaf == old) {
+                        continue;
+                    }
+                    n_moved++;
+                    const double *gained = tree_table + leaf * n_outputs;
+                    const double *lost = tree_table + old * n_outputs;
+                    double *row_out = task_out + position * n_outputs;
+                    for (int64_t o = 0; o < n_outputs; o++) {
+                        row_out[o] += gained[o] - lost[o];
+                    }
                 }
-                stamp[i] = t;
-                int64_t leaf = descend(
-                    tree, n_group == 1 ? pair->first_node : 0,
-                    X + (chunk_start + position) * n_columns, slot, permuted,
-                    n_positions, position);
-                int64_t old = tree_leaves[i];
-                if (leaf == old) {
-                    continue;
-                }
-                n_moved++;
-                const double *gained = tree_table + leaf * n_outputs;
-                const double *lost = tree_table + old * n_outputs;
-                double *row_out = out + position * n_outputs;
-                for (int64_t o = 0; o < n_outputs; o++) {
-                    row_out[o] += gained[o] - lost[o];
-                }
+            }
+            for (int64_t g = 0; g < n_group; g++) {
+                slot[group_columns[first + g]] = -1;
             }
         }
     }
     free(stamp);
+    free(slot);
     free(permuted);
     return n_moved;
+}
+
+/*
+ * Add to out (n_positions x n_outputs) every tree's leaf values on its
+ * routed rows (laid out as for add_moved_changes), tree after tree in
+ * order, as the ensemble's own predict adds them.
+ */
+void add_leaf_values(int64_t n_trees, const int64_t *node_offset,
+                     const double *table, int64_t n_outputs,
+                     const int64_t *row_offset, const int64_t *positions,
+                     const int64_t *leaves, double *out)
+{
+    for (int64_t t = 0; t < n_trees; t++) {
+        const double *tree_table = table + node_offset[t] * n_outputs;
+        for (int64_t i = row_offset[t]; i < row_offset[t + 1]; i++) {
+            const double *values = tree_table + leaves[i] * n_outputs;
+            double *row_out = out + positions[i] * n_outputs;
+            for (int64_t o = 0; o < n_outputs; o++) {
+                row_out[o] += values[o];
+            }
+        }
+    }
 }
 
 static struct PyModuleDef module = {

@@ -68,7 +68,11 @@ _SIGNATURES = {
         [_SIZE, _INT64]
         + _TREE
         + [_FLOAT64, _SIZE, _INT64, _INT64, _INT64, _INT64, _ADDRESSES, _FLOAT32]
-        + [_SIZE, _SIZE, _SIZE, _INT64, _INT64, _SIZE, _INT32, _FLOAT64],
+        + [_SIZE, _SIZE, _SIZE, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
+    ),
+    "add_leaf_values": (
+        None,
+        [_SIZE, _INT64, _FLOAT64, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
     ),
 }
 

@@ -64,6 +64,10 @@ SAMPLE_ROWS = 1000
 MAX_AFFECTED_SHARE = 0.8
 #: Bytes allowed for the permuted outputs of one batch of groups.
 BATCH_BYTES = 256 * 2**20
+#: Bytes a worker of the compiled kernels allows for one batch of tasks
+#: (a group and a permutation each): their permuted columns, source rows and
+#: changes, for one chunk. A batch reads each tree's nodes once.
+TASK_BYTES = 32 * 2**20
 
 
 class TreeTerm(NamedTuple):
@@ -466,13 +470,18 @@ def _group_arrays(columns, n_features):
     return group, slot
 
 
-def add_compiled_changes(ensemble, routed, chunk_start, X, columns, sources, out):
-    """Compiled :func:`add_tree_changes`: ``routed`` is a
-    :class:`RoutedForest` of the chunk starting at row ``chunk_start`` of X,
-    ``sources`` the row of X whose group values each chunk row receives."""
+def add_compiled_changes(ensemble, routed, chunk_start, X, tasks, out):
+    """Compiled :func:`add_tree_changes` for several tasks at once: task
+    ``k``, ``(columns, sources)``, reads ``columns`` of chunk row ``i`` from
+    row ``sources[i]`` of X and adds its changes to ``out[k]`` (``out`` is
+    C-contiguous, (n_tasks, n_chunk_rows, n_outputs)). ``routed`` is a
+    :class:`RoutedForest` of the chunk starting at row ``chunk_start``.
+    Returns the number of (row, tree, task) that reached another leaf."""
     forest = ensemble.forest
-    group, slot = _group_arrays(columns, X.shape[1])
-    check_status(
+    sources = np.ascontiguousarray([task_sources for _, task_sources in tasks])
+    groups = [np.asarray(columns, dtype=np.int64) for columns, _ in tasks]
+    group_ptr = np.concatenate([[0], np.cumsum([len(group) for group in groups])])
+    return check_status(
         KERNELS.add_moved_changes(
             len(ensemble.terms),
             forest.node_offset,
@@ -487,11 +496,11 @@ def add_compiled_changes(ensemble, routed, chunk_start, X, columns, sources, out
             X,
             X.shape[1],
             chunk_start,
-            len(sources),
-            sources,
-            group,
-            len(group),
-            slot,
+            sources.shape[1],
+            len(tasks),
+            sources.astype(np.int64, copy=False),
+            group_ptr.astype(np.int64),
+            np.concatenate(groups),
             out,
         )
     )
@@ -626,18 +635,46 @@ def add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out)
             out[:, k] += np.bincount(positions, change[:, k], minlength=len(out))
 
 
+def task_changes(ensemble, routed, chunk_rows, X, tasks):
+    """Yield, task after task, the change of the total on the chunk's rows
+    (n_chunk_rows, n_outputs) when a task's ``(columns, permutation)`` is
+    applied. The compiled kernels take the tasks a batch at a time
+    (``TASK_BYTES``), reading each tree's nodes once per batch."""
+    n_rows, n_outputs = len(chunk_rows), ensemble.n_outputs
+    if not isinstance(routed, RoutedForest):
+        for columns, permutation in tasks:
+            change = np.zeros((n_rows, n_outputs))
+            add_tree_changes(
+                ensemble, routed, chunk_rows, X, columns, permutation, change
+            )
+            yield change
+        return
+    widest = max(len(columns) for columns, _ in tasks)
+    per_task = n_rows * (8 * n_outputs + 8 + 4 * widest)
+    batch_size = max(1, TASK_BYTES // per_task)
+    for first in range(0, len(tasks), batch_size):
+        batch = tasks[first : first + batch_size]
+        changes = np.zeros((len(batch), n_rows, n_outputs))
+        add_compiled_changes(
+            ensemble,
+            routed,
+            chunk_rows[0],
+            X,
+            [(columns, permutation[chunk_rows]) for columns, permutation in batch],
+            changes,
+        )
+        yield from changes
+
+
 def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations, out):
-    for g, columns in enumerate(groups):
-        for r, permutation in enumerate(permutations):
-            if isinstance(routed, RoutedForest):
-                sources = np.ascontiguousarray(permutation[chunk_rows], dtype=np.int64)
-                add_compiled_changes(
-                    ensemble, routed, chunk_rows[0], X, columns, sources, out[g, r]
-                )
-            else:
-                add_tree_changes(
-                    ensemble, routed, chunk_rows, X, columns, permutation, out[g, r]
-                )
+    """Add to ``out[g, r]`` the changes of group ``g`` permuted by
+    ``permutations[r]`` (see :func:`task_changes`)."""
+    tasks = [
+        (columns, permutation) for columns in groups for permutation in permutations
+    ]
+    changes = task_changes(ensemble, routed, chunk_rows, X, tasks)
+    for k, change in enumerate(changes):
+        out[divmod(k, len(permutations))] += change
 
 
 def _chunks(ensemble, X, tree_rows):
@@ -682,9 +719,21 @@ def _route_chunk(ensemble, X, chunk_rows, tree_rows, n_jobs):
     return routed, [(routing.rows, routing.leaves) for routing in routed]
 
 
-def _add_leaf_values(ensemble, total, reached_leaves):
+def _add_leaf_values(ensemble, total, routed, reached_leaves):
     """Add each tree's leaf values to ``total`` (a chunk's rows), tree by
     tree in order, as the model's own ``predict`` adds them."""
+    if isinstance(routed, RoutedForest):
+        KERNELS.add_leaf_values(
+            len(ensemble.terms),
+            ensemble.forest.node_offset,
+            ensemble.forest.table,
+            ensemble.n_outputs,
+            routed.row_offset,
+            routed.positions,
+            routed.leaves,
+            total,
+        )
+        return
     for term, (reached, leaves) in zip(ensemble.terms, reached_leaves):
         if reached is None:
             reached = slice(None)
@@ -728,7 +777,7 @@ def permuted_changes(
             )
             if first == 0:
                 total = base_total[chunk_rows]
-                _add_leaf_values(ensemble, total, reached_leaves)
+                _add_leaf_values(ensemble, total, routed, reached_leaves)
                 base_total[chunk_rows] = total
             # groups are split between workers; each writes its own slices
             Parallel(n_jobs=n_jobs, require="sharedmem")(
@@ -911,45 +960,54 @@ def chunked_score_totals(
     totals = np.zeros((len(groups), len(permutations)))
     base_total = np.array(start, dtype=np.float64)
 
+    def outputs_of(base, change, positions, chunk_rows, group, permutation):
+        """Outputs of the chunk's rows ``positions``, and their row terms."""
+        rows = chunk_rows[positions]
+        outputs = _permuted_outputs_of(
+            ensemble,
+            X,
+            base[positions],
+            change[positions],
+            divisor[rows] if np.ndim(divisor) else divisor,
+            rows=rows,
+            columns=group,
+            permutation=permutation,
+            start=start[rows],
+            tree_rows=tree_rows,
+            ranks_matter=False,
+        )
+        return additive.row_terms(scored_values(outputs), term_rows[rows])
+
     def add_totals(part, routed, chunk_rows, base):
-        keep = scored[chunk_rows]
-        chunk_divisor = divisor[chunk_rows] if np.ndim(divisor) else divisor
-        for g in part:
-            for r, permutation in enumerate(permutations):
-                change = np.zeros_like(base)
-                _add_changes_of_groups(
-                    ensemble,
-                    routed,
-                    chunk_rows,
-                    X,
-                    [groups[g]],
-                    [permutation],
-                    change[np.newaxis, np.newaxis],
-                )
-                outputs = _permuted_outputs_of(
-                    ensemble,
-                    X,
-                    base,
-                    change,
-                    chunk_divisor,
-                    rows=chunk_rows,
-                    columns=groups[g],
-                    permutation=permutation,
-                    start=start[chunk_rows],
-                    tree_rows=tree_rows,
-                    ranks_matter=False,
-                )
-                row_terms = additive.row_terms(
-                    scored_values(outputs[keep]), term_rows[chunk_rows[keep]]
-                )
-                totals[g, r] += row_terms.sum()
+        # a task changes the row terms of the rows its changes reach only
+        kept = np.flatnonzero(scored[chunk_rows])
+        base_terms = np.zeros(len(chunk_rows))
+        if len(kept):
+            no_change = np.zeros_like(base)
+            base_terms[kept] = outputs_of(base, no_change, kept, chunk_rows, [], None)
+        base_sum = base_terms.sum()
+        pairs = [(g, r) for g in part for r in range(len(permutations))]
+        changes = task_changes(
+            ensemble,
+            routed,
+            chunk_rows,
+            X,
+            [(groups[g], permutations[r]) for g, r in pairs],
+        )
+        for (g, r), change in zip(pairs, changes, strict=True):
+            # rows that are not scored are out of bag for no tree: unchanged
+            moved = np.flatnonzero(np.any(change != 0, axis=1))
+            terms = outputs_of(
+                base, change, moved, chunk_rows, groups[g], permutations[r]
+            )
+            totals[g, r] += base_sum + (terms.sum() - base_terms[moved].sum())
 
     for chunk_rows in chunks:
         routed, reached_leaves = _route_chunk(
             ensemble, X, chunk_rows, tree_rows, n_jobs
         )
         base = base_total[chunk_rows]
-        _add_leaf_values(ensemble, base, reached_leaves)
+        _add_leaf_values(ensemble, base, routed, reached_leaves)
         base_total[chunk_rows] = base
         # groups are split between workers; each adds to its own totals
         Parallel(n_jobs=n_jobs, require="sharedmem")(

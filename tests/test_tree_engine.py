@@ -156,8 +156,36 @@ def test_engine_chunks_batches_and_threads_do_not_change_results(monkeypatch):
     whole = permutation_importance(model, X[250:], y[250:], random_state=0)
     monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 37)
     monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)
+    monkeypatch.setattr(_tree_engine, "TASK_BYTES", 1)
     pieces = permutation_importance(model, X[250:], y[250:], n_jobs=2, random_state=0)
     np.testing.assert_allclose(pieces.importances, whole.importances, atol=1e-12)
+
+
+@pytest.mark.parametrize("oob", [False, True], ids=["validation", "oob"])
+def test_engine_tasks_in_one_batch_or_one_by_one_agree_exactly(
+    kernels, oob, monkeypatch
+):
+    # the compiled kernels take many (group, permutation) tasks per pass
+    # over the trees; each row's changes are added tree by tree in order
+    # either way, so the importances are the same to the last bit
+    X, y = make_data(3)
+    model = RandomForestClassifier(n_estimators=10, random_state=0)
+    groups = [[0, 1], [2], [1, 3, 4], [4]]
+
+    def importances():
+        if oob:
+            return oob_permutation_importance(
+                model, X, y, n_repeats=3, groups=groups, random_state=0
+            ).importances
+        return permutation_importance(
+            model, X[250:], y[250:], n_repeats=3, groups=groups, random_state=0
+        ).importances
+
+    model.fit(*((X, y) if oob else (X[:250], y[:250])))
+    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 60)
+    together = importances()
+    monkeypatch.setattr(_tree_engine, "TASK_BYTES", 1)
+    np.testing.assert_array_equal(importances(), together)
 
 
 def test_engine_pandas_input_matches_numpy():
@@ -191,6 +219,7 @@ def test_engine_oob_chunks_and_batches_do_not_change_results(model, monkeypatch)
     whole = oob_permutation_importance(model, X, y, n_repeats=2, random_state=0)
     monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 37)
     monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)
+    monkeypatch.setattr(_tree_engine, "TASK_BYTES", 1)
     pieces = oob_permutation_importance(
         model, X, y, n_repeats=2, n_jobs=2, random_state=0
     )
