@@ -366,6 +366,7 @@ def oob_permutation_importance(
                 scorer,
                 n_jobs,
                 scoring=scoring,
+                progress=progress,
             )
             scores[rerouted] = engine_scores
         plain = np.flatnonzero(~rerouted)

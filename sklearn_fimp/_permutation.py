@@ -293,6 +293,7 @@ def permutation_importance(
             scorer,
             n_jobs,
             scoring=scoring,
+            progress=progress,
         )
     if not rerouted.all():
         scores[~rerouted] = generic_permuted_scores(

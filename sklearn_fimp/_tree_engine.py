@@ -751,7 +751,7 @@ def _worker_parts(n_groups, n_jobs):
 
 
 def permuted_changes(
-    ensemble, X, groups, permutations, n_jobs, *, tree_rows, start, chunks
+    ensemble, X, groups, permutations, n_jobs, *, tree_rows, start, chunks, progress
 ):
     """Yield ``(group_indices, base_total, changes)`` batch by batch.
 
@@ -794,6 +794,8 @@ def permuted_changes(
                 )
                 for part in _worker_parts(len(batch), n_jobs)
             )
+        if progress is not None and batch_size < len(groups):
+            progress(f"tree engine: {batch[-1] + 1} of {len(groups)} groups done")
         yield batch, base_total, changes
 
 
@@ -885,6 +887,7 @@ def permuted_outputs(
     chunks,
     tree_rows=None,
     ranks_matter=True,
+    progress=None,
 ):
     """Yield ``(g, r, outputs, base_total)``: the model's output on every
     row with group ``g`` permuted by ``permutations[r]``, as its own
@@ -904,6 +907,7 @@ def permuted_outputs(
         tree_rows=tree_rows,
         start=start,
         chunks=chunks,
+        progress=progress,
     ):
         for i, g in enumerate(batch):
             for r, permutation in enumerate(permutations):
@@ -941,6 +945,7 @@ def chunked_score_totals(
     chunks,
     tree_rows=None,
     scored=None,
+    progress=None,
 ):
     """Sums over rows of ``additive``'s row terms with each group permuted
     by each permutation, shape (n_groups, n_permutations), and the
@@ -1014,6 +1019,8 @@ def chunked_score_totals(
             delayed(add_totals)(part, routed, chunk_rows, base)
             for part in _worker_parts(len(groups), n_jobs)
         )
+        if progress is not None:
+            progress(f"tree engine: {chunk_rows[-1] + 1:,} of {n_rows:,} rows done")
     return totals, base_total
 
 
@@ -1055,11 +1062,14 @@ def _permuted_scores(
     divisor,
     tree_rows=None,
     scored=None,
+    progress=None,
 ):
     """Scores of the rows ``scored`` (a mask; None: all) with each group
     permuted by each permutation: summed chunk by chunk when the score is
     additive and the rows span several chunks, else by the scorer. Returns
-    them with the unpermuted ``start + sum of leaf values`` of every row."""
+    them with the unpermuted ``start + sum of leaf values`` of every row.
+    ``progress`` (a :class:`~sklearn_fimp._progress.Progress`, or None) is
+    told of each chunk or batch done when there are several."""
     if scored is not None:
         y = y[scored]
         sample_weight = None if sample_weight is None else sample_weight[scored]
@@ -1079,6 +1089,7 @@ def _permuted_scores(
             chunks=chunks,
             tree_rows=tree_rows,
             scored=scored,
+            progress=progress,
         )
         return np.vectorize(additive.score)(totals), base_total
     scores = np.empty((len(groups), len(permutations)))
@@ -1093,6 +1104,7 @@ def _permuted_scores(
         chunks=chunks,
         tree_rows=tree_rows,
         ranks_matter=not scorer_reads_labels_only(scorer),
+        progress=progress,
     ):
         if scored is not None:
             outputs = outputs[scored]
@@ -1112,6 +1124,7 @@ def fast_permuted_scores(
     scorer,
     n_jobs,
     scoring=None,
+    progress=None,
 ):
     """Scores with each group permuted, on validation rows (engine path of
     :func:`~sklearn_fimp.permutation_importance`).
@@ -1135,6 +1148,7 @@ def fast_permuted_scores(
         scoring,
         start=start,
         divisor=divisor,
+        progress=progress,
     )
     return scores
 
@@ -1151,6 +1165,7 @@ def fast_oob_permuted_scores(
     scorer,
     n_jobs,
     scoring=None,
+    progress=None,
 ):
     """Out-of-bag scores with each group permuted over the training rows
     (engine path of :func:`~sklearn_fimp.oob_permutation_importance`), and
@@ -1178,6 +1193,7 @@ def fast_oob_permuted_scores(
         divisor=np.maximum(count, 1),
         tree_rows=tree_rows,
         scored=count > 0,
+        progress=progress,
     )
     if not ensemble.kind.endswith("classifier") and total.shape[1] == 1:
         total = total[:, 0]  # as a single-output regressor predicts

@@ -123,3 +123,42 @@ def test_verbose_rejects_invalid_values(data, verbose):
         permutation_importance(forest, X, y, verbose=verbose)
     with pytest.raises(ValueError, match="verbose"):
         ImportanceSelector(verbose=verbose).fit(X, y)
+
+
+@pytest.mark.parametrize("oob", [False, True], ids=["validation", "oob"])
+def test_tree_engine_reports_each_chunk_of_rows(data, oob, capsys, monkeypatch):
+    # on many rows the engine works a chunk of rows at a time; with verbose
+    # it says how far it has got, in rows
+    from sklearn_fimp import _tree_engine
+
+    X, y, forest = data
+    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 80)
+    if oob:
+        oob_permutation_importance(forest, X, y, verbose=1, random_state=0)
+    else:
+        permutation_importance(forest, X, y, verbose=1, random_state=0)
+    lines = capsys.readouterr().err.splitlines()
+    done = [line for line in lines if "tree engine:" in line]
+    assert [line.split("tree engine: ")[1].split(" (")[0] for line in done] == [
+        "80 of 200 rows done",
+        "160 of 200 rows done",
+        "200 of 200 rows done",
+    ]
+    assert all(line.startswith("[") for line in done)
+    # and nothing without verbose
+    permutation_importance(forest, X, y, random_state=0)
+    assert capsys.readouterr().err == ""
+
+
+def test_tree_engine_reports_each_batch_of_groups(data, capsys, monkeypatch):
+    # a score that is not a sum over rows (ROC AUC) needs every row's output
+    # at once; when the outputs of all groups do not fit, groups go in batches
+    from sklearn_fimp import _tree_engine
+
+    X, y, forest = data
+    monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)
+    permutation_importance(forest, X, y, scoring="roc_auc", verbose=1, random_state=0)
+    err = capsys.readouterr().err
+    assert [f"tree engine: {g} of 4 groups done" in err for g in (1, 2, 3, 4)] == [
+        True
+    ] * 4
