@@ -819,6 +819,16 @@ def exact_totals(ensemble, X_rows, rows, start, tree_rows=None):
     return totals
 
 
+def changed_rows(change):
+    """Rows of ``change`` (n_rows, n_outputs) with a nonzero entry, in
+    increasing order (several times faster than ``np.any(axis=1)`` on the
+    few columns of an engine's outputs)."""
+    rows = np.flatnonzero(change.reshape(-1)) // change.shape[1]
+    if change.shape[1] > 1 and len(rows):
+        rows = rows[np.concatenate([[True], rows[1:] != rows[:-1]])]
+    return rows
+
+
 def rows_near_ties(outputs, candidates, across_rows=True):
     """Among ``candidates`` (a boolean mask), the rows whose outputs are
     within rounding of a tie: two classes of the row (for a binary decision
@@ -867,7 +877,9 @@ def _permuted_outputs_of(
         # changes added out of order can overshoot by a rounding
         np.clip(outputs, 0.0, 1.0, out=outputs)
     if ensemble.kind.endswith("classifier"):
-        ties = rows_near_ties(outputs, np.any(change != 0, axis=1), ranks_matter)
+        changed = np.zeros(len(change), dtype=bool)
+        changed[changed_rows(change)] = True
+        ties = rows_near_ties(outputs, changed, ranks_matter)
         if len(ties):
             X_ties = permuted_rows(X, rows[ties], columns, permutation)
             totals = exact_totals(ensemble, X_ties, rows[ties], start[ties], tree_rows)
@@ -1001,7 +1013,7 @@ def chunked_score_totals(
         )
         for (g, r), change in zip(pairs, changes, strict=True):
             # rows that are not scored are out of bag for no tree: unchanged
-            moved = np.flatnonzero(np.any(change != 0, axis=1))
+            moved = changed_rows(change)
             terms = outputs_of(
                 base, change, moved, chunk_rows, groups[g], permutations[r]
             )
