@@ -177,59 +177,81 @@ int route_scatter(const pair_t *buffer, const int32_t *buffer_columns,
 
 /*
  * One tree and its rows X[0], ..., X[n_rows - 1], routed by route_rows
- * (rows = 0, ..., n_rows - 1); for each of n_repeats permutations (row r of
- * sources, n_repeats x n_rows): the rows that reach another leaf when the
- * group's columns are read from X[sources[r, i]], and those leaves. Writes
- * the moved rows (indices i) and their new leaves repeat after repeat into
- * moved and new_leaves (room for n_repeats * n_rows each) and how many per
- * repeat into counts; returns the total, or -1 when out of memory.
+ * (rows = 0, ..., n_rows - 1); for each of n_groups groups (group g's
+ * columns are group_columns[group_ptr[g] ... group_ptr[g + 1])) and each of
+ * n_repeats permutations (row r of sources, n_repeats x n_rows): the rows
+ * that reach another leaf when the group's columns are read from
+ * X[sources[r, i]], and those leaves. Writes the moved rows (indices i) and
+ * their new leaves group after group, repeat after repeat, into moved and
+ * new_leaves (room for n_groups * n_repeats * n_rows each) and how many for
+ * each group and repeat into counts[g * n_repeats + r]; returns the total,
+ * or -1 when out of memory.
  */
 int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
                      int64_t n_rows, const int64_t *sources,
                      int64_t n_repeats, const int64_t *ptr,
-                     const pair_t *pairs, const int64_t *group,
-                     int64_t n_group, const int32_t *slot,
+                     const pair_t *pairs, int64_t n_groups,
+                     const int64_t *group_ptr, const int64_t *group_columns,
                      const int64_t *leaves, int64_t *moved,
                      int64_t *new_leaves, int64_t *counts)
 {
     int64_t *stamp = malloc((n_rows > 0 ? n_rows : 1) * sizeof(int64_t));
-    if (stamp == NULL) {
+    int32_t *slot = malloc((n_columns > 0 ? n_columns : 1) * sizeof(int32_t));
+    if (stamp == NULL || slot == NULL) {
+        free(stamp);
+        free(slot);
         return -1;
     }
     for (int64_t i = 0; i < n_rows; i++) {
         stamp[i] = -1;
     }
+    for (int64_t c = 0; c < n_columns; c++) {
+        slot[c] = -1;
+    }
     int64_t n_moved = 0;
-    for (int64_t r = 0; r < n_repeats; r++) {
-        const int64_t *source_rows = sources + r * n_rows;
-        int64_t first = n_moved;
-        for (int64_t g = 0; g < n_group; g++) {
-            int64_t c = group[g];
-            for (int64_t k = ptr[c]; k < ptr[c + 1]; k++) {
-                const pair_t *pair = pairs + k;
-                int64_t i = pair->row;
-                if (stamp[i] == r) {
-                    continue;
-                }
-                const float *source = X + source_rows[i] * n_columns;
-                float v = source[c];
-                if (v > pair->lower && v <= pair->upper) {
-                    continue;
-                }
-                stamp[i] = r;
-                int64_t leaf =
-                    descend_source(nodes, n_group == 1 ? pair->first_node : 0,
-                                   X + i * n_columns, slot, source);
-                if (leaf != leaves[i]) {
-                    moved[n_moved] = i;
-                    new_leaves[n_moved] = leaf;
-                    n_moved++;
+    for (int64_t g = 0; g < n_groups; g++) {
+        const int64_t *group = group_columns + group_ptr[g];
+        int64_t n_group = group_ptr[g + 1] - group_ptr[g];
+        for (int64_t j = 0; j < n_group; j++) {
+            slot[group[j]] = (int32_t)j;
+        }
+        for (int64_t r = 0; r < n_repeats; r++) {
+            const int64_t *source_rows = sources + r * n_rows;
+            /* a row is re-routed once per group and repeat */
+            int64_t mark = g * n_repeats + r;
+            int64_t first = n_moved;
+            for (int64_t j = 0; j < n_group; j++) {
+                int64_t c = group[j];
+                for (int64_t k = ptr[c]; k < ptr[c + 1]; k++) {
+                    const pair_t *pair = pairs + k;
+                    int64_t i = pair->row;
+                    if (stamp[i] == mark) {
+                        continue;
+                    }
+                    const float *source = X + source_rows[i] * n_columns;
+                    float v = source[c];
+                    if (v > pair->lower && v <= pair->upper) {
+                        continue;
+                    }
+                    stamp[i] = mark;
+                    int64_t leaf = descend_source(
+                        nodes, n_group == 1 ? pair->first_node : 0,
+                        X + i * n_columns, slot, source);
+                    if (leaf != leaves[i]) {
+                        moved[n_moved] = i;
+                        new_leaves[n_moved] = leaf;
+                        n_moved++;
+                    }
                 }
             }
+            counts[mark] = n_moved - first;
         }
-        counts[r] = n_moved - first;
+        for (int64_t j = 0; j < n_group; j++) {
+            slot[group[j]] = -1;
+        }
     }
     free(stamp);
+    free(slot);
     return n_moved;
 }
 

@@ -60,8 +60,8 @@ _SIGNATURES = {
     "moved_leaves": (
         ctypes.c_int64,
         _TREE
-        + [_FLOAT32, _SIZE, _SIZE, _INT64, _SIZE, _INT64, _PAIRS, _INT64, _SIZE]
-        + [_INT32, _INT64, _INT64, _INT64, _INT64],
+        + [_FLOAT32, _SIZE, _SIZE, _INT64, _SIZE, _INT64, _PAIRS, _SIZE, _INT64]
+        + [_INT64, _INT64, _INT64, _INT64, _INT64],
     ),
     "add_moved_changes": (
         ctypes.c_int64,

@@ -506,36 +506,53 @@ def add_compiled_changes(ensemble, routed, chunk_start, X, tasks, out):
     )
 
 
-def compiled_moved_leaves(term, routing, X, sources, columns):
-    """Rows of a tree routed on all rows of X that reach another leaf when
-    ``columns`` are read from rows ``sources[r]``, for each permutation
-    ``r``: ``(moved, new_leaves, counts)``, the moved rows of each
-    permutation in turn (``counts[r]`` of them)."""
+def compiled_moved_leaves(term, routing, X, sources, groups):
+    """For each group in turn, the rows of a tree routed on all rows of X
+    that reach another leaf when the group's columns are read from rows
+    ``sources[r]``, for each permutation ``r``: ``(moved, new_leaves,
+    counts)``, the moved rows of each permutation in turn (``counts[r]`` of
+    them). The kernel takes the groups a batch at a time (``TASK_BYTES``
+    bounds the room for their moved rows, which is at most the rows whose
+    paths split on a group's columns, once per permutation)."""
     n_repeats, n_rows = sources.shape
-    group, slot = _group_arrays(columns, X.shape[1])
-    moved = np.empty(n_repeats * n_rows, dtype=np.int64)
-    new_leaves = np.empty(n_repeats * n_rows, dtype=np.int64)
-    counts = np.empty(n_repeats, dtype=np.int64)
-    n_moved = check_status(
-        KERNELS.moved_leaves(
-            *term.nodes.tree_args,
-            X,
-            X.shape[1],
-            n_rows,
-            sources,
-            n_repeats,
-            routing.feature_ptr,
-            routing.pairs,
-            group,
-            len(group),
-            slot,
-            routing.leaves,
-            moved,
-            new_leaves,
-            counts,
+    # a group moves at most the rows whose paths split on its columns
+    paths = np.diff(routing.feature_ptr)
+    room = [n_repeats * min(n_rows, int(paths[columns].sum())) for columns in groups]
+    first = 0
+    while first < len(groups):
+        last = first + 1
+        while last < len(groups) and 16 * sum(room[first : last + 1]) <= TASK_BYTES:
+            last += 1
+        batch = [np.asarray(c, dtype=np.int64) for c in groups[first:last]]
+        group_ptr = np.concatenate([[0], np.cumsum([len(c) for c in batch])])
+        moved = np.empty(max(1, sum(room[first:last])), dtype=np.int64)
+        new_leaves = np.empty_like(moved)
+        counts = np.empty(len(batch) * n_repeats, dtype=np.int64)
+        check_status(
+            KERNELS.moved_leaves(
+                *term.nodes.tree_args,
+                X,
+                X.shape[1],
+                n_rows,
+                sources,
+                n_repeats,
+                routing.feature_ptr,
+                routing.pairs,
+                len(batch),
+                group_ptr.astype(np.int64),
+                np.concatenate(batch),
+                routing.leaves,
+                moved,
+                new_leaves,
+                counts,
+            )
         )
-    )
-    return moved[:n_moved], new_leaves[:n_moved], counts
+        counts = counts.reshape(len(batch), n_repeats)
+        ends = np.cumsum(counts.sum(axis=1))
+        for group_counts, end in zip(counts, ends):
+            start = end - group_counts.sum()
+            yield moved[start:end], new_leaves[start:end], group_counts
+        first = last
 
 
 def affected_rows(routing, columns):
@@ -1292,8 +1309,6 @@ def fast_member_drops(
     def moves(g, columns):
         """Rows that reach another leaf with the group permuted, and their
         leaves, permutation after permutation (``counts`` of each)."""
-        if term.nodes is not None:
-            return compiled_moved_leaves(term, routing, X_rows, permutations, columns)
         changed, new_leaves = [], []
         for permutation in permutations:
             if dense[g]:
@@ -1306,11 +1321,21 @@ def fast_member_drops(
         counts = [len(rows_moved) for rows_moved in changed]
         return np.concatenate(changed), np.concatenate(new_leaves), counts
 
+    # compiled, every group's moves come from the kernel; a group no path
+    # uses moves no row, and its drop is exactly 0
+    compiled = (
+        None
+        if term.nodes is None
+        else compiled_moved_leaves(term, routing, X_rows, permutations, groups)
+    )
     drops = np.zeros((len(groups), n_repeats))
     for g, columns in enumerate(groups):
-        if not dense[g] and not len(affected_rows(routing, columns)):
+        if compiled is not None:
+            changed, new_leaves, counts = next(compiled)
+        elif not dense[g] and not len(affected_rows(routing, columns)):
             continue  # no path uses the group: exactly 0, nothing to score
-        changed, new_leaves, counts = moves(g, columns)
+        else:
+            changed, new_leaves, counts = moves(g, columns)
         if additive is not None:
             change = additive.prediction_terms(node_predictions[new_leaves], changed)
             change -= base_terms[changed]

@@ -161,27 +161,34 @@ def test_engine_chunks_batches_and_threads_do_not_change_results(monkeypatch):
     np.testing.assert_allclose(pieces.importances, whole.importances, atol=1e-12)
 
 
-@pytest.mark.parametrize("oob", [False, True], ids=["validation", "oob"])
+@pytest.mark.parametrize("mode", ["validation", "oob", "per_tree"])
 def test_engine_tasks_in_one_batch_or_one_by_one_agree_exactly(
-    kernels, oob, monkeypatch
+    kernels, mode, monkeypatch
 ):
     # the compiled kernels take many (group, permutation) tasks per pass
-    # over the trees; each row's changes are added tree by tree in order
-    # either way, so the importances are the same to the last bit
+    # over the trees (per tree: many groups per call); each row's changes
+    # are added in the same order either way, so the importances are the
+    # same to the last bit
     X, y = make_data(3)
     model = RandomForestClassifier(n_estimators=10, random_state=0)
     groups = [[0, 1], [2], [1, 3, 4], [4]]
 
     def importances():
-        if oob:
-            return oob_permutation_importance(
-                model, X, y, n_repeats=3, groups=groups, random_state=0
+        if mode == "validation":
+            return permutation_importance(
+                model, X[250:], y[250:], n_repeats=3, groups=groups, random_state=0
             ).importances
-        return permutation_importance(
-            model, X[250:], y[250:], n_repeats=3, groups=groups, random_state=0
+        return oob_permutation_importance(
+            model,
+            X,
+            y,
+            n_repeats=3,
+            groups=groups,
+            per_tree=mode == "per_tree",
+            random_state=0,
         ).importances
 
-    model.fit(*((X, y) if oob else (X[:250], y[:250])))
+    model.fit(*((X[:250], y[:250]) if mode == "validation" else (X, y)))
     monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 60)
     together = importances()
     monkeypatch.setattr(_tree_engine, "TASK_BYTES", 1)
