@@ -1,10 +1,19 @@
 """Benchmark of feature selection at scale: time and peak memory by rows.
 
-Runs ``ImportanceSelector(RandomForestClassifier(n_estimators=100,
-min_samples_leaf=5), method="oob_permutation", refit=False)`` on
-``make_classification(n_features=100, n_informative=10, n_redundant=10)``
-stored as float32, at 100k, 300k and 1M rows (``--sizes``), and reports how
-time and peak memory grow with the number of rows.
+Runs ``ImportanceSelector(RandomForestClassifier(n_estimators=100),
+method="oob_permutation")`` (the forest with scikit-learn's defaults, fully
+grown trees) on ``make_classification(n_features=100, n_informative=10,
+n_redundant=10)`` stored as float32, at 100k, 300k and 1M rows
+(``--sizes``), and reports how time and peak memory grow with the number of
+rows.
+
+The selector runs with ``refit=False``, so that its ``estimator_`` is the
+forest it fitted on X and the probes and measured, whose pickled size is
+"the model" of the ratio below; the refit that ``refit=True`` (the default)
+would do, a clone of the forest fitted on the selected columns, then runs
+while that forest is still held. The time and peak of the two together are
+those of the default ``refit=True`` (a little more memory: the default
+would no longer hold the first forest).
 
 Each size runs in a child process of its own, so that its peak resident
 memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) is the selector's and
@@ -16,7 +25,8 @@ child shares with its parent at fork) the parent's memory. The child reports:
 - the peak RSS after loading X (the interpreter, libraries and X),
 - the peak RSS at the end (everything the selection needed at once),
 - the size of X (``X.nbytes``) and of the fitted model (its pickle),
-- the time of the whole ``fit``, and (up to ``--fit-time-max-rows`` rows)
+- the time of the whole ``fit`` and of the refit, and (up to
+  ``--fit-time-max-rows`` rows)
   of a plain ``fit`` of the same forest on X with the selector's probe
   columns appended, which tells fitting from measuring importances.
 
@@ -80,7 +90,7 @@ def peak_rss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def child(x_path, y_path, fit_time, n_jobs):
+def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
     """Run one size and print a JSON line with its figures."""
     from sklearn.base import clone
     from sklearn.ensemble import RandomForestClassifier
@@ -92,7 +102,10 @@ def child(x_path, y_path, fit_time, n_jobs):
     y = np.load(y_path)
     loaded = peak_rss_bytes()
     forest = RandomForestClassifier(
-        n_estimators=100, min_samples_leaf=5, n_jobs=n_jobs, random_state=0
+        n_estimators=100,
+        min_samples_leaf=min_samples_leaf,
+        n_jobs=n_jobs,
+        random_state=0,
     )
     figures = {"rows": int(X.shape[0]), "x_bytes": int(X.nbytes)}
     if fit_time:
@@ -115,6 +128,11 @@ def child(x_path, y_path, fit_time, n_jobs):
     start = time.perf_counter()
     selector.fit(X, y)
     figures["selector_seconds"] = time.perf_counter() - start
+    figures["selection_peak_rss_bytes"] = peak_rss_bytes()
+    # what refit=True adds: the forest fitted on the selected columns
+    start = time.perf_counter()
+    clone(forest).fit(selector.transform(X), y)
+    figures["refit_seconds"] = time.perf_counter() - start
     figures["peak_rss_bytes"] = peak_rss_bytes()
     figures["loaded_rss_bytes"] = loaded
     figures["model_bytes"] = len(
@@ -125,7 +143,7 @@ def child(x_path, y_path, fit_time, n_jobs):
     print(json.dumps(figures), flush=True)
 
 
-def run_size(n_rows, directory, timeout, fit_time, n_jobs):
+def run_size(n_rows, directory, timeout, fit_time, n_jobs, min_samples_leaf):
     """Run one size in a child process; its figures, or why it stopped."""
     # in a process of its own: Linux counts the memory a child inherits at
     # fork in its ru_maxrss, so the parent must stay small
@@ -143,6 +161,8 @@ def run_size(n_rows, directory, timeout, fit_time, n_jobs):
         str(y_path),
         "--n-jobs",
         str(n_jobs),
+        "--min-samples-leaf",
+        str(min_samples_leaf),
     ]
     if fit_time:
         command.append("--fit-time")
@@ -175,15 +195,17 @@ def describe(figures):
     fit = figures.get("fit_seconds")
     return (
         f"{figures['rows']:>9,} rows: selector {figures['selector_seconds']:8.1f} s"
+        f" + refit {figures['refit_seconds']:.1f} s"
         + ("" if fit is None else f" (plain fit {fit:.1f} s)")
-        + f", peak RSS {figures['peak_rss_bytes'] / MIB:8.0f} MiB"
+        + f", peak RSS {figures['selection_peak_rss_bytes'] / MIB:.0f} MiB"
+        f" ({figures['peak_rss_bytes'] / MIB:.0f} MiB with the refit)"
         f" (after loading X {figures['loaded_rss_bytes'] / MIB:.0f} MiB),"
         f" X {figures['x_bytes'] / MIB:.0f} MiB,"
         f" model {figures['model_bytes'] / MIB:.0f} MiB, ratio {ratio:.2f}"
     )
 
 
-def write_rst(results, command, n_jobs, path):
+def write_rst(results, command, n_jobs, min_samples_leaf, path):
     import sklearn_fimp
 
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -197,10 +219,13 @@ def write_rst(results, command, n_jobs, path):
         f"- cores (os.cpu_count()): {os.cpu_count()}, n_jobs={n_jobs}",
         f"- Python {platform.python_version()}, numpy {np.__version__}, "
         f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
-        "- ``ImportanceSelector(RandomForestClassifier(n_estimators=100, "
-        'min_samples_leaf=5), method="oob_permutation", refit=False)`` on '
-        "make_classification with 100 float32 features (100 shadow probes "
-        "are added, so 200 columns are measured, n_repeats=5)",
+        "- ``ImportanceSelector(RandomForestClassifier(n_estimators=100"
+        + ("" if min_samples_leaf == 1 else f", min_samples_leaf={min_samples_leaf}")
+        + '), method="oob_permutation")`` on make_classification with 100 '
+        "float32 features (100 shadow probes are added, so 200 columns are "
+        "measured, n_repeats=5); the selection with ``refit=False``, then the "
+        "refit of ``refit=True`` (a clone fitted on the selected columns) "
+        "while the measured forest is still held",
         "- peak RSS: ``ru_maxrss`` of a child process per size; ratio: peak "
         "RSS / (X.nbytes + pickled size of the fitted forest)",
         "",
@@ -213,9 +238,11 @@ def write_rst(results, command, n_jobs, path):
         "",
         "   * - Rows",
         "     - Status",
-        "     - Selector fit (s)",
+        "     - Selection (s)",
+        "     - Refit (s)",
         "     - Plain forest fit (s)",
-        "     - Peak RSS (MiB)",
+        "     - Peak RSS, selection (MiB)",
+        "     - Peak RSS, with the refit (MiB)",
         "     - RSS after loading X (MiB)",
         "     - X (MiB)",
         "     - Model (MiB)",
@@ -232,7 +259,9 @@ def write_rst(results, command, n_jobs, path):
             fit = figures.get("fit_seconds")
             cells += [
                 f"{figures['selector_seconds']:.1f}",
+                f"{figures['refit_seconds']:.1f}",
                 "" if fit is None else f"{fit:.1f}",
+                f"{figures['selection_peak_rss_bytes'] / MIB:.0f}",
                 f"{figures['peak_rss_bytes'] / MIB:.0f}",
                 f"{figures['loaded_rss_bytes'] / MIB:.0f}",
                 f"{figures['x_bytes'] / MIB:.0f}",
@@ -240,7 +269,7 @@ def write_rst(results, command, n_jobs, path):
                 f"{ratio:.2f}",
             ]
         else:
-            cells += [""] * 7
+            cells += [""] * 9
         load = figures.get("load_average")
         cells.append("" if load is None else f"{load:.1f}")
         lines.append(f"   * - {cells[0]}")
@@ -267,6 +296,12 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=4 * 3600)
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument(
+        "--min-samples-leaf",
+        type=int,
+        default=1,
+        help="of the forest (default: scikit-learn's, fully grown trees)",
+    )
+    parser.add_argument(
         "--fit-time-max-rows",
         type=int,
         default=300_000,
@@ -278,7 +313,7 @@ def main(argv=None):
     parser.add_argument("--make-data", nargs=2, metavar=("N_ROWS", "DIRECTORY"))
     args = parser.parse_args(argv)
     if args.child:
-        child(*args.child, args.fit_time, args.n_jobs)
+        child(*args.child, args.fit_time, args.n_jobs, args.min_samples_leaf)
         return
     if args.make_data:
         make_data(int(args.make_data[0]), args.make_data[1])
@@ -290,12 +325,21 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as directory:
         for n_rows in args.sizes:
             fit_time = n_rows <= args.fit_time_max_rows
-            figures = run_size(n_rows, directory, args.timeout, fit_time, args.n_jobs)
+            figures = run_size(
+                n_rows,
+                directory,
+                args.timeout,
+                fit_time,
+                args.n_jobs,
+                args.min_samples_leaf,
+            )
             figures["load_average"] = os.getloadavg()[2]
             print(describe(figures), flush=True)
             results.append(figures)
             if not args.no_write:  # after every size: a long run keeps its rows
-                write_rst(results, command, args.n_jobs, DOCS_TABLE)
+                write_rst(
+                    results, command, args.n_jobs, args.min_samples_leaf, DOCS_TABLE
+                )
 
 
 if __name__ == "__main__":
