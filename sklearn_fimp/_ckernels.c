@@ -262,8 +262,9 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
  * out[k * n_positions * n_outputs ...] (n_positions x n_outputs) the change
  * of each tree's leaf value on the rows that leave their path.
  *
- * Tree t's nodes start at node_offset[t] in the node arrays and in table
- * (one row of n_outputs values per node); its routed rows start at
+ * Tree t's nodes start at node_offset[t] in the node arrays; its table,
+ * one row of n_outputs values per node, is at address tables[t]; its
+ * routed rows start at
  * row_offset[t] in positions, leaves and the pairs' row indices, and
  * row_offset[n_trees] is the end; its pairs are at address tree_pairs[t],
  * column c's from ptr[t * (n_columns + 1) + c] on; positions[.] is a
@@ -275,7 +276,7 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
  * number of moved (row, tree, task) triples, or -1 when out of memory.
  */
 int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
-                          const node_t *nodes, const double *table,
+                          const node_t *nodes, const uintptr_t *tables,
                           int64_t n_outputs, const int64_t *row_offset,
                           const int64_t *positions, const int64_t *leaves,
                           const int64_t *ptr, const uintptr_t *tree_pairs,
@@ -325,7 +326,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
     int64_t n_moved = 0;
     for (int64_t t = 0; t < n_trees; t++) {
         const node_t *tree = nodes + node_offset[t];
-        const double *tree_table = table + node_offset[t] * n_outputs;
+        const double *tree_table = (const double *)tables[t];
         const int64_t *tree_ptr = ptr + t * (n_columns + 1);
         const int64_t *tree_positions = positions + row_offset[t];
         const int64_t *tree_leaves = leaves + row_offset[t];
@@ -387,12 +388,12 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
  * order, as the ensemble's own predict adds them.
  */
 void add_leaf_values(int64_t n_trees, const int64_t *node_offset,
-                     const double *table, int64_t n_outputs,
+                     const uintptr_t *tables, int64_t n_outputs,
                      const int64_t *row_offset, const int64_t *positions,
                      const int64_t *leaves, double *out)
 {
     for (int64_t t = 0; t < n_trees; t++) {
-        const double *tree_table = table + node_offset[t] * n_outputs;
+        const double *tree_table = (const double *)tables[t];
         for (int64_t i = row_offset[t]; i < row_offset[t + 1]; i++) {
             const double *values = tree_table + leaves[i] * n_outputs;
             double *row_out = out + positions[i] * n_outputs;

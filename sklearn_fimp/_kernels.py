@@ -67,12 +67,12 @@ _SIGNATURES = {
         ctypes.c_int64,
         [_SIZE, _INT64]
         + _TREE
-        + [_FLOAT64, _SIZE, _INT64, _INT64, _INT64, _INT64, _ADDRESSES, _FLOAT32]
+        + [_ADDRESSES, _SIZE, _INT64, _INT64, _INT64, _INT64, _ADDRESSES, _FLOAT32]
         + [_SIZE, _SIZE, _SIZE, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
     ),
     "add_leaf_values": (
         None,
-        [_SIZE, _INT64, _FLOAT64, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
+        [_SIZE, _INT64, _ADDRESSES, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
     ),
 }
 

@@ -144,8 +144,10 @@ class ForestNodes(NamedTuple):
 
     node_offset: np.ndarray
     nodes: NodeArrays
-    #: (n_nodes in all, n_outputs): each node's leaf values in all outputs
-    table: np.ndarray
+    #: each tree's (n_nodes, n_outputs) leaf values in all outputs, and the
+    #: addresses of those arrays, which the kernels read
+    tables: list
+    table_addresses: np.ndarray
 
     @classmethod
     def of(cls, ensemble):
@@ -166,17 +168,18 @@ class ForestNodes(NamedTuple):
         )
         nodes["threshold"] = np.concatenate([tree_.threshold for tree_ in trees])
         threshold32 = np.concatenate([term.thresholds for term in ensemble.terms])
-        if all(term.columns is None for term in ensemble.terms):
-            table = np.concatenate([term.table for term in ensemble.terms])
-        else:
-            table = np.zeros((sum(sizes), ensemble.n_outputs))
-            for term, first in zip(ensemble.terms, node_offset):
-                block = table[first : first + len(term.table)]
-                if term.columns is None:
-                    block[:] = term.table
-                else:
-                    block[:, term.columns] = term.table
-        return cls(node_offset, NodeArrays(nodes, threshold32), table)
+        # each tree's own table where it has every output (a view of the
+        # tree's values for bagged trees: no copy), else widened
+        tables = []
+        for term in ensemble.terms:
+            if term.columns is None:
+                table = np.ascontiguousarray(term.table, dtype=np.float64)
+            else:
+                table = np.zeros((len(term.table), ensemble.n_outputs))
+                table[:, term.columns] = term.table
+            tables.append(table)
+        addresses = np.array([table.ctypes.data for table in tables], dtype=np.uintp)
+        return cls(node_offset, NodeArrays(nodes, threshold32), tables, addresses)
 
     def tree_nodes(self, t):
         """Tree ``t``'s nodes (views)."""
@@ -486,7 +489,7 @@ def add_compiled_changes(ensemble, routed, chunk_start, X, tasks, out):
             len(ensemble.terms),
             forest.node_offset,
             *forest.nodes.tree_args,
-            forest.table,
+            forest.table_addresses,
             ensemble.n_outputs,
             routed.row_offset,
             routed.positions,
@@ -520,12 +523,13 @@ def compiled_moved_leaves(term, routing, X, sources, groups):
     room = [n_repeats * min(n_rows, int(paths[columns].sum())) for columns in groups]
     first = 0
     while first < len(groups):
-        last = first + 1
-        while last < len(groups) and 16 * sum(room[first : last + 1]) <= TASK_BYTES:
+        last, size = first + 1, room[first]
+        while last < len(groups) and 16 * (size + room[last]) <= TASK_BYTES:
+            size += room[last]
             last += 1
         batch = [np.asarray(c, dtype=np.int64) for c in groups[first:last]]
         group_ptr = np.concatenate([[0], np.cumsum([len(c) for c in batch])])
-        moved = np.empty(max(1, sum(room[first:last])), dtype=np.int64)
+        moved = np.empty(max(1, size), dtype=np.int64)
         new_leaves = np.empty_like(moved)
         counts = np.empty(len(batch) * n_repeats, dtype=np.int64)
         check_status(
@@ -743,7 +747,7 @@ def _add_leaf_values(ensemble, total, routed, reached_leaves):
         KERNELS.add_leaf_values(
             len(ensemble.terms),
             ensemble.forest.node_offset,
-            ensemble.forest.table,
+            ensemble.forest.table_addresses,
             ensemble.n_outputs,
             routed.row_offset,
             routed.positions,
