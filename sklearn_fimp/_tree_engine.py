@@ -465,14 +465,6 @@ def route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs):
     )
 
 
-def _group_arrays(columns, n_features):
-    """A group's columns, and each column's place in it (-1: not in it)."""
-    group = np.asarray(columns, dtype=np.int64)
-    slot = np.full(n_features, -1, dtype=np.int32)
-    slot[group] = np.arange(len(group), dtype=np.int32)
-    return group, slot
-
-
 def add_compiled_changes(ensemble, routed, chunk_start, X, tasks, out):
     """Compiled :func:`add_tree_changes` for several tasks at once: task
     ``k``, ``(columns, sources)``, reads ``columns`` of chunk row ``i`` from
