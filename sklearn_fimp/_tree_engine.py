@@ -807,6 +807,8 @@ def permuted_changes(
                 )
                 for part in _worker_parts(len(batch), n_jobs)
             )
+            # freed before the next chunk is routed, not held beside it
+            del routed, reached_leaves
         if progress is not None and batch_size < len(groups):
             progress(f"tree engine: {batch[-1] + 1} of {len(groups)} groups done")
         yield batch, base_total, changes
@@ -1044,6 +1046,8 @@ def chunked_score_totals(
             delayed(add_totals)(part, routed, chunk_rows, base)
             for part in _worker_parts(len(groups), n_jobs)
         )
+        # freed before the next chunk is routed, not held beside it
+        del routed, reached_leaves
         if progress is not None:
             progress(f"tree engine: {chunk_rows[-1] + 1:,} of {n_rows:,} rows done")
     return totals, base_total
