@@ -56,8 +56,10 @@ from ._scoring import (
 CHUNK_ROWS = 50_000
 #: Bytes allowed for one chunk's routing through all trees: deep trees on
 #: many features record many (row, feature) pairs, and chunks shrink so that
-#: their routing fits.
-ROUTING_BYTES = 512 * 2**20
+#: their routing fits. Smaller chunks cost little (W2 of bench_permutation,
+#: forest-level out-of-bag: the same time from 512 down to 128 MiB) and keep
+#: the peak of large data sets down.
+ROUTING_BYTES = 256 * 2**20
 #: Rows sampled to estimate how many paths use each group.
 SAMPLE_ROWS = 1000
 #: Above this share of affected rows, a group is predicted the plain way.
@@ -447,10 +449,11 @@ class RoutedForest(NamedTuple):
             yield self.positions[first:last], self.leaves[first:last]
 
 
-def route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs):
-    """Route a chunk through every tree with the compiled kernels."""
+def route_forest(ensemble, X_chunk, rows_in_chunk, parallel):
+    """Route a chunk through every tree with the compiled kernels
+    (``parallel``: a :class:`joblib.Parallel` of threads)."""
     positions = [_as_rows(rows, X_chunk.shape[0]) for rows in rows_in_chunk]
-    routings = Parallel(n_jobs=n_jobs, require="sharedmem")(
+    routings = parallel(
         delayed(_route_compiled)(term, X_chunk, rows)
         for term, rows in zip(ensemble.terms, positions)
     )
@@ -711,21 +714,27 @@ def _chunks(ensemble, X, tree_rows):
 
 
 def _rows_in_chunk(tree_rows, chunk_rows, n_terms):
+    """Each tree's rows (in increasing order) that fall in the chunk, as
+    positions in it, or None for all rows."""
     if tree_rows is None:
         return [None] * n_terms
-    first, last = chunk_rows[0], chunk_rows[-1]
-    return [rows[(rows >= first) & (rows <= last)] - first for rows in tree_rows]
+    first, stop = chunk_rows[0], chunk_rows[-1] + 1
+    return [
+        rows[np.searchsorted(rows, first) : np.searchsorted(rows, stop)] - first
+        for rows in tree_rows
+    ]
 
 
-def _route_chunk(ensemble, X, chunk_rows, tree_rows, n_jobs):
+def _route_chunk(ensemble, X, chunk_rows, tree_rows, parallel):
     """Route a chunk (contiguous rows of X) through every tree: the routing,
-    and each tree's ``(rows of the chunk it reaches or None, leaves)``."""
+    and each tree's ``(rows of the chunk it reaches or None, leaves)``.
+    ``parallel`` is a :class:`joblib.Parallel` of threads."""
     rows_in_chunk = _rows_in_chunk(tree_rows, chunk_rows, len(ensemble.terms))
     X_chunk = X[chunk_rows[0] : chunk_rows[-1] + 1]
     if ensemble.forest is not None:
-        routed = route_forest(ensemble, X_chunk, rows_in_chunk, n_jobs)
+        routed = route_forest(ensemble, X_chunk, rows_in_chunk, parallel)
         return routed, list(routed.trees())
-    routed = Parallel(n_jobs=n_jobs, require="sharedmem")(
+    routed = parallel(
         delayed(route)(term, X_chunk, X.shape[1], rows)
         for term, rows in zip(ensemble.terms, rows_in_chunk)
     )
@@ -757,6 +766,16 @@ def _add_leaf_values(ensemble, total, routed, reached_leaves):
             total[np.ix_(reached, term.columns)] += term.table[leaves]
 
 
+def _engine_threads(n_jobs):
+    """The threads of one pass over the chunks, as a context manager.
+
+    The same threads route and score every chunk: threads started afresh
+    for each call would each allocate from an arena of their own (glibc),
+    which keeps the memory a chunk freed, and the process's peak would grow
+    by up to a chunk's routing for every new arena."""
+    return Parallel(n_jobs=n_jobs, require="sharedmem")
+
+
 def _worker_parts(n_groups, n_jobs):
     n_workers = max(1, effective_n_jobs(n_jobs))
     parts = np.array_split(np.arange(n_groups), min(n_workers, max(n_groups, 1)))
@@ -772,7 +791,8 @@ def permuted_changes(
     values on the unpermuted rows, added tree by tree in order, as the
     model's ``predict`` adds them; ``changes[g, r]`` the change of the total
     when group ``g`` is permuted by ``permutations[r]``. ``tree_rows``
-    restricts each tree to some rows (its out-of-bag rows); ``chunks`` are
+    restricts each tree to some rows (its out-of-bag rows, in increasing
+    order); ``chunks`` are
     the row ranges routed at once (see :func:`_chunks`).
     """
     n_rows = X.shape[0]
@@ -783,32 +803,33 @@ def permuted_changes(
     for first in range(0, len(groups), batch_size):
         batch = list(range(first, min(first + batch_size, len(groups))))
         changes = np.zeros((len(batch), n_repeats, n_rows, ensemble.n_outputs))
-        for chunk_rows in chunks:
-            chunk_start = chunk_rows[0]
-            routed, reached_leaves = _route_chunk(
-                ensemble, X, chunk_rows, tree_rows, n_jobs
-            )
-            if first == 0:
-                total = base_total[chunk_rows]
-                _add_leaf_values(ensemble, total, routed, reached_leaves)
-                base_total[chunk_rows] = total
-            # groups are split between workers; each writes its own slices
-            Parallel(n_jobs=n_jobs, require="sharedmem")(
-                delayed(_add_changes_of_groups)(
-                    ensemble,
-                    routed,
-                    chunk_rows,
-                    X,
-                    [groups[batch[i]] for i in part],
-                    permutations,
-                    changes[
-                        part[0] : part[-1] + 1, :, chunk_start : chunk_rows[-1] + 1
-                    ],
+        with _engine_threads(n_jobs) as parallel:
+            for chunk_rows in chunks:
+                chunk_start = chunk_rows[0]
+                routed, reached_leaves = _route_chunk(
+                    ensemble, X, chunk_rows, tree_rows, parallel
                 )
-                for part in _worker_parts(len(batch), n_jobs)
-            )
-            # freed before the next chunk is routed, not held beside it
-            del routed, reached_leaves
+                if first == 0:
+                    total = base_total[chunk_rows]
+                    _add_leaf_values(ensemble, total, routed, reached_leaves)
+                    base_total[chunk_rows] = total
+                # groups are split between workers; each writes its own slices
+                parallel(
+                    delayed(_add_changes_of_groups)(
+                        ensemble,
+                        routed,
+                        chunk_rows,
+                        X,
+                        [groups[batch[i]] for i in part],
+                        permutations,
+                        changes[
+                            part[0] : part[-1] + 1, :, chunk_start : chunk_rows[-1] + 1
+                        ],
+                    )
+                    for part in _worker_parts(len(batch), n_jobs)
+                )
+                # freed before the next chunk is routed, not held beside it
+                del routed, reached_leaves
         if progress is not None and batch_size < len(groups):
             progress(f"tree engine: {batch[-1] + 1} of {len(groups)} groups done")
         yield batch, base_total, changes
@@ -1034,22 +1055,23 @@ def chunked_score_totals(
             )
             totals[g, r] += base_sum + (terms.sum() - base_terms[moved].sum())
 
-    for chunk_rows in chunks:
-        routed, reached_leaves = _route_chunk(
-            ensemble, X, chunk_rows, tree_rows, n_jobs
-        )
-        base = base_total[chunk_rows]
-        _add_leaf_values(ensemble, base, routed, reached_leaves)
-        base_total[chunk_rows] = base
-        # groups are split between workers; each adds to its own totals
-        Parallel(n_jobs=n_jobs, require="sharedmem")(
-            delayed(add_totals)(part, routed, chunk_rows, base)
-            for part in _worker_parts(len(groups), n_jobs)
-        )
-        # freed before the next chunk is routed, not held beside it
-        del routed, reached_leaves
-        if progress is not None:
-            progress(f"tree engine: {chunk_rows[-1] + 1:,} of {n_rows:,} rows done")
+    with _engine_threads(n_jobs) as parallel:
+        for chunk_rows in chunks:
+            routed, reached_leaves = _route_chunk(
+                ensemble, X, chunk_rows, tree_rows, parallel
+            )
+            base = base_total[chunk_rows]
+            _add_leaf_values(ensemble, base, routed, reached_leaves)
+            base_total[chunk_rows] = base
+            # groups are split between workers; each adds to its own totals
+            parallel(
+                delayed(add_totals)(part, routed, chunk_rows, base)
+                for part in _worker_parts(len(groups), n_jobs)
+            )
+            # freed before the next chunk is routed, not held beside it
+            del routed, reached_leaves
+            if progress is not None:
+                progress(f"tree engine: {chunk_rows[-1] + 1:,} of {n_rows:,} rows done")
     return totals, base_total
 
 
