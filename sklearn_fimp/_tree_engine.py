@@ -835,15 +835,26 @@ def permuted_changes(
         yield batch, base_total, changes
 
 
+def _among(rows, sorted_rows):
+    """Whether each of ``rows`` is in ``sorted_rows`` (increasing): a
+    bisection per row, where ``np.isin`` would pass over all of
+    ``sorted_rows`` (a tree's out-of-bag rows) for a few rows."""
+    at = np.searchsorted(sorted_rows, rows.astype(sorted_rows.dtype, copy=False))
+    found = at < len(sorted_rows)
+    found[found] = sorted_rows[at[found]] == rows[found]
+    return found
+
+
 def exact_totals(ensemble, X_rows, rows, start, tree_rows=None):
     """``start`` plus the trees' leaf values for a few rows, added tree by
-    tree in order (as the model's own ``predict`` adds them)."""
+    tree in order (as the model's own ``predict`` adds them); ``tree_rows``
+    as in :func:`permuted_changes`."""
     totals = np.array(start, dtype=np.float64)
     for t, term in enumerate(ensemble.terms):
         mask = (
             np.ones(len(rows), dtype=bool)
             if tree_rows is None
-            else np.isin(rows, tree_rows[t])
+            else _among(rows, tree_rows[t])
         )
         if not mask.any():
             continue
@@ -891,36 +902,43 @@ def rows_near_ties(outputs, candidates, across_rows=True):
     return np.flatnonzero(suspect & candidates)
 
 
-def _permuted_outputs_of(
-    ensemble,
-    X,
-    base,
-    change,
-    divisor,
-    *,
-    rows,
-    columns,
-    permutation,
-    start,
-    tree_rows,
-    ranks_matter,
-):
-    """``(base + change) / divisor`` for rows ``rows`` of X, with the rows
-    whose change leaves them within rounding of a tie recomputed in the
-    model's order (see :func:`rows_near_ties`)."""
+def _outputs_and_ties(ensemble, base, change, divisor, ranks_matter):
+    """``(base + change) / divisor``, and the rows whose change leaves them
+    within rounding of a tie (see :func:`rows_near_ties`), whose outputs
+    :func:`repair_ties` recomputes in the model's order."""
     outputs = (base + change) / divisor
     if ensemble.kind == "forest_classifier":
         # changes added out of order can overshoot by a rounding
         np.clip(outputs, 0.0, 1.0, out=outputs)
-    if ensemble.kind.endswith("classifier"):
-        changed = np.zeros(len(change), dtype=bool)
-        changed[changed_rows(change)] = True
-        ties = rows_near_ties(outputs, changed, ranks_matter)
-        if len(ties):
-            X_ties = permuted_rows(X, rows[ties], columns, permutation)
-            totals = exact_totals(ensemble, X_ties, rows[ties], start[ties], tree_rows)
-            outputs[ties] = totals / (divisor[ties] if np.ndim(divisor) else divisor)
-    return outputs
+    if not ensemble.kind.endswith("classifier"):
+        return outputs, np.empty(0, dtype=np.intp)
+    changed = np.zeros(len(change), dtype=bool)
+    changed[changed_rows(change)] = True
+    return outputs, rows_near_ties(outputs, changed, ranks_matter)
+
+
+def repair_ties(ensemble, X, repairs, *, start, divisor, tree_rows):
+    """Recompute, in the model's order and in one pass over the trees, the
+    tied rows of several permuted outputs: each repair is ``(outputs, ties,
+    rows, columns, permutation)``, with ``outputs`` those of rows ``rows``
+    of X when ``columns`` are permuted by ``permutation``, and
+    ``outputs[ties]`` is overwritten. ``start`` and ``divisor`` cover every
+    row of X."""
+    repairs = [repair for repair in repairs if len(repair[1])]
+    if not repairs:
+        return
+    tie_rows = np.concatenate([rows[ties] for _, ties, rows, _, _ in repairs])
+    X_ties = np.concatenate(
+        [
+            permuted_rows(X, rows[ties], columns, permutation)
+            for _, ties, rows, columns, permutation in repairs
+        ]
+    )
+    totals = exact_totals(ensemble, X_ties, tie_rows, start[tie_rows], tree_rows)
+    totals /= divisor[tie_rows] if np.ndim(divisor) else divisor
+    ends = np.cumsum([len(ties) for _, ties, _, _, _ in repairs])
+    for (outputs, ties, _, _, _), end in zip(repairs, ends, strict=True):
+        outputs[ties] = totals[end - len(ties) : end]
 
 
 def permuted_outputs(
@@ -959,24 +977,18 @@ def permuted_outputs(
     ):
         for i, g in enumerate(batch):
             for r, permutation in enumerate(permutations):
-                yield (
-                    g,
-                    r,
-                    _permuted_outputs_of(
-                        ensemble,
-                        X,
-                        base_total,
-                        changes[i, r],
-                        divisor,
-                        rows=every_row,
-                        columns=groups[g],
-                        permutation=permutation,
-                        start=start,
-                        tree_rows=tree_rows,
-                        ranks_matter=ranks_matter,
-                    ),
-                    base_total,
+                outputs, ties = _outputs_and_ties(
+                    ensemble, base_total, changes[i, r], divisor, ranks_matter
                 )
+                repair_ties(
+                    ensemble,
+                    X,
+                    [(outputs, ties, every_row, groups[g], permutation)],
+                    start=start,
+                    divisor=divisor,
+                    tree_rows=tree_rows,
+                )
+                yield g, r, outputs, base_total
 
 
 def chunked_score_totals(
@@ -1013,31 +1025,28 @@ def chunked_score_totals(
     totals = np.zeros((len(groups), len(permutations)))
     base_total = np.array(start, dtype=np.float64)
 
-    def outputs_of(base, change, positions, chunk_rows, group, permutation):
-        """Outputs of the chunk's rows ``positions``, and their row terms."""
-        rows = chunk_rows[positions]
-        outputs = _permuted_outputs_of(
+    def outputs_of(base, change, rows):
+        """Outputs of ``rows`` of X (``base`` and ``change`` theirs), and
+        their tied rows (see :func:`repair_ties`)."""
+        return _outputs_and_ties(
             ensemble,
-            X,
-            base[positions],
-            change[positions],
+            base,
+            change,
             divisor[rows] if np.ndim(divisor) else divisor,
-            rows=rows,
-            columns=group,
-            permutation=permutation,
-            start=start[rows],
-            tree_rows=tree_rows,
             ranks_matter=False,
         )
-        return additive.row_terms(scored_values(outputs), term_rows[rows])
 
     def add_totals(part, routed, chunk_rows, base):
         # a task changes the row terms of the rows its changes reach only
         kept = np.flatnonzero(scored[chunk_rows])
         base_terms = np.zeros(len(chunk_rows))
         if len(kept):
-            no_change = np.zeros_like(base)
-            base_terms[kept] = outputs_of(base, no_change, kept, chunk_rows, [], None)
+            rows = chunk_rows[kept]
+            # nothing changed: no row to repair
+            outputs, _ = outputs_of(base[kept], np.zeros_like(base[kept]), rows)
+            base_terms[kept] = additive.row_terms(
+                scored_values(outputs), term_rows[rows]
+            )
         base_sum = base_terms.sum()
         pairs = [(g, r) for g in part for r in range(len(permutations))]
         changes = task_changes(
@@ -1047,13 +1056,39 @@ def chunked_score_totals(
             X,
             [(groups[g], permutations[r]) for g, r in pairs],
         )
+        # tied rows are repaired many tasks at once (one pass over the trees
+        # for all of them), the tasks' outputs held meanwhile up to
+        # TASK_BYTES
+        held, held_bytes = [], 0
+
+        def add_held():
+            repair_ties(
+                ensemble,
+                X,
+                [
+                    (outputs, ties, rows, groups[g], permutations[r])
+                    for g, r, _, rows, outputs, ties in held
+                ],
+                start=start,
+                divisor=divisor,
+                tree_rows=tree_rows,
+            )
+            for g, r, moved, rows, outputs, _ in held:
+                terms = additive.row_terms(scored_values(outputs), term_rows[rows])
+                totals[g, r] += base_sum + (terms.sum() - base_terms[moved].sum())
+            held.clear()
+
         for (g, r), change in zip(pairs, changes, strict=True):
             # rows that are not scored are out of bag for no tree: unchanged
             moved = changed_rows(change)
-            terms = outputs_of(
-                base, change, moved, chunk_rows, groups[g], permutations[r]
-            )
-            totals[g, r] += base_sum + (terms.sum() - base_terms[moved].sum())
+            rows = chunk_rows[moved]
+            outputs, ties = outputs_of(base[moved], change[moved], rows)
+            held.append((g, r, moved, rows, outputs, ties))
+            held_bytes += outputs.nbytes + 2 * moved.nbytes
+            if held_bytes >= TASK_BYTES:
+                add_held()
+                held_bytes = 0
+        add_held()
 
     with _engine_threads(n_jobs) as parallel:
         for chunk_rows in chunks:

@@ -20,7 +20,7 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.random import sample_without_replacement
 
-from sklearn_fimp import oob_permutation_importance
+from sklearn_fimp import _tree_engine, oob_permutation_importance
 
 from .conftest import as_frame, sklearn_permutations
 
@@ -168,6 +168,32 @@ def test_oob_permutation_forest_level_equals_reference_loop(name, groups, expect
     )
     baseline, drops = forest_level_reference(
         model, X, y, expected, result.random_state, 2
+    )
+    assert result.baseline_score == pytest.approx(baseline, abs=1e-12)
+    np.testing.assert_allclose(result.importances, drops, atol=1e-12)
+
+
+@pytest.mark.parametrize("task_bytes", [1, None], ids=["one_task", "many_tasks"])
+def test_oob_permutation_tied_votes_over_chunks_equal_reference_loop(
+    task_bytes, monkeypatch
+):
+    # Leaves of two or more rows hold fractions such as 1/3, whose sums
+    # depend on the order they are added in, and an even number of trees
+    # makes out-of-bag votes tie: a permuted row whose votes tie is
+    # recomputed in the model's order, for one task or many at once. The
+    # rows span several chunks, so the score is summed chunk by chunk.
+    X, y = classification_data(n=400)
+    model = RandomForestClassifier(
+        n_estimators=10, min_samples_leaf=2, oob_score=True, random_state=0
+    )
+    model.fit(X, y)
+    assert np.any(model.oob_decision_function_[:, 0] == 0.5)
+    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 70)
+    if task_bytes is not None:
+        monkeypatch.setattr(_tree_engine, "TASK_BYTES", task_bytes)
+    result = oob_permutation_importance(model, X, y, n_repeats=3, random_state=0)
+    baseline, drops = forest_level_reference(
+        model, X, y, [[0], [1], [2], [3]], result.random_state, 3
     )
     assert result.baseline_score == pytest.approx(baseline, abs=1e-12)
     np.testing.assert_allclose(result.importances, drops, atol=1e-12)
