@@ -387,8 +387,8 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
  * routed rows (laid out as for add_moved_changes), tree after tree in
  * order, as the ensemble's own predict adds them.
  */
-void add_leaf_values(int64_t n_trees, const int64_t *node_offset,
-                     const uintptr_t *tables, int64_t n_outputs,
+void add_leaf_values(int64_t n_trees, const uintptr_t *tables,
+                     int64_t n_outputs,
                      const int64_t *row_offset, const int64_t *positions,
                      const int64_t *leaves, double *out)
 {

@@ -72,7 +72,7 @@ _SIGNATURES = {
     ),
     "add_leaf_values": (
         None,
-        [_SIZE, _INT64, _ADDRESSES, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
+        [_SIZE, _ADDRESSES, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
     ),
 }
 

@@ -747,7 +747,6 @@ def _add_leaf_values(ensemble, total, routed, reached_leaves):
     if isinstance(routed, RoutedForest):
         KERNELS.add_leaf_values(
             len(ensemble.terms),
-            ensemble.forest.node_offset,
             ensemble.forest.table_addresses,
             ensemble.n_outputs,
             routed.row_offset,
