@@ -10,8 +10,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "sklearn_fimp._ckernels",
-            sources=["sklearn_fimp/_ckernels.c"],
+            "sklearn_fimp._engine._ckernels",
+            sources=["sklearn_fimp/_engine/_ckernels.c"],
             extra_compile_args=["-O3"],
             optional=True,
         )

@@ -57,8 +57,8 @@ from sklearn_fimp import DependenceAnalyzer, feature_dependence
 
 # Private helpers, used only to give the straightforward approach the very
 # seeds and permutations sklearn_fimp draws, so that both must agree.
-from sklearn_fimp._dependence import default_regressor, feature_seeds
-from sklearn_fimp._permutation import draw_seed, permutation_seed, row_permutations
+from sklearn_fimp._importance._dependence import default_regressor, feature_seeds
+from sklearn_fimp._utils._random import draw_seed, permutation_seed, row_permutations
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_TABLE = ROOT / "docs" / "bench_dependence.rst"

@@ -96,7 +96,7 @@ def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
     from sklearn.ensemble import RandomForestClassifier
 
     from sklearn_fimp import ImportanceSelector
-    from sklearn_fimp._selector import add_probes
+    from sklearn_fimp._selection._probes import add_probes
 
     X = np.load(x_path)
     y = np.load(y_path)

@@ -6,15 +6,16 @@ Every importance function returns the same :class:`~sklearn.utils.Bunch`
 needed to reproduce the result).
 """
 
-from ._dependence import DependenceAnalyzer, feature_dependence
-from ._drop_column import drop_column_importance
-from ._groups import feature_groups
-from ._mdi import mdi_importance
-from ._oob_mdi import oob_mdi_importance
-from ._oob_permutation import oob_permutation_importance
-from ._permutation import permutation_importance
+from ._importance._dependence import feature_dependence
+from ._importance._drop_column import drop_column_importance
+from ._importance._groups import feature_groups
+from ._importance._mdi import mdi_importance
+from ._importance._oob_mdi import oob_mdi_importance
+from ._importance._oob_permutation import oob_permutation_importance
+from ._importance._permutation import permutation_importance
 from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
-from ._selector import ImportanceSelector
+from ._selection._dependence_analyzer import DependenceAnalyzer
+from ._selection._selector import ImportanceSelector
 
 __version__ = "0.1.0.dev0"
 

@@ -20,7 +20,8 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.random import sample_without_replacement
 
-from sklearn_fimp import _tree_engine, oob_permutation_importance
+from sklearn_fimp import oob_permutation_importance
+from sklearn_fimp._engine import _tree_engine
 
 from .conftest import as_frame, sklearn_permutations
 
@@ -484,7 +485,7 @@ def test_members_are_generated_one_at_a_time_as_estimators_samples_(model):
     # the members' rows come from the ensemble's per-member generator, not
     # from estimators_samples_ (every member's rows at once); they must be
     # the same rows
-    from sklearn_fimp._oob import bagged_members, in_bag_rows
+    from sklearn_fimp._importance._bagging import bagged_members, in_bag_rows
 
     X = np.random.RandomState(0).normal(size=(60, 4))
     y = (X[:, 0] > 0).astype(int) if hasattr(model, "predict_proba") else X[:, 0]

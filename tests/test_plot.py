@@ -23,7 +23,7 @@ from sklearn_fimp import (  # noqa: E402
     ImportanceSelector,
     permutation_importance,
 )
-from sklearn_fimp._result import importance_result  # noqa: E402
+from sklearn_fimp._utils._result import importance_result  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

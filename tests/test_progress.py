@@ -129,7 +129,7 @@ def test_verbose_rejects_invalid_values(data, verbose):
 def test_tree_engine_reports_each_chunk_of_rows(data, oob, capsys, monkeypatch):
     # on many rows the engine works a chunk of rows at a time; with verbose
     # it says how far it has got, in rows
-    from sklearn_fimp import _tree_engine
+    from sklearn_fimp._engine import _tree_engine
 
     X, y, forest = data
     monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 80)
@@ -153,7 +153,7 @@ def test_tree_engine_reports_each_chunk_of_rows(data, oob, capsys, monkeypatch):
 def test_tree_engine_reports_each_batch_of_groups(data, capsys, monkeypatch):
     # a score that is not a sum over rows (ROC AUC) needs every row's output
     # at once; when the outputs of all groups do not fit, groups go in batches
-    from sklearn_fimp import _tree_engine
+    from sklearn_fimp._engine import _tree_engine
 
     X, y, forest = data
     monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)

@@ -15,11 +15,8 @@ from sklearn.ensemble import (
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from sklearn_fimp import (
-    _tree_engine,
-    oob_permutation_importance,
-    permutation_importance,
-)
+from sklearn_fimp import oob_permutation_importance, permutation_importance
+from sklearn_fimp._engine import _tree_engine
 
 CLASSIFIERS = {
     "tree": DecisionTreeClassifier(min_samples_leaf=3, random_state=0),

@@ -6,8 +6,8 @@ import numpy as np
 from scipy.cluster import hierarchy
 from scipy.spatial.distance import squareform
 
-from .._frames import check_table, is_pandas, is_polars
-from .._groups import _rank_columns
+from .._importance._groups import _rank_columns
+from .._utils._frames import check_table, is_pandas, is_polars
 from ._common import (
     check_matplotlib,
     check_square_labels,

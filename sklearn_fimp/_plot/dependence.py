@@ -207,7 +207,7 @@ class DependenceDisplay:
         -------
         display : DependenceDisplay
         """
-        from .._dependence import DependenceAnalyzer
+        from .._selection._dependence_analyzer import DependenceAnalyzer
 
         check_matplotlib(f"{cls.__name__}.from_analyzer")
         if not isinstance(analyzer, DependenceAnalyzer):

@@ -535,7 +535,7 @@ class ImportanceDisplay:
         -------
         display : ImportanceDisplay
         """
-        from .._selector import ImportanceSelector
+        from .._selection._selector import ImportanceSelector
 
         check_matplotlib(f"{cls.__name__}.from_selector")
         if not isinstance(selector, ImportanceSelector):

@@ -37,19 +37,19 @@ from sklearn.ensemble import (
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import validate_data
 
-from ._compat import (
+from .._utils._compat import (
     gradient_boosting_init,
     gradient_boosting_proba,
     scorer_reads_labels_only,
 )
-from ._kernels import KERNELS, NODE_DTYPE, PAIR_DTYPE, check_status
-from ._oob import FORESTS
-from ._scoring import (
+from .._utils._models import FORESTS
+from .._utils._scoring import (
     AdditiveScore,
     StoredClassifierOutputs,
     StoredRegressorOutputs,
     score_outputs,
 )
+from ._kernels import KERNELS, NODE_DTYPE, PAIR_DTYPE, check_status
 
 #: Rows routed at once through all trees, at most (bounds the leaf and path
 #: caches; see ROUTING_BYTES).
@@ -1153,7 +1153,7 @@ def _permuted_scores(
     permuted by each permutation: summed chunk by chunk when the score is
     additive and the rows span several chunks, else by the scorer. Returns
     them with the unpermuted ``start + sum of leaf values`` of every row.
-    ``progress`` (a :class:`~sklearn_fimp._progress.Progress`, or None) is
+    ``progress`` (a :class:`~sklearn_fimp._utils._progress.Progress`, or None) is
     told of each chunk or batch done when there are several."""
     if scored is not None:
         y = y[scored]
@@ -1255,7 +1255,8 @@ def fast_oob_permuted_scores(
     """Out-of-bag scores with each group permuted over the training rows
     (engine path of :func:`~sklearn_fimp.oob_permutation_importance`), and
     the sums of the members' out-of-bag outputs with their counts, as
-    :func:`~sklearn_fimp._oob.oob_sums` gives them (the baseline's input).
+    :func:`~sklearn_fimp._importance._bagging.oob_sums` gives them (the
+    baseline's input).
 
     ``X`` is already validated against the estimator."""
     X = np.ascontiguousarray(X, dtype=np.float32)

@@ -4,26 +4,15 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.ensemble import (
-    BaggingClassifier,
-    BaggingRegressor,
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-)
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._compat import n_training_rows
-from ._scoring import StoredClassifierOutputs, StoredRegressorOutputs, score_outputs
-
-FORESTS = (
-    RandomForestClassifier,
-    RandomForestRegressor,
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
+from .._utils._compat import n_training_rows
+from .._utils._models import BAGGED_ENSEMBLES, FORESTS
+from .._utils._scoring import (
+    StoredClassifierOutputs,
+    StoredRegressorOutputs,
+    score_outputs,
 )
-BAGGED_ENSEMBLES = FORESTS + (BaggingClassifier, BaggingRegressor)
 
 
 class BaggedMember(NamedTuple):
@@ -40,13 +29,6 @@ class BaggedMember(NamedTuple):
     features: np.ndarray | None
     in_bag_rows: np.ndarray | None
     oob_rows: np.ndarray
-
-
-def supports_oob(estimator):
-    """Whether a (possibly unfitted) estimator will have out-of-bag rows."""
-    return isinstance(estimator, BAGGED_ENSEMBLES) and bool(
-        getattr(estimator, "bootstrap", False)
-    )
 
 
 def no_oob_error(estimator):

@@ -5,10 +5,32 @@ import numbers
 import numpy as np
 from joblib import Parallel, delayed
 
-from ._compat import HasMethods, Interval, RealNotInt, StrOptions, validate_params
-from ._frames import assign_permuted, restore_columns
-from ._groups import UNGROUPED_OPTIONS, resolve_groups
-from ._oob import (
+from .._engine._tree_engine import (
+    fast_member_drops,
+    fast_oob_permuted_scores,
+    tree_ensemble,
+    worth_rerouting,
+)
+from .._utils._compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    validate_params,
+)
+from .._utils._frames import assign_permuted, restore_columns
+from .._utils._progress import Progress
+from .._utils._random import (
+    MAX_SEED,
+    draw_seed,
+    evaluation_rows,
+    permutation_seed,
+    row_permutations,
+)
+from .._utils._result import importance_result
+from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
+from .._utils._validation import check_inputs, explain_input_errors, subset
+from ._bagging import (
     bagged_members,
     ensemble_input,
     member_input,
@@ -17,24 +39,8 @@ from ._oob import (
     score_oob_sums,
     stored_outputs,
 )
-from ._permutation import (
-    MAX_SEED,
-    _batches,
-    draw_seed,
-    evaluation_rows,
-    permutation_seed,
-    row_permutations,
-)
-from ._progress import Progress
-from ._result import importance_result
-from ._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
-from ._tree_engine import (
-    fast_member_drops,
-    fast_oob_permuted_scores,
-    tree_ensemble,
-    worth_rerouting,
-)
-from ._validation import check_inputs, explain_input_errors, subset
+from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._permutation import _batches
 
 
 def _forest_level_scores(

@@ -7,9 +7,9 @@ from scipy.cluster import hierarchy
 from scipy.spatial.distance import squareform
 from scipy.stats import rankdata
 
-from ._compat import Interval, StrOptions, validate_params
-from ._frames import check_table, is_pandas, is_polars
-from ._validation import explain_input_errors
+from .._utils._compat import Interval, StrOptions, validate_params
+from .._utils._frames import check_table, is_pandas, is_polars
+from .._utils._validation import explain_input_errors
 
 UNGROUPED_OPTIONS = ("separate", "together", "drop")
 

@@ -22,8 +22,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._boosting_libraries import is_lightgbm_trees, is_xgboost_trees
-from ._compat import (
+from .._importance._drop_column import HOLDOUT_FRACTION, drop_column_importance
+from .._importance._groups import resolve_groups
+from .._importance._mdi import (
+    mdi_importance,
+)
+from .._importance._oob_mdi import oob_mdi_importance
+from .._importance._oob_permutation import oob_permutation_importance
+from .._importance._permutation import permutation_importance
+from .._utils._compat import (
     HasMethods,
     Interval,
     RealNotInt,
@@ -32,22 +39,19 @@ from ._compat import (
     fit_context,
     routing_enabled,
 )
-from ._drop_column import HOLDOUT_FRACTION, drop_column_importance, with_shared_seed
-from ._frames import drop_columns, is_dataframe, is_pandas, is_polars, take_rows
-from ._groups import resolve_groups
-from ._mdi import BAGGING, GRADIENT_BOOSTING, HIST_GRADIENT_BOOSTING, mdi_importance
-from ._oob import FORESTS, supports_oob
-from ._oob_mdi import oob_mdi_importance
-from ._oob_permutation import oob_permutation_importance
-from ._permutation import MAX_SEED, permutation_importance
-from ._progress import Progress
-from ._result import importance_result
-from ._scoring import SCORING_CONSTRAINT, get_scorer
-from ._validation import (
+from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars, take_rows
+from .._utils._models import has_bagged_trees, has_trees, single_output, supports_oob
+from .._utils._progress import Progress
+from .._utils._random import MAX_SEED, with_shared_seed
+from .._utils._result import importance_result
+from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
+from .._utils._validation import (
     check_finite_target,
     discard_fit_on_error,
     explain_input_errors,
 )
+from ._probe_test import adjust_pvalues, critical_pvalue, probe_test
+from ._probes import add_probes
 
 METHODS = ("auto", "mdi", "oob_mdi", "permutation", "oob_permutation", "drop_column")
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -72,107 +76,6 @@ def _default_estimator(y):
     )
 
 
-def _is_tree_model(estimator):
-    """Whether ``mdi_importance`` can read ``estimator``'s trees."""
-    from sklearn.tree import BaseDecisionTree
-
-    if isinstance(estimator, BAGGING):
-        base = estimator.estimator
-        return base is None or isinstance(base, BaseDecisionTree)
-    return isinstance(
-        estimator,
-        (BaseDecisionTree,) + FORESTS + GRADIENT_BOOSTING + HIST_GRADIENT_BOOSTING,
-    ) or (is_xgboost_trees(estimator) or is_lightgbm_trees(estimator))
-
-
-def _reads_bagged_trees(estimator):
-    """Whether ``oob_mdi_importance`` can use ``estimator``."""
-    from sklearn.tree import BaseDecisionTree
-
-    if not supports_oob(estimator):
-        return False
-    if isinstance(estimator, BAGGING):
-        base = estimator.estimator
-        return base is None or isinstance(base, BaseDecisionTree)
-    return True
-
-
-def _single_output(y):
-    return np.ndim(y) == 1 or (np.ndim(y) == 2 and np.shape(y)[1] == 1)
-
-
-def _holm(pvalues):
-    order = np.argsort(pvalues, kind="stable")
-    m = len(pvalues)
-    adjusted = np.maximum.accumulate(pvalues[order] * (m - np.arange(m)))
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
-
-
-def _benjamini_hochberg(pvalues):
-    order = np.argsort(pvalues, kind="stable")
-    m = len(pvalues)
-    scaled = pvalues[order] * m / np.arange(1, m + 1)
-    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
-
-
-def adjust_pvalues(pvalues, correction):
-    """p-values adjusted for testing many features at once."""
-    pvalues = np.asarray(pvalues, dtype=np.float64)
-    if correction is None or len(pvalues) == 0:
-        return pvalues.copy()
-    if correction == "bonferroni":
-        return np.minimum(pvalues * len(pvalues), 1.0)
-    if correction == "holm":
-        return _holm(pvalues)
-    return _benjamini_hochberg(pvalues)
-
-
-def _critical_pvalue(adjusted, alpha, correction):
-    """The raw p-value below which a feature is kept, given the decisions."""
-    m = len(adjusted)
-    kept = int(np.sum(adjusted <= alpha))
-    if correction is None:
-        return alpha
-    if correction == "bonferroni":
-        return alpha / m
-    if correction == "holm":
-        return alpha / (m - kept) if kept < m else alpha
-    return alpha * max(kept, 1) / m
-
-
-def probe_test(real_means, probe_means):
-    """One-sided test of each real mean against the probes' distribution.
-
-    Under the null hypothesis a feature's mean importance is one more draw
-    from the distribution of the probes' mean importances. With ``K`` probe
-    means of average ``m`` and standard deviation ``s``, the statistic
-    ``t = (x - m) / (s * sqrt(1 + 1/K))`` has a Student t distribution with
-    ``K - 1`` degrees of freedom if that distribution is normal (the
-    prediction interval of one new draw). When every probe has the same
-    importance (``s = 0``), a feature beats the probes exactly when its
-    importance is larger (p-value 0), and not otherwise (p-value 1).
-
-    Returns
-    -------
-    statistics, pvalues : ndarray of shape (n_real,)
-    """
-    real_means = np.asarray(real_means, dtype=np.float64)
-    probe_means = np.asarray(probe_means, dtype=np.float64)
-    k = len(probe_means)
-    center = probe_means.mean()
-    spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / k)
-    if not spread > 0:
-        statistics = np.where(real_means > center, np.inf, -np.inf)
-        return statistics, np.where(real_means > center, 0.0, 1.0)
-    statistics = (real_means - center) / spread
-    return statistics, stats.t.sf(statistics, k - 1)
-
-
 def _parse_threshold(threshold, importances):
     """The importance value a float / "mean" / "median" / "1.5*mean" means."""
     if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
@@ -194,95 +97,6 @@ def _parse_threshold(threshold, importances):
         )
     center = np.mean(importances) if reference == "mean" else np.median(importances)
     return float(scale * center)
-
-
-def _probe_names(feature_names, n):
-    """``n`` probe names that no feature of X uses."""
-    taken = set(map(str, feature_names))
-    prefix = "probe_"
-    while any(name.startswith(prefix) for name in taken):
-        prefix = "_" + prefix
-    return [f"{prefix}{i}" for i in range(n)]
-
-
-def _probe_columns(X, columns, kind, rng):
-    """Probe values for ``columns`` of X: one array (numpy) or Series each.
-
-    Shadows are the columns shuffled by one row permutation (the columns of
-    a group stay together), so each probe keeps its feature's distribution,
-    dtype and number of distinct values.
-    """
-    n = X.shape[0]
-    if kind == "shadow":
-        permutation = rng.permutation(n)
-        if is_pandas(X):
-            return [X.iloc[permutation, c].to_numpy() for c in columns], [
-                X.dtypes.iloc[c] for c in columns
-            ]
-        if is_polars(X):
-            import polars as pl
-
-            order = pl.Series(permutation)
-            return [X.get_column(X.columns[c]).gather(order) for c in columns], None
-        return [X[permutation, c] for c in columns], None
-    draw = rng.uniform if kind == "uniform" else rng.standard_normal
-    return [draw(size=n) for _ in columns], None
-
-
-def add_probes(X, groups, feature_names, kind, n_probes, rng):
-    """X with probe columns appended (X is not modified).
-
-    Each probe mirrors one group of real features (a single feature when
-    there are no groups): ``n_probes`` groups are drawn, every group once
-    before any twice. Returns the new table, the probe groups (column
-    positions in it) and the probe labels.
-    """
-    n_groups = len(groups)
-    rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
-    mirrored = np.concatenate(rounds)[:n_probes]
-    labels = _probe_names(feature_names, n_probes)
-    n_features = X.shape[1]
-    values, dtypes, names, probe_groups = [], [], [], []
-    for label, g in zip(labels, mirrored):
-        columns = groups[g]
-        column_values, column_dtypes = _probe_columns(X, columns, kind, rng)
-        values.extend(column_values)
-        dtypes.extend(column_dtypes or [None] * len(columns))
-        if len(columns) == 1:
-            names.append(label)
-        else:
-            names.extend(f"{label}_{i}" for i in range(len(columns)))
-        start = n_features + len(names) - len(columns)
-        probe_groups.append(np.arange(start, start + len(columns)))
-    return _append_columns(X, values, dtypes, names), probe_groups, labels
-
-
-def _append_columns(X, values, dtypes, names):
-    if is_pandas(X):
-        import pandas as pd
-
-        columns = {}
-        for name, value, dtype in zip(names, values, dtypes):
-            columns[name] = pd.Series(value, index=X.index, name=name)
-            if dtype is not None:
-                columns[name] = columns[name].astype(dtype)
-        if not all(isinstance(c, str) for c in X.columns):
-            X = X.set_axis([str(c) for c in X.columns], axis=1)
-        return pd.concat([X, pd.DataFrame(columns, index=X.index)], axis=1)
-    if is_polars(X):
-        import polars as pl
-
-        return X.with_columns(
-            [
-                value.alias(name)
-                if isinstance(value, pl.Series)
-                else pl.Series(name, value)
-                for name, value in zip(names, values)
-            ]
-        )
-    probes = np.column_stack(values)
-    dtype = np.result_type(X.dtype, probes.dtype)
-    return np.hstack([X.astype(dtype, copy=False), probes.astype(dtype, copy=False)])
 
 
 def _select_columns(X, support):
@@ -724,9 +538,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         grouped = self.groups is not None
         method = self.method
         if method == "auto":
-            if isinstance(estimator, Pipeline) or not _single_output(y):
+            if isinstance(estimator, Pipeline) or not single_output(y):
                 method = "permutation"
-            elif _reads_bagged_trees(estimator) and not grouped:
+            elif has_bagged_trees(estimator) and not grouped:
                 method = "oob_mdi"
             elif supports_oob(estimator):
                 method = "oob_permutation"
@@ -751,17 +565,15 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "columns. Use method='permutation' or 'drop_column', which "
                 "permute or drop the Pipeline's raw input columns."
             )
-        if method == "mdi" and not _is_tree_model(estimator):
+        if method == "mdi" and not has_trees(estimator):
             raise ValueError(
                 f"method='mdi' reads impurity decreases from trees, and "
                 f"estimator={name} has none. Use method='permutation' (any "
                 "model) or 'drop_column'."
             )
-        if method == "oob_mdi" and not _reads_bagged_trees(estimator):
+        if method == "oob_mdi" and not has_bagged_trees(estimator):
             suggestion = (
-                "'mdi' or 'permutation'"
-                if _is_tree_model(estimator)
-                else ("'permutation'")
+                "'mdi' or 'permutation'" if has_trees(estimator) else ("'permutation'")
             )
             raise ValueError(
                 f"method='oob_mdi' needs bagged decision trees fitted with "
@@ -776,7 +588,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "ExtraTrees* or Bagging* model with bootstrap=True has). Use "
                 "method='permutation', or an estimator with bootstrap=True."
             )
-        if method in ("oob_mdi", "oob_permutation") and not _single_output(y):
+        if method in ("oob_mdi", "oob_permutation") and not single_output(y):
             raise ValueError(
                 f"method={method!r} supports a single target, and y has "
                 f"{np.shape(y)[1]} columns. Use method='permutation'."
@@ -982,7 +794,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             statistics, pvalues = probe_test(means, probe_means)
             corrected = adjust_pvalues(pvalues, self.correction)
             passed = corrected <= self.alpha
-            critical = _critical_pvalue(corrected, self.alpha, self.correction)
+            critical = critical_pvalue(corrected, self.alpha, self.correction)
             spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / len(probe_means))
             threshold = float(
                 probe_means.mean()

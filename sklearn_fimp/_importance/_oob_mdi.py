@@ -4,10 +4,11 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
 
-from ._compat import validate_params
-from ._oob import BAGGED_ENSEMBLES, bagged_members, ensemble_input, member_input
-from ._result import importance_result
-from ._validation import check_inputs, explain_input_errors
+from .._utils._compat import validate_params
+from .._utils._models import BAGGED_ENSEMBLES
+from .._utils._result import importance_result
+from .._utils._validation import check_inputs, explain_input_errors
+from ._bagging import bagged_members, ensemble_input, member_input
 
 MEAN_CRITERIA = (
     "squared_error",

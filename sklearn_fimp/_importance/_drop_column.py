@@ -8,35 +8,23 @@ from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit, check_cv
 from sklearn.utils.multiclass import type_of_target
 
-from ._compat import HasMethods, StrOptions, validate_params
-from ._frames import drop_columns, take_rows
+from .._utils._compat import HasMethods, StrOptions, validate_params
+from .._utils._frames import drop_columns, take_rows
+from .._utils._models import supports_oob
+from .._utils._progress import Progress
+from .._utils._random import draw_seed, with_shared_seed
+from .._utils._result import importance_result
+from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
+from .._utils._validation import check_inputs, explain_input_errors, subset
+from ._bagging import (
+    bagged_members,
+    ensemble_input,
+    oob_sums,
+    score_oob_sums,
+)
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
-from ._oob import bagged_members, ensemble_input, oob_sums, score_oob_sums, supports_oob
-from ._permutation import draw_seed
-from ._progress import Progress
-from ._result import importance_result
-from ._scoring import SCORING_CONSTRAINT, get_scorer, score
-from ._validation import check_inputs, explain_input_errors, subset
 
 HOLDOUT_FRACTION = 0.2
-
-
-def with_shared_seed(estimator, seed):
-    """Clone ``estimator`` with every unset ``random_state`` set to ``seed``.
-
-    Parameters the user fixed to an integer are kept; None or a RandomState
-    instance would make each refit draw different randomness, so that a
-    difference in score would mix the effect of the dropped column with
-    luck.
-    """
-    estimator = clone(estimator)
-    unset = {
-        name: seed
-        for name, value in estimator.get_params(deep=True).items()
-        if name.endswith("random_state")
-        and (value is None or isinstance(value, np.random.RandomState))
-    }
-    return estimator.set_params(**unset)
 
 
 def _splits(estimator, cv, X, y, seed):

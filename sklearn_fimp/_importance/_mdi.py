@@ -1,28 +1,13 @@
 """Mean decrease in impurity, read from the fitted trees' node arrays."""
 
 import numpy as np
-from sklearn.ensemble import (
-    BaggingClassifier,
-    BaggingRegressor,
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    HistGradientBoostingClassifier,
-    HistGradientBoostingRegressor,
-)
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import check_is_fitted
 
-from ._boosting_libraries import boosting_library_gains
-from ._compat import StrOptions, hist_gradient_boosting_trees, validate_params
-from ._oob import FORESTS
-from ._result import importance_result
-
-GRADIENT_BOOSTING = (GradientBoostingClassifier, GradientBoostingRegressor)
-HIST_GRADIENT_BOOSTING = (
-    HistGradientBoostingClassifier,
-    HistGradientBoostingRegressor,
-)
-BAGGING = (BaggingClassifier, BaggingRegressor)
+from .._utils._compat import StrOptions, hist_gradient_boosting_trees, validate_params
+from .._utils._models import BAGGING, FORESTS, GRADIENT_BOOSTING, HIST_GRADIENT_BOOSTING
+from .._utils._result import importance_result
+from ._boosting_gains import boosting_library_gains
 
 
 def node_impurity_decrease(tree_):

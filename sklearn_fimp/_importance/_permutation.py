@@ -4,84 +4,32 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.utils import check_random_state
-from sklearn.utils.random import sample_without_replacement
 
-from ._compat import HasMethods, Interval, RealNotInt, StrOptions, validate_params
-from ._frames import assign_permuted, restore_columns, take_rows, writable_copy
-from ._groups import UNGROUPED_OPTIONS, resolve_groups
-from ._progress import Progress
-from ._result import importance_result
-from ._scoring import SCORING_CONSTRAINT, get_scorer, score
-from ._tree_engine import (
+from .._engine._tree_engine import (
     engine_input,
     fast_permuted_scores,
     tree_ensemble,
     worth_rerouting,
 )
-from ._validation import check_inputs, explain_input_errors, subset
-
-MAX_SEED = np.iinfo(np.int32).max
-
-
-def draw_seed(random_state):
-    """An integer seed for everything random in one call, fixed before any
-    dispatch. An int ``random_state`` is its own seed, so the seed recorded
-    in a result, passed back as ``random_state``, reproduces the result."""
-    if isinstance(random_state, numbers.Integral):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(MAX_SEED + 1))
-
-
-def permutation_seed(seed):
-    """Seed of the row permutations, derived from the call's seed as
-    :func:`sklearn.inspection.permutation_importance` derives its own, so
-    that the same int ``random_state`` gives the same permutations."""
-    return int(np.random.RandomState(seed).randint(MAX_SEED + 1))
-
-
-def evaluation_rows(seed, n_rows, max_samples):
-    """Rows to evaluate on (None: all), drawn as scikit-learn draws them."""
-    if max_samples is None:
-        return None
-    if isinstance(max_samples, numbers.Integral):
-        if max_samples > n_rows:
-            raise ValueError(
-                f"max_samples={max_samples} is larger than the {n_rows} rows of X; "
-                f"pass at most {n_rows}, or a fraction in (0, 1]."
-            )
-        n_kept = int(max_samples)
-    else:
-        n_kept = max(1, int(max_samples * n_rows))
-    if n_kept >= n_rows:
-        return None
-    return sample_without_replacement(
-        n_rows, n_kept, random_state=np.random.RandomState(seed)
-    )
-
-
-def row_permutations(seed, n_rows, n_repeats, *, n_total=None):
-    """The ``n_repeats`` row permutations used for every feature or group.
-
-    They are those of :func:`sklearn.inspection.permutation_importance` for
-    the same seed: a generator seeded with ``seed`` first draws the evaluation
-    rows when ``max_samples`` subsamples (``n_total`` rows to ``n_rows``),
-    then shuffles an index array once per repeat, and scikit-learn applies
-    each shuffle to the already shuffled column, so repeat ``r`` sees the
-    composition of the first ``r`` shuffles. Every feature gets the same
-    permutations, which makes differences between features less noisy.
-    """
-    generator = np.random.RandomState(seed)
-    if n_total is not None and n_total > n_rows:
-        sample_without_replacement(n_total, n_rows, random_state=generator)
-    shuffle = np.arange(n_rows)
-    composed = np.arange(n_rows)
-    permutations = np.empty((n_repeats, n_rows), dtype=np.intp)
-    for repeat in range(n_repeats):
-        generator.shuffle(shuffle)
-        composed = composed[shuffle]
-        permutations[repeat] = composed
-    return permutations
+from .._utils._compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    validate_params,
+)
+from .._utils._frames import assign_permuted, restore_columns, take_rows, writable_copy
+from .._utils._progress import Progress
+from .._utils._random import (
+    draw_seed,
+    evaluation_rows,
+    permutation_seed,
+    row_permutations,
+)
+from .._utils._result import importance_result
+from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
+from .._utils._validation import check_inputs, explain_input_errors, subset
+from ._groups import UNGROUPED_OPTIONS, resolve_groups
 
 
 def _batches(items, n_jobs):

@@ -78,7 +78,7 @@ _SIGNATURES = {
 
 
 def _load():
-    spec = importlib.util.find_spec("sklearn_fimp._ckernels")
+    spec = importlib.util.find_spec("sklearn_fimp._engine._ckernels")
     if spec is None or spec.origin is None:
         return None
     try:

@@ -11,26 +11,7 @@ import json
 
 import numpy as np
 
-#: XGBoost boosters made of trees ("gblinear" has none)
-XGBOOST_TREE_BOOSTERS = (None, "gbtree", "dart")
-
-
-def _library(estimator):
-    return type(estimator).__module__.partition(".")[0]
-
-
-def is_xgboost_trees(estimator):
-    """An XGBoost scikit-learn model whose booster grows trees."""
-    return (
-        _library(estimator) == "xgboost"
-        and hasattr(estimator, "get_booster")
-        and estimator.get_params().get("booster") in XGBOOST_TREE_BOOSTERS
-    )
-
-
-def is_lightgbm_trees(estimator):
-    """A LightGBM scikit-learn model (every LightGBM booster grows trees)."""
-    return _library(estimator) == "lightgbm" and hasattr(estimator, "fit")
+from .._utils._models import is_lightgbm_trees, is_xgboost_trees
 
 
 def _xgboost_gains(estimator, n_features):

@@ -492,14 +492,14 @@ def _chance_score(y_train, y_test, task):
 
 def measure_importances(model, X, y, train, test, methods, args, progress):
     """The importance results of each method, keyed by method name."""
-    from . import (
+    from .. import (
         drop_column_importance,
         mdi_importance,
         oob_mdi_importance,
         oob_permutation_importance,
         permutation_importance,
     )
-    from ._frames import take_rows
+    from .._utils._frames import take_rows
 
     X_train, X_test = take_rows(X, train), take_rows(X, test)
     forest = model[-1]
@@ -674,7 +674,7 @@ def _analyses(data, methods, args, progress):
     train, test = _split(y, data.task, args.random_state)
     model = make_model(data.task, args.n_estimators, args.n_jobs, args.random_state)
 
-    from ._frames import take_rows
+    from .._utils._frames import take_rows
 
     progress.start("fitting the forest")
     model.fit(take_rows(X, train), y[train])
@@ -772,7 +772,7 @@ METHOD_TEXT = {
 
 
 def _importance_html(results, random_name, task):
-    from ._plot.importance import METHOD_TITLES, ImportanceDisplay
+    from .._plot.importance import METHOD_TITLES, ImportanceDisplay
 
     titled = {METHOD_TITLES[m]: r for m, r in results.items()}
     first = next(iter(results.values()))
@@ -832,8 +832,8 @@ def _importance_html(results, random_name, task):
 
 
 def _selector_html(data, args):
-    from . import ImportanceSelector
-    from ._plot.importance import ImportanceDisplay
+    from .. import ImportanceSelector
+    from .._plot.importance import ImportanceDisplay
 
     model = make_model(data.task, args.n_estimators, args.n_jobs, args.random_state)
     encoded = model[:-1].fit_transform(data.X)[list(data.X.columns)]
@@ -907,9 +907,9 @@ def _decision(kept, corrected, alpha):
 
 
 def _dependence_html(data, args):
-    from . import DependenceAnalyzer
-    from ._dependence import default_classifier, default_regressor
-    from ._plot.dependence import DependenceDisplay
+    from .. import DependenceAnalyzer
+    from .._importance._dependence import default_classifier, default_regressor
+    from .._plot.dependence import DependenceDisplay
 
     if data.X.shape[1] < 2:
         return (

@@ -1,0 +1,1 @@
+"""The ``sklearn-fimp`` command: an HTML report on a CSV file."""

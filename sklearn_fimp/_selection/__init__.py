@@ -1,0 +1,2 @@
+"""Selectors: ImportanceSelector (with its probes and probe test) and
+DependenceAnalyzer."""

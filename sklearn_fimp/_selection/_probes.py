@@ -1,0 +1,98 @@
+"""Probe columns: shuffled copies of the features, or random noise.
+
+Probes are appended to X (numpy, pandas or polars, kept in its container)
+so that the model and the importance function see them as features.
+"""
+
+import numpy as np
+
+from .._utils._frames import is_pandas, is_polars
+
+
+def _probe_names(feature_names, n):
+    """``n`` probe names that no feature of X uses."""
+    taken = set(map(str, feature_names))
+    prefix = "probe_"
+    while any(name.startswith(prefix) for name in taken):
+        prefix = "_" + prefix
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def _probe_columns(X, columns, kind, rng):
+    """Probe values for ``columns`` of X: one array (numpy) or Series each.
+
+    Shadows are the columns shuffled by one row permutation (the columns of
+    a group stay together), so each probe keeps its feature's distribution,
+    dtype and number of distinct values.
+    """
+    n = X.shape[0]
+    if kind == "shadow":
+        permutation = rng.permutation(n)
+        if is_pandas(X):
+            return [X.iloc[permutation, c].to_numpy() for c in columns], [
+                X.dtypes.iloc[c] for c in columns
+            ]
+        if is_polars(X):
+            import polars as pl
+
+            order = pl.Series(permutation)
+            return [X.get_column(X.columns[c]).gather(order) for c in columns], None
+        return [X[permutation, c] for c in columns], None
+    draw = rng.uniform if kind == "uniform" else rng.standard_normal
+    return [draw(size=n) for _ in columns], None
+
+
+def add_probes(X, groups, feature_names, kind, n_probes, rng):
+    """X with probe columns appended (X is not modified).
+
+    Each probe mirrors one group of real features (a single feature when
+    there are no groups): ``n_probes`` groups are drawn, every group once
+    before any twice. Returns the new table, the probe groups (column
+    positions in it) and the probe labels.
+    """
+    n_groups = len(groups)
+    rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
+    mirrored = np.concatenate(rounds)[:n_probes]
+    labels = _probe_names(feature_names, n_probes)
+    n_features = X.shape[1]
+    values, dtypes, names, probe_groups = [], [], [], []
+    for label, g in zip(labels, mirrored):
+        columns = groups[g]
+        column_values, column_dtypes = _probe_columns(X, columns, kind, rng)
+        values.extend(column_values)
+        dtypes.extend(column_dtypes or [None] * len(columns))
+        if len(columns) == 1:
+            names.append(label)
+        else:
+            names.extend(f"{label}_{i}" for i in range(len(columns)))
+        start = n_features + len(names) - len(columns)
+        probe_groups.append(np.arange(start, start + len(columns)))
+    return _append_columns(X, values, dtypes, names), probe_groups, labels
+
+
+def _append_columns(X, values, dtypes, names):
+    if is_pandas(X):
+        import pandas as pd
+
+        columns = {}
+        for name, value, dtype in zip(names, values, dtypes):
+            columns[name] = pd.Series(value, index=X.index, name=name)
+            if dtype is not None:
+                columns[name] = columns[name].astype(dtype)
+        if not all(isinstance(c, str) for c in X.columns):
+            X = X.set_axis([str(c) for c in X.columns], axis=1)
+        return pd.concat([X, pd.DataFrame(columns, index=X.index)], axis=1)
+    if is_polars(X):
+        import polars as pl
+
+        return X.with_columns(
+            [
+                value.alias(name)
+                if isinstance(value, pl.Series)
+                else pl.Series(name, value)
+                for name, value in zip(names, values)
+            ]
+        )
+    probes = np.column_stack(values)
+    dtype = np.result_type(X.dtype, probes.dtype)
+    return np.hstack([X.astype(dtype, copy=False), probes.astype(dtype, copy=False)])

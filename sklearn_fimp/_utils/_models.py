@@ -1,0 +1,95 @@
+"""Model families, and what each can offer the importance methods.
+
+Every check of the kind "does this model have trees / out-of-bag rows"
+lives here, so that the method registry (``sklearn_fimp/_methods.py``)
+gives one error message per missing capability.
+"""
+
+import numpy as np
+from sklearn.ensemble import (
+    BaggingClassifier,
+    BaggingRegressor,
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.pipeline import Pipeline
+from sklearn.tree import BaseDecisionTree
+
+FORESTS = (
+    RandomForestClassifier,
+    RandomForestRegressor,
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+)
+BAGGING = (BaggingClassifier, BaggingRegressor)
+BAGGED_ENSEMBLES = FORESTS + BAGGING
+GRADIENT_BOOSTING = (GradientBoostingClassifier, GradientBoostingRegressor)
+HIST_GRADIENT_BOOSTING = (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
+#: XGBoost boosters made of trees ("gblinear" has none)
+XGBOOST_TREE_BOOSTERS = (None, "gbtree", "dart")
+
+
+def _library(estimator):
+    return type(estimator).__module__.partition(".")[0]
+
+
+def is_xgboost_trees(estimator):
+    """An XGBoost scikit-learn model whose booster grows trees."""
+    return (
+        _library(estimator) == "xgboost"
+        and hasattr(estimator, "get_booster")
+        and estimator.get_params().get("booster") in XGBOOST_TREE_BOOSTERS
+    )
+
+
+def is_lightgbm_trees(estimator):
+    """A LightGBM scikit-learn model (every LightGBM booster grows trees)."""
+    return _library(estimator) == "lightgbm" and hasattr(estimator, "fit")
+
+
+def _bags_trees(estimator):
+    base = estimator.estimator
+    return base is None or isinstance(base, BaseDecisionTree)
+
+
+def has_trees(estimator):
+    """Whether ``mdi_importance`` can read ``estimator``'s trees."""
+    if isinstance(estimator, BAGGING):
+        return _bags_trees(estimator)
+    return isinstance(
+        estimator,
+        (BaseDecisionTree,) + FORESTS + GRADIENT_BOOSTING + HIST_GRADIENT_BOOSTING,
+    ) or (is_xgboost_trees(estimator) or is_lightgbm_trees(estimator))
+
+
+def supports_oob(estimator):
+    """Whether a (possibly unfitted) estimator will have out-of-bag rows."""
+    return isinstance(estimator, BAGGED_ENSEMBLES) and bool(
+        getattr(estimator, "bootstrap", False)
+    )
+
+
+def has_bagged_trees(estimator):
+    """Whether ``oob_mdi_importance`` can use ``estimator``: bagged decision
+    trees with out-of-bag rows."""
+    if not supports_oob(estimator):
+        return False
+    return _bags_trees(estimator) if isinstance(estimator, BAGGING) else True
+
+
+def is_pipeline(estimator):
+    return isinstance(estimator, Pipeline)
+
+
+def single_output(y):
+    """Whether ``y`` is one target (a 1-D array or a single column)."""
+    return np.ndim(y) == 1 or (np.ndim(y) == 2 and np.shape(y)[1] == 1)
