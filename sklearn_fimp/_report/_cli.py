@@ -772,9 +772,10 @@ METHOD_TEXT = {
 
 
 def _importance_html(results, random_name, task):
-    from .._plot.importance import METHOD_TITLES, ImportanceDisplay
+    from .._methods import METHODS
+    from .._plot.importance import ImportanceDisplay
 
-    titled = {METHOD_TITLES[m]: r for m, r in results.items()}
+    titled = {METHODS[m].title: r for m, r in results.items()}
     first = next(iter(results.values()))
     n_rows = len(first.feature_names)
     figure = _new_figure(
@@ -808,12 +809,12 @@ def _importance_html(results, random_name, task):
         ]
         if below:
             findings.append(
-                f"<li>{_e(METHOD_TITLES[method])}: the random column outranks "
+                f"<li>{_e(METHODS[method].title)}: the random column outranks "
                 f"{len(below)} real feature(s): {_e(', '.join(below))}.</li>"
             )
         else:
             findings.append(
-                f"<li>{_e(METHOD_TITLES[method])}: every real feature is above the "
+                f"<li>{_e(METHODS[method].title)}: every real feature is above the "
                 "random column.</li>"
             )
     described = "".join(f"<li>{_e(METHOD_TEXT[m])}</li>" for m in results)
