@@ -5,9 +5,9 @@ import numbers
 import numpy as np
 from joblib import Parallel, delayed
 
-from .._engine._tree_engine import (
-    fast_member_drops,
-    fast_oob_permuted_scores,
+from .._engine import (
+    oob_permuted_scores,
+    per_tree_oob_drops,
     tree_ensemble,
     worth_rerouting,
 )
@@ -122,7 +122,7 @@ def _batch_member_drops(
             for _, member, seed in batch
         ]
     return [
-        fast_member_drops(
+        per_tree_oob_drops(
             estimator,
             ensemble,
             t,
@@ -360,7 +360,7 @@ def oob_permutation_importance(
         sums = None
         if rerouted.any():
             _check_non_finite_rows(members, X_checked)
-            engine_scores, *sums = fast_oob_permuted_scores(
+            engine_scores, *sums = oob_permuted_scores(
                 estimator,
                 ensemble,
                 members,
