@@ -9,7 +9,7 @@
  *
  * Trees are given as arrays of node_t, scikit-learn's children_left,
  * children_right, threshold and missing_go_to_left packed together, with
- * `column` the column of X each split node reads (a Bagging member's
+ * `column` the column of X each split node reads (a Bagging estimator's
  * feature subset already applied); leaves have left == -1. Descending
  * follows scikit-learn's own rule: a missing value goes where
  * missing_go_to_left says, otherwise x <= threshold goes left, comparing the

@@ -29,7 +29,7 @@ class AveragedTrees(ModelAdapter):
     ensemble's trees; single-output classification, any regression.
 
     A classifier's terms are the trees' leaf class fractions; a Bagging
-    member trained on encoded labels may know only some of the ensemble's
+    estimator trained on encoded labels may know only some of the ensemble's
     classes, and its term then adds to those columns only.
     """
 
