@@ -38,6 +38,7 @@ from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import validate_data
 
 from .._utils._compat import (
+    decision_path,
     gradient_boosting_init,
     gradient_boosting_proba,
     scorer_reads_labels_only,
@@ -387,7 +388,7 @@ def route(term, X_chunk, n_features, rows=None):
     X_tree = _tree_input(term, X_chunk if rows is None else X_chunk[rows])
     tree_ = term.tree.tree_
     n_rows = X_tree.shape[0]
-    path = term.tree.decision_path(X_tree, check_input=False)
+    path = decision_path(term.tree, X_tree, check_input=False)
     nodes = path.indices
     leaves = nodes[path.indptr[1:] - 1]
     # node ids grow along a path, so each split's successor is the next entry

@@ -8,7 +8,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit, check_cv
 from sklearn.utils.multiclass import type_of_target
 
-from .._utils._compat import HasMethods, StrOptions, validate_params
+from .._utils._compat import HasMethods, StrOptions, add_note, validate_params
 from .._utils._frames import drop_columns, take_rows
 from .._utils._models import supports_oob
 from .._utils._progress import Progress
@@ -63,7 +63,7 @@ def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
             if dropped is None
             else f"columns {list(map(int, dropped))} dropped"
         )
-        exc.add_note(f"drop_column_importance: raised by the fit with {what}.")
+        add_note(exc, f"drop_column_importance: raised by the fit with {what}.")
         raise
 
 

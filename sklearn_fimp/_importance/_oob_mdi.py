@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
 
-from .._utils._compat import validate_params
+from .._utils._compat import decision_path, validate_params
 from .._utils._models import BAGGED_ENSEMBLES
 from .._utils._result import importance_result
 from .._utils._validation import check_inputs, explain_input_errors
@@ -58,10 +58,10 @@ def member_oob_mdi(ensemble, member, X, targets, weight, n_features):
             means[:, np.asarray(tree.classes_, dtype=np.intp)] = tree_.value[:, 0, :]
         else:
             means = tree_.value[:, :, 0]
-        path = tree.decision_path(member_input(member, X[oob]))
+        path = decision_path(tree, member_input(member, X[oob]))
         reached = path.T @ (targets[oob] * weight[oob, None])
     else:
-        path = tree.decision_path(member_input(member, X)).tocsc()
+        path = decision_path(tree, member_input(member, X)).tocsc()
         drawn = np.bincount(member.in_bag_rows, minlength=X.shape[0])
         drawn = drawn.astype(np.float64)
         means = (path.T @ (targets * drawn[:, None])) / (path.T @ drawn)[:, None]

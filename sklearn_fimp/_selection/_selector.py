@@ -35,6 +35,7 @@ from .._utils._compat import (
     Interval,
     RealNotInt,
     StrOptions,
+    add_note,
     check_sample_weight,
     fit_context,
     routing_enabled,
@@ -1059,7 +1060,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return clone(estimator).fit(X_selected, y, **fit_kwargs)
         except (KeyError, ValueError) as exc:
             if not isinstance(estimator, Pipeline):
-                exc.add_note(_refit_note(self.support_))
+                add_note(exc, _refit_note(self.support_))
                 raise
             raise ValueError(
                 f"refit=True: fitting the Pipeline on the {int(self.support_.sum())} "
@@ -1068,7 +1069,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "or pass refit=False and put the model after the selector."
             ) from exc
         except Exception as exc:
-            exc.add_note(_refit_note(self.support_))
+            add_note(exc, _refit_note(self.support_))
             raise
 
     # ------------------------------------------------------------------

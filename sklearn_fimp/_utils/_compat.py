@@ -5,7 +5,11 @@ underscore. Keeping them in one place means an upgrade that moves one breaks
 this file only, and the rest of the package reads public API.
 """
 
+import inspect
+
 import numpy as np
+import scipy.sparse
+import sklearn
 from sklearn.base import _fit_context
 from sklearn.metrics._scorer import _PassthroughScorer
 from sklearn.utils import _safe_indexing
@@ -21,11 +25,14 @@ from sklearn.utils.metadata_routing import _routing_enabled
 from sklearn.utils.validation import _check_sample_weight
 
 __all__ = [
+    "SKLEARN_VERSION",
     "HasMethods",
     "Interval",
     "RealNotInt",
     "StrOptions",
+    "add_note",
     "check_sample_weight",
+    "decision_path",
     "fit_context",
     "gradient_boosting_init",
     "gradient_boosting_proba",
@@ -39,6 +46,74 @@ __all__ = [
 ]
 
 safe_indexing = _safe_indexing
+
+#: scikit-learn's (major, minor) version.
+SKLEARN_VERSION = tuple(int(part) for part in sklearn.__version__.split(".")[:2])
+
+# ``allow_all_zero_weights`` was added in scikit-learn 1.9, which rejects
+# all-zero weights by default; earlier releases accept them silently.
+_ALLOWS_ZERO_WEIGHTS = (
+    "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+)
+
+# Before scikit-learn 1.8, ``decision_path`` sent every row with a missing
+# value to the right child, ignoring the node's missing-value rule that
+# ``apply`` and ``predict`` follow.
+_DECISION_PATH_FOLLOWS_MISSING_RULE = SKLEARN_VERSION >= (1, 8)
+
+
+def add_note(exc, note):
+    """``exc.add_note(note)`` (Python >= 3.11); on Python 3.10, append it to
+    ``exc.__notes__`` as PEP 678 specifies (tools that read notes, such as
+    pytest, find it there; 3.10's traceback does not print notes)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+        return
+    notes = getattr(exc, "__notes__", None)
+    if not isinstance(notes, list):
+        notes = []
+        exc.__notes__ = notes
+    notes.append(note)
+
+
+def decision_path(tree, X, *, check_input=True):
+    """``tree.decision_path(X)`` that follows the nodes' missing-value rule
+    on every scikit-learn version.
+
+    Returns a CSR indicator matrix of shape (n_rows, node_count) whose row
+    ``i`` holds the nodes of row ``i``'s path, in increasing order (node ids
+    grow along a path). Before scikit-learn 1.8 the path is rebuilt from the
+    leaf ``tree.apply`` reaches (which follows the rule) and the chain of its
+    ancestors.
+    """
+    if _DECISION_PATH_FOLLOWS_MISSING_RULE:
+        return tree.decision_path(X, check_input=check_input)
+    tree_ = tree.tree_
+    leaves = tree.apply(X, check_input=check_input)
+    parent = np.full(tree_.node_count, -1, dtype=np.intp)
+    internal = np.flatnonzero(tree_.children_left >= 0)
+    parent[tree_.children_left[internal]] = internal
+    parent[tree_.children_right[internal]] = internal
+    unique_leaves, row_leaf = np.unique(leaves, return_inverse=True)
+    chains = []
+    for leaf in unique_leaves:
+        chain = [leaf]
+        while parent[chain[-1]] >= 0:
+            chain.append(parent[chain[-1]])
+        chains.append(np.asarray(chain[::-1], dtype=np.intp))
+    lengths = np.array([len(chain) for chain in chains], dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    flat = np.concatenate(chains)
+    row_lengths = lengths[row_leaf]
+    indptr = np.concatenate([[0], np.cumsum(row_lengths)]).astype(np.intp)
+    # entry k of row i is flat[starts[leaf of i] + k]
+    offsets = np.arange(indptr[-1]) - np.repeat(indptr[:-1], row_lengths)
+    indices = flat[np.repeat(starts[row_leaf], row_lengths) + offsets]
+    data = np.ones(len(indices), dtype=np.int64)
+    return scipy.sparse.csr_matrix(
+        (data, indices, indptr), shape=(len(leaves), tree_.node_count)
+    )
+
 
 #: ``@fit_context(prefer_skip_nested_validation=...)`` on ``fit``: validates
 #: ``_parameter_constraints`` and runs fit in scikit-learn's config context.
@@ -57,9 +132,8 @@ def output_config(method, estimator):
 def check_sample_weight(sample_weight, X):
     """Validate ``sample_weight`` (non-negative, one per row of ``X``, not
     all zero); errors name the offending row."""
-    sample_weight = _check_sample_weight(
-        sample_weight, X, dtype=np.float64, allow_all_zero_weights=True
-    )
+    extra = {"allow_all_zero_weights": True} if _ALLOWS_ZERO_WEIGHTS else {}
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, **extra)
     negative = np.flatnonzero(sample_weight < 0)
     if len(negative):
         row = int(negative[0])
