@@ -51,6 +51,16 @@ def _binary():
     return X, (X[:, 0] + X[:, 1] > 1).astype(int)
 
 
+def _with_missing(data):
+    def with_missing():
+        X, y = data()
+        X = X.copy()
+        X[np.random.RandomState(2).uniform(size=X.shape) < 0.15] = np.nan
+        return X, y
+
+    return with_missing
+
+
 def _weights():
     return np.random.RandomState(1).uniform(0.2, 2.0, size=N_ROWS)
 
@@ -66,10 +76,33 @@ def _targets(estimator, y):
     return np.asarray(y, dtype=float).reshape(len(y), -1)
 
 
+def reference_paths(tree, X):
+    """Boolean (n_rows, node_count) matrix of the nodes each row visits,
+    walking the tree row by row: left when the value is <= the threshold,
+    and for a missing value the side the node's missing-value rule says (not
+    ``decision_path``, which ignores that rule before scikit-learn 1.8)."""
+    tree_ = tree.tree_
+    missing_left = getattr(tree_, "missing_go_to_left", None)
+    X = np.asarray(X, dtype=np.float32)
+    path = np.zeros((X.shape[0], tree_.node_count), dtype=bool)
+    for i, row in enumerate(X):
+        node = 0
+        path[i, node] = True
+        while tree_.children_left[node] != -1:
+            value = row[tree_.feature[node]]
+            if np.isnan(value):
+                left = bool(missing_left[node])
+            else:
+                left = value <= tree_.threshold[node]
+            node = tree_.children_left[node] if left else tree_.children_right[node]
+            path[i, node] = True
+    return path
+
+
 def in_bag_node_means(tree, X_member, multiplicity, targets):
     """Mean target of the in-bag rows reaching every node, each row counted as
     often as the bootstrap drew it; computed from scratch, not tree_.value."""
-    path = tree.decision_path(X_member).toarray().astype(bool)
+    path = reference_paths(tree, X_member)
     means = np.zeros((tree.tree_.node_count, targets.shape[1]))
     for node in range(tree.tree_.node_count):
         w = multiplicity[path[:, node]]
@@ -162,6 +195,18 @@ CASES = {
     "RandomForestRegressor-multioutput": (
         lambda: RandomForestRegressor(n_estimators=6, random_state=0),
         _multioutput,
+        False,
+    ),
+    "RandomForestRegressor-missing": (
+        lambda: RandomForestRegressor(n_estimators=6, random_state=0),
+        _with_missing(_regression),
+        False,
+    ),
+    "RandomForestClassifier-missing-class_weight": (
+        lambda: RandomForestClassifier(
+            n_estimators=6, class_weight="balanced", random_state=0
+        ),
+        _with_missing(_three_classes),
         False,
     ),
     "RandomForestRegressor-sample_weight": (
