@@ -8,6 +8,7 @@ implementation, which gives the same results.
 
 import ctypes
 import importlib.util
+import warnings
 
 import numpy as np
 
@@ -94,6 +95,26 @@ def _load():
 
 #: The compiled library, or None when the extension was not built.
 KERNELS = _load()
+
+_warned = False
+
+
+def warn_without_kernels():
+    """Say once per process that the engine runs without its compiled
+    kernels (when they are missing)."""
+    global _warned
+    if KERNELS is not None or _warned:
+        return
+    _warned = True
+    warnings.warn(
+        "sklearn_fimp's compiled kernels are not installed (no C compiler "
+        "was found when the package was built), so the tree engine runs its "
+        "NumPy implementation: the same results, several times slower. "
+        "Reinstall sklearn_fimp where a C compiler is available to get them; "
+        "sklearn_fimp.show_versions() reports whether they are in use.",
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def check_status(status):

@@ -50,7 +50,13 @@ from .._utils._scoring import (
     StoredRegressorOutputs,
     score_outputs,
 )
-from ._kernels import KERNELS, NODE_DTYPE, PAIR_DTYPE, check_status
+from ._kernels import (
+    KERNELS,
+    NODE_DTYPE,
+    PAIR_DTYPE,
+    check_status,
+    warn_without_kernels,
+)
 
 #: Rows routed at once through all trees, at most (bounds the leaf and path
 #: caches; see ROUTING_BYTES).
@@ -130,6 +136,7 @@ class TreeEnsemble(NamedTuple):
                 nodes = forest.tree_nodes(t)
                 terms.append(term._replace(nodes=nodes, thresholds=nodes.threshold32))
             return self._replace(terms=terms, forest=forest)
+        warn_without_kernels()
         if any(term.columns is not None for term in self.terms):
             return self
         sizes = [len(term.table) for term in self.terms]
