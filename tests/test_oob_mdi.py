@@ -20,6 +20,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from sklearn_fimp import mdi_importance, oob_mdi_importance
+from sklearn_fimp._utils._compat import MISSING_VALUES_ROUTED_AS_FITTED
 
 N_ROWS, N_FEATURES = 120, 4
 LABELS = np.array(["ant", "bee", "cat"])
@@ -239,6 +240,8 @@ def fitted():
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_oob_mdi_importance_matches_reference(fitted, name):
+    if "missing" in name and not MISSING_VALUES_ROUTED_AS_FITTED:
+        pytest.skip("scikit-learn < 1.8 fits rows with NaN along other paths")
     estimator, X, y = fitted(name)
     result = oob_mdi_importance(estimator, X, y)
     expected = reference_oob_mdi(estimator, X, y, per_tree=True)
@@ -433,3 +436,17 @@ def test_oob_mdi_importance_bagged_non_trees_raise_type_error():
     bagging.fit(X, y)
     with pytest.raises(TypeError, match="BaggingRegressor"):
         oob_mdi_importance(bagging, X, y)
+
+
+def test_oob_mdi_importance_missing_values_need_scikit_learn_1_8(monkeypatch):
+    from sklearn_fimp._importance import _oob_mdi
+
+    monkeypatch.setattr(_oob_mdi, "MISSING_VALUES_ROUTED_AS_FITTED", False)
+    X, y = _with_missing(_regression)()
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="Upgrade to scikit-learn >= 1.8"):
+        oob_mdi_importance(forest, X, y)
+    # without missing values, every version
+    X, y = _regression()
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    assert oob_mdi_importance(forest, X, y).n_trees == 3

@@ -1,11 +1,16 @@
 """Debiased MDI computed with out-of-bag rows (MDI-oob, Li et al. 2019)."""
 
 import numpy as np
+import sklearn
 from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._compat import decision_path, validate_params
+from .._utils._compat import (
+    MISSING_VALUES_ROUTED_AS_FITTED,
+    decision_path,
+    validate_params,
+)
 from .._utils._models import BAGGED_ENSEMBLES
 from .._utils._result import importance_result
 from .._utils._validation import check_inputs, explain_input_errors
@@ -190,6 +195,15 @@ def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
         targets = y.reshape(len(y), -1).astype(np.float64)
     weight = np.ones(len(y)) if sample_weight is None else sample_weight
     X_checked = ensemble_input(estimator, X)
+    if not MISSING_VALUES_ROUTED_AS_FITTED and np.isnan(X_checked).any():
+        raise ValueError(
+            f"X has missing values; with scikit-learn {sklearn.__version__}, "
+            "trees fitted on rows with missing values do not always send "
+            "those rows down the paths they predict them with, so MDI-oob, "
+            "which compares in-bag node means along prediction paths, would "
+            "be wrong. Upgrade to scikit-learn >= 1.8, impute the missing "
+            "values before fitting, or use oob_permutation_importance."
+        )
     n_features = X_checked.shape[1]
     columns = [
         member_oob_mdi(

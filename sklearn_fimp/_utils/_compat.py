@@ -26,6 +26,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 __all__ = [
     "SKLEARN_VERSION",
+    "MISSING_VALUES_ROUTED_AS_FITTED",
     "HasMethods",
     "Interval",
     "RealNotInt",
@@ -56,10 +57,16 @@ _ALLOWS_ZERO_WEIGHTS = (
     "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
 )
 
-# Before scikit-learn 1.8, ``decision_path`` sent every row with a missing
-# value to the right child, ignoring the node's missing-value rule that
-# ``apply`` and ``predict`` follow.
+# Before scikit-learn 1.8, ``decision_path`` ignores the node's missing-value
+# rule that ``apply`` and ``predict`` follow.
 _DECISION_PATH_FOLLOWS_MISSING_RULE = SKLEARN_VERSION >= (1, 8)
+
+#: Whether a bagged tree fitted on rows with missing values sends its in-bag
+#: rows down the paths ``apply`` gives them. Before scikit-learn 1.8 it does
+#: not always (forests fitted on data with NaN: a few in-bag rows per tree
+#: reach other leaves at prediction than in the fit), so node values cannot
+#: be matched to the rows that reach a node.
+MISSING_VALUES_ROUTED_AS_FITTED = SKLEARN_VERSION >= (1, 8)
 
 
 def add_note(exc, note):
