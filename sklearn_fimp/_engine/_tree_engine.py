@@ -35,13 +35,13 @@ from sklearn.ensemble import (
     GradientBoostingRegressor,
 )
 from sklearn.tree import BaseDecisionTree
-from sklearn.utils.validation import validate_data
 
 from .._utils._compat import (
     decision_path,
     gradient_boosting_init,
     gradient_boosting_proba,
     scorer_reads_labels_only,
+    validate_data,
 )
 from .._utils._models import FORESTS
 from .._utils._scoring import (

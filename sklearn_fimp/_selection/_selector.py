@@ -20,7 +20,7 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._importance._drop_column import HOLDOUT_FRACTION, drop_column_importance
 from .._importance._groups import resolve_groups
@@ -31,6 +31,7 @@ from .._importance._oob_mdi import oob_mdi_importance
 from .._importance._oob_permutation import oob_permutation_importance
 from .._importance._permutation import permutation_importance
 from .._utils._compat import (
+    MISSING_VALUES_ROUTED_AS_FITTED,
     HasMethods,
     Interval,
     RealNotInt,
@@ -39,6 +40,8 @@ from .._utils._compat import (
     check_sample_weight,
     fit_context,
     routing_enabled,
+    transform_checking_names,
+    validate_data,
 )
 from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars, take_rows
 from .._utils._models import has_bagged_trees, has_trees, single_output, supports_oob
@@ -166,6 +169,15 @@ def _estimator_has(attribute):
     return check
 
 
+def _has_missing(X):
+    """Whether a numeric X holds NaN (scikit-learn < 1.8 cannot give MDI-oob
+    on such data, see oob_mdi_importance)."""
+    try:
+        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+    except (TypeError, ValueError):
+        return False
+
+
 class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     """Keep the features whose importance beats random probe columns.
 
@@ -233,7 +245,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
           column (:func:`drop_column_importance`); any model, one fit per
           feature and probe.
         - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
-          when ``groups`` is given), "permutation" otherwise.
+          when ``groups`` is given, or when X has missing values and
+          scikit-learn is older than 1.8), "permutation" otherwise.
 
     threshold : "probes", float or str, default="probes"
         "probes": keep the features that pass the test above. A float: keep
@@ -533,7 +546,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # fit
 
-    def _resolve_method(self, estimator, y):
+    def _resolve_method(self, estimator, y, X=None):
         """The method to use, after checking the estimator supports it."""
         name = f"{type(estimator).__name__}(...)"
         grouped = self.groups is not None
@@ -541,7 +554,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         if method == "auto":
             if isinstance(estimator, Pipeline) or not single_output(y):
                 method = "permutation"
-            elif has_bagged_trees(estimator) and not grouped:
+            elif (
+                has_bagged_trees(estimator)
+                and not grouped
+                and (MISSING_VALUES_ROUTED_AS_FITTED or not _has_missing(X))
+            ):
                 method = "oob_mdi"
             elif supports_oob(estimator):
                 method = "oob_permutation"
@@ -723,7 +740,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             estimator = with_shared_seed(self.estimator, seed)
 
-        method = self._resolve_method(estimator, y)
+        method = self._resolve_method(estimator, y, X)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         self._check_counts(len(groups))
         use_probes = isinstance(self.threshold, str) and self.threshold == "probes"
@@ -1096,6 +1113,20 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"expecting {self.n_features_in_} features as input."
             )
         return _select_columns(X, self.support_)
+
+    def transform(self, X):
+        """Reduce X to the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self)
+        return transform_checking_names(self, X, super().transform)
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):

@@ -6,6 +6,7 @@ this file only, and the rest of the package reads public API.
 """
 
 import inspect
+import warnings
 
 import numpy as np
 import scipy.sparse
@@ -22,7 +23,8 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _routing_enabled
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils.validation import _check_sample_weight, _get_feature_names
+from sklearn.utils.validation import validate_data as _validate_data
 
 __all__ = [
     "SKLEARN_VERSION",
@@ -43,6 +45,8 @@ __all__ = [
     "routing_enabled",
     "scorer_reads_labels_only",
     "safe_indexing",
+    "transform_checking_names",
+    "validate_data",
     "validate_params",
 ]
 
@@ -214,3 +218,66 @@ def scorer_reads_labels_only(scorer):
     if isinstance(scorer, _PassthroughScorer):
         return True
     return getattr(scorer, "_response_method", None) == "predict"
+
+
+def _polars_names_unread(X):
+    """A polars frame whose column names scikit-learn does not read: before
+    scikit-learn 1.9 names come through the dataframe interchange protocol,
+    which polars 2 dropped."""
+    return (
+        type(X).__module__.partition(".")[0] == "polars"
+        and hasattr(X, "columns")
+        and _get_feature_names(X) is None
+        and all(isinstance(name, str) for name in X.columns)
+    )
+
+
+def _check_names_as_in_fit(estimator, names):
+    """scikit-learn's check that X's feature names are those seen in fit, in
+    the same order (for the polars frames it cannot read)."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None or (
+        len(fitted) == len(names) and np.all(np.asarray(fitted) == names)
+    ):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = [name for name in names if name not in set(fitted)]
+    missing = [name for name in fitted if name not in set(names)]
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n"
+        message += "".join(f"- {name}\n" for name in unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n"
+        message += "".join(f"- {name}\n" for name in missing)
+    raise ValueError(message)
+
+
+def validate_data(estimator, X, **kwargs):
+    """scikit-learn's ``validate_data``, which also records and checks the
+    column names of polars >= 2 frames on scikit-learn < 1.9."""
+    if not _polars_names_unread(X):
+        return _validate_data(estimator, X, **kwargs)
+    names = np.asarray(X.columns, dtype=object)
+    reset = kwargs.get("reset", True)
+    if not reset:
+        _check_names_as_in_fit(estimator, names)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature")
+        checked = _validate_data(estimator, X, **kwargs)
+    if reset:
+        estimator.feature_names_in_ = names
+    return checked
+
+
+def transform_checking_names(estimator, X, transform):
+    """``transform(X)`` (a selector's ``SelectorMixin.transform``), with the
+    column names of a polars >= 2 frame checked against fit on scikit-learn
+    < 1.9, which cannot read them."""
+    if not _polars_names_unread(X):
+        return transform(X)
+    validate_data(estimator, X, skip_check_array=True, reset=False)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature")
+        return transform(X)
