@@ -107,3 +107,42 @@ def test_sdist_carries_tests_and_license_and_collects(tmp_path):
     assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr
     assert " error" not in collected.stdout.splitlines()[-1]
     assert "tests collected" in collected.stdout.splitlines()[-1]
+
+
+@needs_sources
+def test_minimum_versions_pin_the_declared_floors():
+    """.ci/minimum-versions.txt, which CI installs for its second run, pins
+    exactly the floors pyproject.toml declares."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        declared += extra
+    floors = {}
+    for line in declared:
+        requirement = Requirement(line)
+        for spec in requirement.specifier:
+            if spec.operator == ">=":
+                floors.setdefault(canonicalize_name(requirement.name), set()).add(
+                    spec.version
+                )
+    pins = {}
+    for line in (ROOT / ".ci" / "minimum-versions.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = version
+    for name, version in pins.items():
+        if name == "distributed":  # dask[distributed] pins it to dask's release
+            continue
+        found = {Version(floor) for floor in floors.get(name, ())}
+        assert found == {Version(version)}, (name, version, floors.get(name))
+    for name in ("scikit-learn", "numpy", "scipy", "joblib", "pandas", "polars"):
+        assert canonicalize_name(name) in pins
