@@ -64,6 +64,15 @@ def show_versions():
     compiler when the package was built) the tree engine runs its NumPy
     implementation: the same results, several times slower.
 
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    None
+        The report is printed on standard output.
+
     Examples
     --------
     >>> from sklearn_fimp import show_versions
