@@ -16,6 +16,7 @@ from ._importance._permutation import permutation_importance
 from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
 from ._selection._dependence_analyzer import DependenceAnalyzer
 from ._selection._selector import ImportanceSelector
+from ._show_versions import show_versions
 
 __version__ = "0.1.0.dev0"
 
@@ -33,4 +34,5 @@ __all__ = [
     "oob_mdi_importance",
     "oob_permutation_importance",
     "permutation_importance",
+    "show_versions",
 ]

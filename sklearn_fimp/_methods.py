@@ -14,6 +14,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._importance._drop_column import _drop_column_importance, drop_column_importance
 from ._importance._mdi import _mdi_importance, mdi_importance
 from ._importance._oob_mdi import _oob_mdi_importance, oob_mdi_importance
@@ -22,6 +24,7 @@ from ._importance._oob_permutation import (
     oob_permutation_importance,
 )
 from ._importance._permutation import _permutation_importance, permutation_importance
+from ._utils._compat import MISSING_VALUES_ROUTED_AS_FITTED
 from ._utils._models import has_bagged_trees, has_trees, single_output, supports_oob
 
 #: What a method measures on. MODEL_ONLY: the fitted model alone (X and y
@@ -264,17 +267,30 @@ def get_method(name, *, param="method"):
     return METHODS[name]
 
 
-def resolve_auto(estimator, y, *, grouped):
+def resolve_auto(estimator, y, *, grouped, X=None):
     """The method "auto" stands for: MDI-oob for bagged trees (out-of-bag
-    permutation when groups are measured), out-of-bag permutation for other
-    bagged models, permutation on held-out rows otherwise."""
+    permutation when groups are measured, or when X holds missing values
+    and scikit-learn is older than 1.8, whose forests route them at fit
+    otherwise than at predict), out-of-bag permutation for other bagged
+    models, permutation on held-out rows otherwise."""
     if _hides_model(estimator) or not single_output(y):
         return "permutation"
-    if has_bagged_trees(estimator) and not grouped:
+    oob_mdi_reads_X = MISSING_VALUES_ROUTED_AS_FITTED or not _has_missing(X)
+    if has_bagged_trees(estimator) and not grouped and oob_mdi_reads_X:
         return "oob_mdi"
     if supports_oob(estimator):
         return "oob_permutation"
     return "permutation"
+
+
+def _has_missing(X):
+    """Whether a numeric X holds NaN (False for None or non-numeric X)."""
+    if X is None:
+        return False
+    try:
+        return bool(np.isnan(np.asarray(X, dtype=np.float64)).any())
+    except (TypeError, ValueError):
+        return False
 
 
 def _hides_model(estimator):

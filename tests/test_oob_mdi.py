@@ -20,6 +20,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from sklearn_fimp import mdi_importance, oob_mdi_importance
+from sklearn_fimp._utils._compat import MISSING_VALUES_ROUTED_AS_FITTED
 
 N_ROWS, N_FEATURES = 120, 4
 LABELS = np.array(["ant", "bee", "cat"])
@@ -51,6 +52,16 @@ def _binary():
     return X, (X[:, 0] + X[:, 1] > 1).astype(int)
 
 
+def _with_missing(data):
+    def with_missing():
+        X, y = data()
+        X = X.copy()
+        X[np.random.RandomState(2).uniform(size=X.shape) < 0.15] = np.nan
+        return X, y
+
+    return with_missing
+
+
 def _weights():
     return np.random.RandomState(1).uniform(0.2, 2.0, size=N_ROWS)
 
@@ -66,10 +77,33 @@ def _targets(estimator, y):
     return np.asarray(y, dtype=float).reshape(len(y), -1)
 
 
+def reference_paths(tree, X):
+    """Boolean (n_rows, node_count) matrix of the nodes each row visits,
+    walking the tree row by row: left when the value is <= the threshold,
+    and for a missing value the side the node's missing-value rule says (not
+    ``decision_path``, which ignores that rule before scikit-learn 1.8)."""
+    tree_ = tree.tree_
+    missing_left = getattr(tree_, "missing_go_to_left", None)
+    X = np.asarray(X, dtype=np.float32)
+    path = np.zeros((X.shape[0], tree_.node_count), dtype=bool)
+    for i, row in enumerate(X):
+        node = 0
+        path[i, node] = True
+        while tree_.children_left[node] != -1:
+            value = row[tree_.feature[node]]
+            if np.isnan(value):
+                left = bool(missing_left[node])
+            else:
+                left = value <= tree_.threshold[node]
+            node = tree_.children_left[node] if left else tree_.children_right[node]
+            path[i, node] = True
+    return path
+
+
 def in_bag_node_means(tree, X_member, multiplicity, targets):
     """Mean target of the in-bag rows reaching every node, each row counted as
     often as the bootstrap drew it; computed from scratch, not tree_.value."""
-    path = tree.decision_path(X_member).toarray().astype(bool)
+    path = reference_paths(tree, X_member)
     means = np.zeros((tree.tree_.node_count, targets.shape[1]))
     for node in range(tree.tree_.node_count):
         w = multiplicity[path[:, node]]
@@ -164,6 +198,18 @@ CASES = {
         _multioutput,
         False,
     ),
+    "RandomForestRegressor-missing": (
+        lambda: RandomForestRegressor(n_estimators=6, random_state=0),
+        _with_missing(_regression),
+        False,
+    ),
+    "RandomForestClassifier-missing-class_weight": (
+        lambda: RandomForestClassifier(
+            n_estimators=6, class_weight="balanced", random_state=0
+        ),
+        _with_missing(_three_classes),
+        False,
+    ),
     "RandomForestRegressor-sample_weight": (
         lambda: RandomForestRegressor(n_estimators=6, random_state=0),
         _regression,
@@ -194,6 +240,8 @@ def fitted():
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_oob_mdi_importance_matches_reference(fitted, name):
+    if "missing" in name and not MISSING_VALUES_ROUTED_AS_FITTED:
+        pytest.skip("scikit-learn < 1.8 fits rows with NaN along other paths")
     estimator, X, y = fitted(name)
     result = oob_mdi_importance(estimator, X, y)
     expected = reference_oob_mdi(estimator, X, y, per_tree=True)
@@ -388,3 +436,17 @@ def test_oob_mdi_importance_bagged_non_trees_raise_type_error():
     bagging.fit(X, y)
     with pytest.raises(TypeError, match="BaggingRegressor"):
         oob_mdi_importance(bagging, X, y)
+
+
+def test_oob_mdi_importance_missing_values_need_scikit_learn_1_8(monkeypatch):
+    from sklearn_fimp._importance import _oob_mdi
+
+    monkeypatch.setattr(_oob_mdi, "MISSING_VALUES_ROUTED_AS_FITTED", False)
+    X, y = _with_missing(_regression)()
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="Upgrade to scikit-learn >= 1.8"):
+        oob_mdi_importance(forest, X, y)
+    # without missing values, every version
+    X, y = _regression()
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    assert oob_mdi_importance(forest, X, y).n_trees == 3

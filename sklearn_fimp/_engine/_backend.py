@@ -31,6 +31,7 @@ The rest of the engine calls ``ensemble.backend``, set by
 operations.
 """
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -262,7 +263,29 @@ def get_backend(name):
     return COMPILED
 
 
+_said_not_compiled = False
+
+
+def warn_if_not_compiled():
+    """Say once per process, at the engine's first use, that it runs
+    without its compiled kernels (not built: no C compiler at install)."""
+    global _said_not_compiled
+    if COMPILED is not None or _said_not_compiled:
+        return
+    _said_not_compiled = True
+    warnings.warn(
+        "sklearn_fimp's compiled kernels are not installed (no C compiler "
+        "was found when the package was built), so the tree engine runs its "
+        "NumPy implementation: the same results, several times slower. "
+        "Reinstall sklearn_fimp where a C compiler is available to get them; "
+        "sklearn_fimp.show_versions() reports whether they are in use.",
+        UserWarning,
+        stacklevel=2,
+    )
+
+
 def prepare_ensemble(ensemble):
     """``ensemble`` prepared for ``BACKEND``."""
+    warn_if_not_compiled()
     backend = BACKEND
     return ensemble._replace(backend=backend, prepared=backend.prepare(ensemble))

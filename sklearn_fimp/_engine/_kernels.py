@@ -140,6 +140,11 @@ class CompiledKernels:
     def __init__(self, library):
         self._library = library
 
+    @property
+    def path(self):
+        """The file the library was loaded from."""
+        return self._library._name
+
     def route_rows(
         self,
         *,

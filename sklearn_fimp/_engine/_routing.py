@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from joblib import delayed
 
+from .._utils._compat import decision_path
 from ._kernels import PAIR_DTYPE
 
 
@@ -86,7 +87,7 @@ def route_tree_numpy(term, X_chunk, rows=None):
     X_tree = tree_input(term, X_chunk if rows is None else X_chunk[rows])
     tree_ = term.tree
     n_rows = X_tree.shape[0]
-    path = tree_.decision_path(X_tree)
+    path = decision_path(tree_, X_tree)
     nodes = path.indices
     leaves = nodes[path.indptr[1:] - 1]
     # node ids grow along a path, so each split's successor is the next entry

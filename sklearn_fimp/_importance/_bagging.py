@@ -4,9 +4,9 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._utils._compat import n_training_rows
+from .._utils._compat import n_training_rows, validate_data
 from .._utils._models import BAGGED_ENSEMBLES, FORESTS
 from .._utils._scoring import (
     StoredClassifierOutputs,

@@ -14,6 +14,7 @@ from .._utils._compat import (
     HasMethods,
     Interval,
     RealNotInt,
+    add_note,
     validate_params,
 )
 from .._utils._frames import check_table, is_pandas, is_polars
@@ -377,9 +378,10 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
     try:
         model.fit(X_inputs, y)
     except Exception as exc:
-        exc.add_note(
+        add_note(
+            exc,
             f"feature dependence: raised by the fit predicting feature {feature} "
-            f"from {len(inputs)} others."
+            f"from {len(inputs)} others.",
         )
         raise
     columns = np.arange(X_inputs.shape[1])

@@ -6,7 +6,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
-from .._utils._compat import HasMethods, StrOptions, validate_params
+from .._utils._compat import HasMethods, StrOptions, add_note, validate_params
 from .._utils._frames import drop_columns, take_rows
 from .._utils._models import supports_oob
 from .._utils._progress import Progress
@@ -43,7 +43,7 @@ def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
             if dropped is None
             else f"columns {list(map(int, dropped))} dropped"
         )
-        exc.add_note(f"drop_column_importance: raised by the fit with {what}.")
+        add_note(exc, f"drop_column_importance: raised by the fit with {what}.")
         raise
 
 

@@ -8,6 +8,7 @@ from .._utils._compat import StrOptions, hist_gradient_boosting_trees, validate_
 from .._utils._models import BAGGING, FORESTS, GRADIENT_BOOSTING, HIST_GRADIENT_BOOSTING
 from .._utils._result import importance_result
 from ._boosting_gains import boosting_library_gains
+from ._spark_trees import is_spark_model, spark_trees
 
 
 def node_impurity_decrease(tree_):
@@ -24,8 +25,9 @@ def node_impurity_decrease(tree_):
     return decrease, internal
 
 
-def tree_impurity_decrease(tree_, n_features, features=None):
-    """Total ``RI_t`` per feature of one tree, relative to the root weight.
+def tree_impurity_decrease(tree_, n_features, features=None, *, relative=True):
+    """Total ``RI_t`` per feature of one tree, relative to the root weight
+    (``relative=False``: in units of weight times impurity).
 
     ``features`` maps the tree's column positions to the ensemble's (Bagging
     trains members on column subsets).
@@ -35,7 +37,7 @@ def tree_impurity_decrease(tree_, n_features, features=None):
     if features is not None:
         split_on = features[split_on]
     totals = np.bincount(split_on, weights=decrease[internal], minlength=n_features)
-    return totals / tree_.weighted_n_node_samples[0]
+    return totals / tree_.weighted_n_node_samples[0] if relative else totals
 
 
 def _hist_tree_gain(nodes, column_map, n_features):
@@ -47,9 +49,10 @@ def _hist_tree_gain(nodes, column_map, n_features):
     )
 
 
-def _per_tree_decrease(estimator):
+def _per_tree_decrease(estimator, *, relative=True):
     """Raw per-tree importance vectors of the trees that split at least once,
-    and whether the ensemble is boosted (boosted trees share one scale)."""
+    and whether the ensemble is boosted (boosted trees share one scale).
+    ``relative``: scikit-learn's trees relative to their root weight."""
     n_features = estimator.n_features_in_
     if isinstance(estimator, BaseDecisionTree):
         trees, boosted = [(estimator.tree_, None)], False
@@ -77,7 +80,7 @@ def _per_tree_decrease(estimator):
             raise _no_trees_error(estimator)
         return vectors, True
     vectors = [
-        tree_impurity_decrease(tree_, n_features, features)
+        tree_impurity_decrease(tree_, n_features, features, relative=relative)
         for tree_, features in trees
         if tree_.node_count > 1
     ]
@@ -139,9 +142,12 @@ def mdi_importance(estimator, *, normalization="sklearn"):
           sum 1 and averaged; boosted trees (which fit residuals on one common
           scale) are averaged unnormalised; the average is normalised to sum
           1.
-        - "spark": as Spark MLlib: every tree normalised to sum 1, averaged,
-          renormalised. Identical to "sklearn" for bagged trees; for
-          boosting every tree counts equally, however small its gains.
+        - "spark": as Spark MLlib's ``featureImportances``: bagged trees are
+          each normalised to sum 1 and averaged, boosted trees' total
+          decreases (weight times impurity, not relative to each tree's
+          root weight) are summed as they are; the result is normalised to
+          sum 1. Identical to "sklearn" except for boosted trees fitted on
+          row subsamples of different weights.
         - None: the average over trees of each tree's total decrease,
           relative to its root weight (in units of impurity, or of loss for
           histogram gradient boosting).
@@ -170,23 +176,37 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     >>> bool(abs(result.importances_mean - forest.feature_importances_).max() < 1e-12)
     True
     """
-    check_is_fitted(estimator)
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is None:
-        names = [f"x{i}" for i in range(estimator.n_features_in_)]
+    if is_spark_model(estimator):
+        names = None
+    else:
+        check_is_fitted(estimator)
+        names = getattr(estimator, "feature_names_in_", None)
     return _mdi_importance(estimator, labels=names, normalization=normalization)
 
 
-def _mdi_importance(estimator, *, labels, normalization="sklearn"):
-    """:func:`mdi_importance` of a fitted tree model, its features named
-    ``labels``."""
-    vectors, boosted = _per_tree_decrease(estimator)
-    n_features = estimator.n_features_in_
+def _mdi_importance(estimator, *, labels=None, normalization="sklearn"):
+    """:func:`mdi_importance` of a fitted tree model (or pyspark.ml tree
+    model), its features named ``labels`` (None: ``x0``, ``x1`` ...)."""
+    # Spark sums its boosted trees' decreases as they are, not relative to
+    # each tree's root weight (which differs when trees subsample rows)
+    relative = normalization != "spark"
+    if is_spark_model(estimator):
+        trees, boosted, n_features = spark_trees(estimator)
+        vectors = [
+            tree_impurity_decrease(tree, n_features, relative=relative)
+            for tree in trees
+            if tree.node_count > 1
+        ]
+    else:
+        vectors, boosted = _per_tree_decrease(estimator, relative=relative)
+        n_features = estimator.n_features_in_
     names = labels
+    if names is None:
+        names = [f"x{i}" for i in range(n_features)]
     details = {"method": "mdi", "normalization": normalization, "n_trees": len(vectors)}
     if not vectors:
         return importance_result(np.zeros((n_features, 1)), names, **details)
-    if normalization == "spark" or (normalization == "sklearn" and not boosted):
+    if normalization is not None and not boosted:
         vectors = [_normalized(v) for v in vectors]
     columns = np.column_stack(vectors)
     if normalization is not None:

@@ -1,14 +1,20 @@
 """Debiased MDI computed with out-of-bag rows (MDI-oob, Li et al. 2019)."""
 
 import numpy as np
+import sklearn
 from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
+from sklearn.utils.validation import check_is_fitted
 
-from .._utils._compat import validate_params
+from .._utils._compat import (
+    MISSING_VALUES_ROUTED_AS_FITTED,
+    decision_path,
+    validate_params,
+)
 from .._utils._models import BAGGED_ENSEMBLES
 from .._utils._result import importance_result
 from .._utils._validation import check_inputs, explain_input_errors
-from ._bagging import bagged_members, ensemble_input, member_input
+from ._bagging import bagged_members, ensemble_input, in_bag_rows, member_input
 
 MEAN_CRITERIA = (
     "squared_error",
@@ -20,19 +26,27 @@ MEAN_CRITERIA = (
 )
 
 
-def values_are_in_bag_means(ensemble, tree):
+def values_are_in_bag_means(ensemble, tree, n_draws):
     """Whether a member's ``tree_.value`` are the means (class fractions) of
-    its in-bag rows counted with their bootstrap multiplicity: scikit-learn
-    fits bagged trees with the bootstrap counts as sample weights."""
+    its in-bag rows counted with their bootstrap multiplicity.
+
+    scikit-learn fits bagged trees with the bootstrap counts as sample
+    weights. From scikit-learn 1.9 the ``sample_weight`` of ``fit`` only
+    changes which rows the bootstrap draws; before, each tree was fitted with
+    the counts times ``sample_weight``, and its values are means weighted by
+    both. A tree fitted on the counts alone has a root weight equal to its
+    ``n_draws`` bootstrap draws (a sum of integers, exact in floating point).
+    """
     return (
-        tree.criterion in MEAN_CRITERIA
+        tree.tree_.weighted_n_node_samples[0] == n_draws
+        and tree.criterion in MEAN_CRITERIA
         and getattr(tree, "monotonic_cst", None) is None
         and getattr(tree, "class_weight", None) is None
         and getattr(ensemble, "class_weight", None) is None
     )
 
 
-def member_oob_mdi(ensemble, member, X, targets, weight, n_features):
+def member_oob_mdi(ensemble, member, X, targets, weight, n_features, n_draws):
     """MDI-oob of one tree, from its out-of-bag rows.
 
     For an out-of-bag row ``i`` that goes from node ``t`` (splitting on ``j``)
@@ -51,17 +65,17 @@ def member_oob_mdi(ensemble, member, X, targets, weight, n_features):
     tree = member.estimator
     tree_ = tree.tree_
     oob = member.oob_rows
-    if values_are_in_bag_means(ensemble, tree):
+    if values_are_in_bag_means(ensemble, tree, n_draws):
         if is_classifier(tree):
             # class fractions over the classes the member was trained on
             means = np.zeros((tree_.node_count, targets.shape[1]))
             means[:, np.asarray(tree.classes_, dtype=np.intp)] = tree_.value[:, 0, :]
         else:
             means = tree_.value[:, :, 0]
-        path = tree.decision_path(member_input(member, X[oob]))
+        path = decision_path(tree, member_input(member, X[oob]))
         reached = path.T @ (targets[oob] * weight[oob, None])
     else:
-        path = tree.decision_path(member_input(member, X)).tocsc()
+        path = decision_path(tree, member_input(member, X)).tocsc()
         drawn = np.bincount(member.in_bag_rows, minlength=X.shape[0])
         drawn = drawn.astype(np.float64)
         means = (path.T @ (targets * drawn[:, None])) / (path.T @ drawn)[:, None]
@@ -173,13 +187,17 @@ def _oob_mdi_importance(
         y = np.asarray(y, dtype=np.float64)
         y = y - np.average(y, axis=0, weights=sample_weight)
     # the in-bag rows are needed only where the nodes do not hold their means
+    n_draws = None
+    if isinstance(estimator, BAGGED_ENSEMBLES):
+        check_is_fitted(estimator)
+        n_draws = len(next(in_bag_rows(estimator)))
     members = bagged_members(
         estimator,
         X.shape[0],
         keep_in_bag=isinstance(estimator, BAGGED_ENSEMBLES)
         and not all(
             isinstance(tree, BaseDecisionTree)
-            and values_are_in_bag_means(estimator, tree)
+            and values_are_in_bag_means(estimator, tree, n_draws)
             for tree in getattr(estimator, "estimators_", [])
         ),
     )
@@ -203,9 +221,20 @@ def _oob_mdi_importance(
         targets = y.reshape(len(y), -1).astype(np.float64)
     weight = np.ones(len(y)) if sample_weight is None else sample_weight
     X_checked = ensemble_input(estimator, X)
+    if not MISSING_VALUES_ROUTED_AS_FITTED and np.isnan(X_checked).any():
+        raise ValueError(
+            f"X has missing values; with scikit-learn {sklearn.__version__}, "
+            "trees fitted on rows with missing values do not always send "
+            "those rows down the paths they predict them with, so MDI-oob, "
+            "which compares in-bag node means along prediction paths, would "
+            "be wrong. Upgrade to scikit-learn >= 1.8, impute the missing "
+            "values before fitting, or use oob_permutation_importance."
+        )
     n_features = X_checked.shape[1]
     columns = [
-        member_oob_mdi(estimator, member, X_checked, targets, weight, n_features)
+        member_oob_mdi(
+            estimator, member, X_checked, targets, weight, n_features, n_draws
+        )
         for member in members
         if len(member.oob_rows)
         and member.estimator.tree_.node_count > 1

@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._importance._dependence import (
     COMMON_PARAMS,
@@ -14,8 +14,14 @@ from .._importance._dependence import (
     measure_features,
     prepare,
 )
-from .._utils._compat import Interval, fit_context, output_config
-from .._utils._frames import is_polars
+from .._utils._compat import (
+    Interval,
+    fit_context,
+    output_config,
+    transform_checking_names,
+    validate_data,
+)
+from .._utils._frames import is_pandas, is_polars
 from .._utils._progress import Progress
 from .._utils._validation import discard_fit_on_error, explain_input_errors
 
@@ -290,7 +296,20 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
             validate_data(self, X, skip_check_array=True, reset=False)
             kept = np.flatnonzero(self._get_support_mask())
             return X.select([X.columns[j] for j in kept])
-        return super().transform(X)
+        if (
+            is_pandas(X)
+            and output_config("transform", self) == "default"
+            and not all(isinstance(dtype, np.dtype) for dtype in X.dtypes)
+        ):
+            # columns of pandas' own dtypes (str, category ...): the object
+            # array scikit-learn >= 1.9 returns; earlier releases try to
+            # convert a frame mixing pandas 3's str and bool columns to float
+            check_is_fitted(self)
+            validate_data(self, X, skip_check_array=True, reset=False)
+            kept = np.flatnonzero(self._get_support_mask())
+            return X.iloc[:, kept].to_numpy()
+        check_is_fitted(self)
+        return transform_checking_names(self, X, super().transform)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

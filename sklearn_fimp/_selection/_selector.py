@@ -19,7 +19,7 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._importance._groups import resolve_groups
 from .._methods import METHODS, check_method, resolve_auto
@@ -28,9 +28,12 @@ from .._utils._compat import (
     Interval,
     RealNotInt,
     StrOptions,
+    add_note,
     check_sample_weight,
     fit_context,
     routing_enabled,
+    transform_checking_names,
+    validate_data,
 )
 from .._utils._frames import drop_columns, is_dataframe
 from .._utils._progress import Progress
@@ -186,7 +189,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
           column (:func:`drop_column_importance`); any model, one fit per
           feature and probe.
         - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
-          when ``groups`` is given), "permutation" otherwise.
+          when ``groups`` is given, or when X has missing values and
+          scikit-learn is older than 1.8), "permutation" otherwise.
 
     threshold : "probes", float or str, default="probes"
         "probes": keep the features that pass the test above. A float: keep
@@ -486,12 +490,13 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # fit
 
-    def _resolve_method(self, estimator, y):
+    def _resolve_method(self, estimator, y, X):
         """The registry entry of the method to use, after checking that the
-        estimator (and ``groups``, y, ``prefit``, ``max_samples``) allow it."""
+        estimator (and ``groups``, y, X, ``prefit``, ``max_samples``) allow
+        it."""
         name = self.method
         if name == "auto":
-            name = resolve_auto(estimator, y, grouped=self.groups is not None)
+            name = resolve_auto(estimator, y, grouped=self.groups is not None, X=X)
         method = METHODS[name]
         check_method(method, estimator, y=y, groups=self.groups, prefit=self.prefit)
         if self.max_samples is not None and not method.scores_rows:
@@ -633,7 +638,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
         estimator = self._estimator_to_measure(y, seed)
-        method = self._resolve_method(estimator, y)
+        method = self._resolve_method(estimator, y, X)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         self._check_counts(len(groups))
         use_probes = self._uses_probes()
@@ -818,7 +823,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return clone(estimator).fit(X_selected, y, **fit_kwargs)
         except (KeyError, ValueError) as exc:
             if not isinstance(estimator, Pipeline):
-                exc.add_note(_refit_note(self.support_))
+                add_note(exc, _refit_note(self.support_))
                 raise
             raise ValueError(
                 f"refit=True: fitting the Pipeline on the {int(self.support_.sum())} "
@@ -827,7 +832,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "or pass refit=False and put the model after the selector."
             ) from exc
         except Exception as exc:
-            exc.add_note(_refit_note(self.support_))
+            add_note(exc, _refit_note(self.support_))
             raise
 
     # ------------------------------------------------------------------
@@ -854,6 +859,20 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"expecting {self.n_features_in_} features as input."
             )
         return _select_columns(X, self.support_)
+
+    def transform(self, X):
+        """Reduce X to the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self)
+        return transform_checking_names(self, X, super().transform)
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):

@@ -5,7 +5,12 @@ underscore. Keeping them in one place means an upgrade that moves one breaks
 this file only, and the rest of the package reads public API.
 """
 
+import inspect
+import warnings
+
 import numpy as np
+import scipy.sparse
+import sklearn
 from sklearn.base import _fit_context
 from sklearn.metrics._scorer import _PassthroughScorer
 from sklearn.utils import _safe_indexing
@@ -18,14 +23,19 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _routing_enabled
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils.validation import _check_sample_weight, _get_feature_names
+from sklearn.utils.validation import validate_data as _validate_data
 
 __all__ = [
+    "SKLEARN_VERSION",
+    "MISSING_VALUES_ROUTED_AS_FITTED",
     "HasMethods",
     "Interval",
     "RealNotInt",
     "StrOptions",
+    "add_note",
     "check_sample_weight",
+    "decision_path",
     "fit_context",
     "gradient_boosting_init",
     "gradient_boosting_proba",
@@ -35,10 +45,89 @@ __all__ = [
     "routing_enabled",
     "scorer_reads_labels_only",
     "safe_indexing",
+    "transform_checking_names",
+    "validate_data",
     "validate_params",
 ]
 
 safe_indexing = _safe_indexing
+
+#: scikit-learn's (major, minor) version.
+SKLEARN_VERSION = tuple(int(part) for part in sklearn.__version__.split(".")[:2])
+
+# ``allow_all_zero_weights`` was added in scikit-learn 1.9, which rejects
+# all-zero weights by default; earlier releases accept them silently.
+_ALLOWS_ZERO_WEIGHTS = (
+    "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+)
+
+# Before scikit-learn 1.8, ``decision_path`` ignores the node's missing-value
+# rule that ``apply`` and ``predict`` follow.
+_DECISION_PATH_FOLLOWS_MISSING_RULE = SKLEARN_VERSION >= (1, 8)
+
+#: Whether a bagged tree fitted on rows with missing values sends its in-bag
+#: rows down the paths ``apply`` gives them. Before scikit-learn 1.8 it does
+#: not always (forests fitted on data with NaN: a few in-bag rows per tree
+#: reach other leaves at prediction than in the fit), so node values cannot
+#: be matched to the rows that reach a node.
+MISSING_VALUES_ROUTED_AS_FITTED = SKLEARN_VERSION >= (1, 8)
+
+
+def add_note(exc, note):
+    """``exc.add_note(note)`` (Python >= 3.11); on Python 3.10, append it to
+    ``exc.__notes__`` as PEP 678 specifies (tools that read notes, such as
+    pytest, find it there; 3.10's traceback does not print notes)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+        return
+    notes = getattr(exc, "__notes__", None)
+    if not isinstance(notes, list):
+        notes = []
+        exc.__notes__ = notes
+    notes.append(note)
+
+
+def decision_path(tree, X, *, check_input=True):
+    """``tree.decision_path(X)`` that follows the nodes' missing-value rule
+    on every scikit-learn version (``tree``: a fitted decision tree, or its
+    ``tree_``).
+
+    Returns a CSR indicator matrix of shape (n_rows, node_count) whose row
+    ``i`` holds the nodes of row ``i``'s path, in increasing order (node ids
+    grow along a path). Before scikit-learn 1.8 the path is rebuilt from the
+    leaf ``tree.apply`` reaches (which follows the rule) and the chain of its
+    ancestors.
+    """
+    low_level = not hasattr(tree, "tree_")  # scikit-learn's Tree itself
+    options = {} if low_level else {"check_input": check_input}
+    if _DECISION_PATH_FOLLOWS_MISSING_RULE:
+        return tree.decision_path(X, **options)
+    tree_ = tree if low_level else tree.tree_
+    leaves = tree.apply(X, **options)
+    parent = np.full(tree_.node_count, -1, dtype=np.intp)
+    internal = np.flatnonzero(tree_.children_left >= 0)
+    parent[tree_.children_left[internal]] = internal
+    parent[tree_.children_right[internal]] = internal
+    unique_leaves, row_leaf = np.unique(leaves, return_inverse=True)
+    chains = []
+    for leaf in unique_leaves:
+        chain = [leaf]
+        while parent[chain[-1]] >= 0:
+            chain.append(parent[chain[-1]])
+        chains.append(np.asarray(chain[::-1], dtype=np.intp))
+    lengths = np.array([len(chain) for chain in chains], dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    flat = np.concatenate(chains)
+    row_lengths = lengths[row_leaf]
+    indptr = np.concatenate([[0], np.cumsum(row_lengths)]).astype(np.intp)
+    # entry k of row i is flat[starts[leaf of i] + k]
+    offsets = np.arange(indptr[-1]) - np.repeat(indptr[:-1], row_lengths)
+    indices = flat[np.repeat(starts[row_leaf], row_lengths) + offsets]
+    data = np.ones(len(indices), dtype=np.int64)
+    return scipy.sparse.csr_matrix(
+        (data, indices, indptr), shape=(len(leaves), tree_.node_count)
+    )
+
 
 #: ``@fit_context(prefer_skip_nested_validation=...)`` on ``fit``: validates
 #: ``_parameter_constraints`` and runs fit in scikit-learn's config context.
@@ -57,9 +146,8 @@ def output_config(method, estimator):
 def check_sample_weight(sample_weight, X):
     """Validate ``sample_weight`` (non-negative, one per row of ``X``, not
     all zero); errors name the offending row."""
-    sample_weight = _check_sample_weight(
-        sample_weight, X, dtype=np.float64, allow_all_zero_weights=True
-    )
+    extra = {"allow_all_zero_weights": True} if _ALLOWS_ZERO_WEIGHTS else {}
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, **extra)
     negative = np.flatnonzero(sample_weight < 0)
     if len(negative):
         row = int(negative[0])
@@ -133,3 +221,66 @@ def scorer_reads_labels_only(scorer):
     if isinstance(scorer, _PassthroughScorer):
         return True
     return getattr(scorer, "_response_method", None) == "predict"
+
+
+def _polars_names_unread(X):
+    """A polars frame whose column names scikit-learn does not read: before
+    scikit-learn 1.9 names come through the dataframe interchange protocol,
+    which polars 2 dropped."""
+    return (
+        type(X).__module__.partition(".")[0] == "polars"
+        and hasattr(X, "columns")
+        and _get_feature_names(X) is None
+        and all(isinstance(name, str) for name in X.columns)
+    )
+
+
+def _check_names_as_in_fit(estimator, names):
+    """scikit-learn's check that X's feature names are those seen in fit, in
+    the same order (for the polars frames it cannot read)."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None or (
+        len(fitted) == len(names) and np.all(np.asarray(fitted) == names)
+    ):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = [name for name in names if name not in set(fitted)]
+    missing = [name for name in fitted if name not in set(names)]
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n"
+        message += "".join(f"- {name}\n" for name in unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n"
+        message += "".join(f"- {name}\n" for name in missing)
+    raise ValueError(message)
+
+
+def validate_data(estimator, X, **kwargs):
+    """scikit-learn's ``validate_data``, which also records and checks the
+    column names of polars >= 2 frames on scikit-learn < 1.9."""
+    if not _polars_names_unread(X):
+        return _validate_data(estimator, X, **kwargs)
+    names = np.asarray(X.columns, dtype=object)
+    reset = kwargs.get("reset", True)
+    if not reset:
+        _check_names_as_in_fit(estimator, names)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature")
+        checked = _validate_data(estimator, X, **kwargs)
+    if reset:
+        estimator.feature_names_in_ = names
+    return checked
+
+
+def transform_checking_names(estimator, X, transform):
+    """``transform(X)`` (a selector's ``SelectorMixin.transform``), with the
+    column names of a polars >= 2 frame checked against fit on scikit-learn
+    < 1.9, which cannot read them."""
+    if not _polars_names_unread(X):
+        return transform(X)
+    validate_data(estimator, X, skip_check_array=True, reset=False)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature")
+        return transform(X)

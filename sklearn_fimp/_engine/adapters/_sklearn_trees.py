@@ -5,8 +5,8 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.ensemble import BaggingClassifier, BaggingRegressor
 from sklearn.tree import BaseDecisionTree
-from sklearn.utils.validation import validate_data
 
+from ..._utils._compat import validate_data
 from ..._utils._models import FORESTS
 from ._base import ModelAdapter, TreeEnsemble, TreeTerm, float32_below
 
