@@ -7,9 +7,14 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.base import is_classifier, is_regressor
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
 
 from .._utils._compat import (
     HasMethods,
@@ -36,6 +41,7 @@ from .._utils._random import (
 from .._utils._result import importance_result
 from .._utils._scoring import (
     SCORING_CONSTRAINT,
+    StoredClassifierOutputs,
     StoredRegressorOutputs,
     get_scorer,
     score,
@@ -239,9 +245,7 @@ def row_losses(estimator, X, y):
     ``predict_proba`` (0-1 loss of ``predict`` when it has none)."""
     if is_classifier(estimator) and y.ndim == 1:
         if hasattr(estimator, "predict_proba"):
-            proba = estimator.predict_proba(X)
-            truth = (y[:, None] == estimator.classes_[None, :]).astype(float)
-            return np.sum((proba - truth) ** 2, axis=1)
+            return _brier(estimator.predict_proba(X), estimator.classes_, y)
         return (estimator.predict(X) != y).astype(float)
     if is_classifier(estimator):
         return (estimator.predict(X) != y).sum(axis=1).astype(float)
@@ -257,8 +261,29 @@ def score_and_row_losses(scorer, estimator, X, y, sample_weight=None):
         stored = StoredRegressorOutputs(prediction)
         value = score_outputs(scorer, stored, y, sample_weight)
         return value, _squared_errors(prediction, y)
+    if _predicts_most_probable(estimator) and y.ndim == 1:
+        proba = estimator.predict_proba(X)
+        stored = StoredClassifierOutputs(estimator.classes_, proba=proba)
+        value = score_outputs(scorer, stored, y, sample_weight)
+        return value, _brier(proba, estimator.classes_, y)
     value = score(scorer, estimator, X, y, sample_weight)
     return value, row_losses(estimator, X, y)
+
+
+def _predicts_most_probable(estimator):
+    """Whether ``estimator`` is a scikit-learn tree or forest classifier,
+    whose ``predict`` is the class of largest ``predict_proba`` and which has
+    no ``decision_function``: its scores follow from ``predict_proba``
+    alone."""
+    return isinstance(
+        estimator,
+        (RandomForestClassifier, ExtraTreesClassifier, DecisionTreeClassifier),
+    )
+
+
+def _brier(proba, classes, y):
+    truth = (y[:, None] == classes[None, :]).astype(float)
+    return np.sum((proba - truth) ** 2, axis=1)
 
 
 def _squared_errors(prediction, y):
