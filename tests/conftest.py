@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 
+from sklearn_fimp._engine import _backend, _budgets
+
 
 def as_frame(X, kind, names=None):
     """``X`` as a numpy array, pandas or polars DataFrame."""
@@ -39,3 +41,27 @@ def noisy_regression():
     X = rng.uniform(size=(600, 3))
     y = 4 * X[:, 0] + X[:, 1] + rng.normal(scale=0.2, size=600)
     return X, y
+
+
+def use_numpy_backend(monkeypatch):
+    """Prepare the ensembles of the rest of the test for the NumPy backend."""
+    monkeypatch.setattr(_backend, "BACKEND", _backend.NUMPY)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def engine_backend(request, monkeypatch):
+    """The tree engine's tests run with the compiled kernels and with the
+    NumPy implementation the engine falls back to without them
+    (``pytestmark = pytest.mark.usefixtures("engine_backend", ...)``)."""
+    if request.param == "numpy":
+        use_numpy_backend(monkeypatch)
+    elif _backend.COMPILED is None:
+        pytest.skip("the compiled kernels (sklearn_fimp._ckernels) were not built")
+    return request.param
+
+
+@pytest.fixture
+def reroute_every_group(monkeypatch):
+    """Small test forests use most features on most paths, where the engine
+    would hand groups to the plain path; make it compute every group."""
+    monkeypatch.setattr(_budgets, "MAX_AFFECTED_SHARE", 1.01)

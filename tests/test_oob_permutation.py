@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.random import sample_without_replacement
 
 from sklearn_fimp import oob_permutation_importance
-from sklearn_fimp._engine import _tree_engine
+from sklearn_fimp._engine import _budgets
 
 from .conftest import as_frame, sklearn_permutations
 
@@ -189,9 +189,9 @@ def test_oob_permutation_tied_votes_over_chunks_equal_reference_loop(
     )
     model.fit(X, y)
     assert np.any(model.oob_decision_function_[:, 0] == 0.5)
-    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 70)
+    monkeypatch.setattr(_budgets, "CHUNK_ROWS", 70)
     if task_bytes is not None:
-        monkeypatch.setattr(_tree_engine, "TASK_BYTES", task_bytes)
+        monkeypatch.setattr(_budgets, "TASK_BYTES", task_bytes)
     result = oob_permutation_importance(model, X, y, n_repeats=3, random_state=0)
     baseline, drops = forest_level_reference(
         model, X, y, [[0], [1], [2], [3]], result.random_state, 3

@@ -131,10 +131,10 @@ def test_verbose_rejects_invalid_values(data, verbose):
 def test_tree_engine_reports_each_chunk_of_rows(data, oob, capsys, monkeypatch):
     # on many rows the engine works a chunk of rows at a time; with verbose
     # it says how far it has got, in rows
-    from sklearn_fimp._engine import _tree_engine
+    from sklearn_fimp._engine import _budgets
 
     X, y, forest = data
-    monkeypatch.setattr(_tree_engine, "CHUNK_ROWS", 80)
+    monkeypatch.setattr(_budgets, "CHUNK_ROWS", 80)
     if oob:
         oob_permutation_importance(forest, X, y, verbose=1, random_state=0)
     else:
@@ -155,10 +155,10 @@ def test_tree_engine_reports_each_chunk_of_rows(data, oob, capsys, monkeypatch):
 def test_tree_engine_reports_each_batch_of_groups(data, capsys, monkeypatch):
     # a score that is not a sum over rows (ROC AUC) needs every row's output
     # at once; when the outputs of all groups do not fit, groups go in batches
-    from sklearn_fimp._engine import _tree_engine
+    from sklearn_fimp._engine import _budgets
 
     X, y, forest = data
-    monkeypatch.setattr(_tree_engine, "BATCH_BYTES", 1)
+    monkeypatch.setattr(_budgets, "BATCH_BYTES", 1)
     permutation_importance(forest, X, y, scoring="roc_auc", verbose=1, random_state=0)
     err = capsys.readouterr().err
     assert [f"tree engine: {g} of 4 groups done" in err for g in (1, 2, 3, 4)] == [

@@ -1071,9 +1071,9 @@ PARALLEL = [
 
 
 #: Calls that reach the lead's tree engine, whose in-place writes from
-#: joblib workers get lost under the loky backend (see _tree_engine.py,
-#: permuted_changes: Parallel(prefer="threads") instead of
-#: require="sharedmem").
+#: joblib workers get lost under the loky backend (see
+#: sklearn_fimp/_engine/_budgets.py, engine_threads: require="sharedmem"
+#: rather than prefer="threads").
 @pytest.mark.parametrize("backend", ["threading", "loky"])
 @pytest.mark.parametrize("name", PARALLEL)
 def test_same_result_for_every_n_jobs_and_backend(name, backend):

@@ -1,13 +1,15 @@
 /*
- * Compiled inner loops of the tree engine (sklearn_fimp/_tree_engine.py).
+ * Compiled inner loops of the tree engine (sklearn_fimp/_engine/).
  *
- * Plain C called through ctypes (sklearn_fimp/_kernels.py), which releases
- * the GIL for the duration of each call. The module init function only
- * makes the file importable as an extension so that setuptools builds it.
+ * Plain C called through ctypes (sklearn_fimp/_engine/_kernels.py, one typed
+ * wrapper per function here), which releases the GIL for the duration of
+ * each call. The module init function only makes the file importable as an
+ * extension so that setuptools builds it. record_layout lets the loader
+ * check its record dtypes against node_t and pair_t.
  *
  * Trees are given as arrays of node_t, scikit-learn's children_left,
  * children_right, threshold and missing_go_to_left packed together, with
- * `column` the column of X each split node reads (a Bagging member's
+ * `column` the column of X each split node reads (a Bagging estimator's
  * feature subset already applied); leaves have left == -1. Descending
  * follows scikit-learn's own rule: a missing value goes where
  * missing_go_to_left says, otherwise x <= threshold goes left, comparing the
@@ -27,6 +29,7 @@
 #include <Python.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,32 @@ typedef struct {
     uint8_t padding[3];
     double threshold;
 } node_t;
+
+/* Sizes and field offsets of node_t and pair_t, for the loader to check
+ * that its record dtypes match: out[0] = sizeof(node_t), then (offset,
+ * size) of left, right, column, missing_left, threshold; then
+ * sizeof(pair_t) and (offset, size) of row, first_node, lower, upper.
+ * Returns the number of values written (20); out has room for n_out. */
+#define FIELD(type, name) \
+    (int64_t)offsetof(type, name), (int64_t)sizeof(((type *)0)->name)
+
+int64_t record_layout(int64_t *out, int64_t n_out)
+{
+    int64_t layout[] = {
+        (int64_t)sizeof(node_t), FIELD(node_t, left), FIELD(node_t, right),
+        FIELD(node_t, column), FIELD(node_t, missing_left),
+        FIELD(node_t, threshold),
+        (int64_t)sizeof(pair_t), FIELD(pair_t, row), FIELD(pair_t, first_node),
+        FIELD(pair_t, lower), FIELD(pair_t, upper),
+    };
+    int64_t n = (int64_t)(sizeof(layout) / sizeof(layout[0]));
+    for (int64_t i = 0; i < n && i < n_out; i++) {
+        out[i] = layout[i];
+    }
+    return n;
+}
+
+#undef FIELD
 
 static inline int64_t next_node(const node_t *node, float x)
 {

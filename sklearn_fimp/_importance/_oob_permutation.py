@@ -6,9 +6,9 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed
 
-from .._engine._tree_engine import (
-    fast_member_drops,
-    fast_oob_permuted_scores,
+from .._engine import (
+    oob_permuted_scores,
+    per_tree_oob_drops,
     tree_ensemble,
     worth_rerouting,
 )
@@ -123,7 +123,7 @@ def _batch_member_drops(
             for _, member, seed in batch
         ]
     return [
-        fast_member_drops(
+        per_tree_oob_drops(
             estimator,
             ensemble,
             t,
@@ -440,7 +440,7 @@ def _forest_level_drops(oob, groups, permutations, n_jobs, verbose, progress):
     sums = None
     if rerouted.any():
         _check_non_finite_rows(oob.members, oob.X)
-        engine_scores, *sums = fast_oob_permuted_scores(
+        engine_scores, *sums = oob_permuted_scores(
             oob.estimator,
             oob.ensemble,
             oob.members,

@@ -5,9 +5,9 @@ import numbers
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-from .._engine._tree_engine import (
+from .._engine import (
     engine_input,
-    fast_permuted_scores,
+    permuted_scores,
     tree_ensemble,
     worth_rerouting,
 )
@@ -263,7 +263,7 @@ def _permutation_importance(
         f"{y_eval.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
     )
     if rerouted.any():
-        scores[rerouted] = fast_permuted_scores(
+        scores[rerouted] = permuted_scores(
             estimator,
             ensemble,
             X_engine,

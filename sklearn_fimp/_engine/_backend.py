@@ -1,0 +1,268 @@
+"""The engine's backend, chosen once when the engine loads: the compiled
+kernels when they were built and match the record dtypes, else NumPy.
+
+Both backends offer the same operations, with the same results to the last
+bit (``tests/test_engine_backend.py`` compares them):
+
+``prepare(ensemble)``
+    What the backend reads of an ensemble besides its terms (NumPy: every
+    tree's table stacked; compiled: every tree's nodes packed into
+    ``NODE_DTYPE`` records and its table widened to all outputs).
+``route_tree(ensemble, t, X_rows, rows=None)``
+    Tree ``t``'s :class:`~._routing.RoutedTree` of some rows.
+``route_chunk(ensemble, X_chunk, rows_in_chunk, parallel)``
+    Every tree's routing of a chunk, as ``task_changes`` and
+    ``add_leaf_values`` read it.
+``add_leaf_values(ensemble, total, routed)``
+    Add every tree's leaf values on the routed rows to ``total``, tree by
+    tree in order.
+``task_changes(ensemble, routed, chunk_rows, X, tasks)``
+    Yield each task's change of the total on the chunk's rows.
+``tree_moves(ensemble, t, X_rows, permutations, groups)``
+    Tree ``t``'s leaves on its rows and, per group, the rows that move and
+    their new leaves (or None when no path uses the group).
+``worth_rerouting(ensemble, X, groups, tree_rows)``
+    Which groups re-routing computes faster than predicting every row.
+
+The rest of the engine calls ``ensemble.backend``, set by
+:func:`prepare_ensemble` to ``BACKEND``; tests switch backends with
+``monkeypatch.setattr(_backend, "BACKEND", _backend.NUMPY)``. A new backend
+(another compiled implementation, a GPU) is one class here with these
+operations.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from joblib import delayed
+
+from . import _budgets
+from ._changes import (
+    compiled_add_leaf_values,
+    compiled_task_changes,
+    compiled_tree_moves,
+    numpy_add_leaf_values,
+    numpy_task_changes,
+    numpy_tree_moves,
+)
+from ._kernels import NODE_DTYPE, load_kernels
+from ._routing import (
+    affected_rows,
+    route_forest_compiled,
+    route_tree_compiled,
+    route_tree_numpy,
+)
+
+
+class StackedTables(NamedTuple):
+    """Every tree's table stacked, and where each tree's rows start in it
+    (for the NumPy backend, when every tree writes every output)."""
+
+    table: np.ndarray
+    offsets: np.ndarray
+
+
+class TreeNodes(NamedTuple):
+    """One tree's nodes for the compiled kernels: scikit-learn's arrays
+    packed into ``NODE_DTYPE`` records, with ``column`` the column of X each
+    split node reads (0 on leaves), and the float32 thresholds of the
+    intervals."""
+
+    nodes: np.ndarray
+    threshold32: np.ndarray
+
+
+class PackedForest(NamedTuple):
+    """Every tree's nodes, one after the other, for the compiled kernels."""
+
+    node_offset: np.ndarray
+    nodes: np.ndarray
+    threshold32: np.ndarray
+    #: each tree's (n_nodes, n_outputs) leaf values in all outputs, and the
+    #: addresses of those arrays, which the kernels read
+    tables: list
+    table_addresses: np.ndarray
+
+    @classmethod
+    def of(cls, ensemble):
+        trees = [term.tree for term in ensemble.terms]
+        sizes = [tree_.node_count for tree_ in trees]
+        node_offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        columns = []
+        for term, tree_ in zip(ensemble.terms, trees):
+            column = np.maximum(tree_.feature, 0)
+            columns.append(column if term.features is None else term.features[column])
+        # one assignment per field over all trees: field writes are strided
+        nodes = np.empty(sum(sizes), dtype=NODE_DTYPE)
+        nodes["left"] = np.concatenate([tree_.children_left for tree_ in trees])
+        nodes["right"] = np.concatenate([tree_.children_right for tree_ in trees])
+        nodes["column"] = np.concatenate(columns)
+        nodes["missing_left"] = np.concatenate(
+            [tree_.missing_go_to_left for tree_ in trees]
+        )
+        nodes["threshold"] = np.concatenate([tree_.threshold for tree_ in trees])
+        threshold32 = np.concatenate([term.thresholds for term in ensemble.terms])
+        # each tree's own table where it has every output (a view of the
+        # tree's values for bagged trees: no copy), else widened
+        tables = []
+        for term in ensemble.terms:
+            if term.columns is None:
+                table = np.ascontiguousarray(term.table, dtype=np.float64)
+            else:
+                table = np.zeros((len(term.table), ensemble.n_outputs))
+                table[:, term.columns] = term.table
+            tables.append(table)
+        addresses = np.array([table.ctypes.data for table in tables], dtype=np.uintp)
+        return cls(node_offset, nodes, threshold32, tables, addresses)
+
+    def tree_nodes(self, t):
+        """Tree ``t``'s nodes (views)."""
+        first = self.node_offset[t]
+        last = (
+            self.node_offset[t + 1]
+            if t + 1 < len(self.node_offset)
+            else len(self.nodes)
+        )
+        return TreeNodes(self.nodes[first:last], self.threshold32[first:last])
+
+
+class NumpyBackend:
+    """The engine in NumPy and scikit-learn's tree methods (``apply``,
+    ``decision_path``): no compiler needed, slower."""
+
+    name = "numpy"
+
+    def __reduce__(self):
+        # ensembles travel to joblib workers; the backend is found by name
+        return (get_backend, (self.name,))
+
+    def prepare(self, ensemble):
+        if any(term.columns is not None for term in ensemble.terms):
+            return None
+        sizes = [len(term.table) for term in ensemble.terms]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        stacked = np.concatenate([term.table for term in ensemble.terms])
+        return StackedTables(stacked, offsets)
+
+    def route_tree(self, ensemble, t, X_rows, rows=None):
+        return route_tree_numpy(ensemble.terms[t], X_rows, rows)
+
+    def route_chunk(self, ensemble, X_chunk, rows_in_chunk, parallel):
+        return parallel(
+            delayed(route_tree_numpy)(term, X_chunk, rows)
+            for term, rows in zip(ensemble.terms, rows_in_chunk)
+        )
+
+    def add_leaf_values(self, ensemble, total, routed):
+        numpy_add_leaf_values(ensemble, total, routed)
+
+    def task_changes(self, ensemble, routed, chunk_rows, X, tasks):
+        return numpy_task_changes(ensemble, routed, chunk_rows, X, tasks)
+
+    def tree_moves(self, ensemble, t, X_rows, permutations, groups):
+        return numpy_tree_moves(ensemble, t, X_rows, permutations, groups)
+
+    def worth_rerouting(self, ensemble, X, groups, tree_rows=None):
+        """Re-routing saves the rows whose paths avoid a group; when nearly
+        every path uses it (deep trees on a few features), re-routing in
+        NumPy costs as much as predicting all rows, plus the bookkeeping.
+        The share of affected rows is estimated on up to ``SAMPLE_ROWS``
+        evenly spaced rows."""
+        X = np.asarray(X, dtype=np.float32)
+        sample = _budgets.evenly_spaced(X.shape[0], _budgets.SAMPLE_ROWS)
+        if tree_rows is not None:
+            sample_rows = [np.intersect1d(rows, sample) for rows in tree_rows]
+        else:
+            sample_rows = [sample] * len(ensemble.terms)
+        affected = np.zeros(len(groups))
+        reached = 0
+        for term, rows in zip(ensemble.terms, sample_rows):
+            if not len(rows):
+                continue
+            routing = route_tree_numpy(term, X[rows])
+            affected += [len(affected_rows(routing, columns)) for columns in groups]
+            reached += len(rows)
+        return affected < _budgets.MAX_AFFECTED_SHARE * max(reached, 1)
+
+
+class CompiledBackend:
+    """The engine's inner loops in C (``_ckernels.c``, through the typed
+    wrappers of ``_kernels.py``)."""
+
+    name = "compiled"
+
+    def __init__(self, kernels):
+        self.kernels = kernels
+
+    def __reduce__(self):
+        return (get_backend, (self.name,))
+
+    def prepare(self, ensemble):
+        # the kernels read the concatenated nodes and the tables' addresses
+        return PackedForest.of(ensemble)
+
+    def route_tree(self, ensemble, t, X_rows, rows=None):
+        return route_tree_compiled(
+            self.kernels,
+            ensemble.prepared.tree_nodes(t),
+            ensemble.terms[t].tree.max_depth,
+            X_rows,
+            rows,
+        )
+
+    def route_chunk(self, ensemble, X_chunk, rows_in_chunk, parallel):
+        def route_tree(t, X_chunk, rows):
+            return self.route_tree(ensemble, t, X_chunk, rows)
+
+        return route_forest_compiled(
+            route_tree, len(ensemble.terms), X_chunk, rows_in_chunk, parallel
+        )
+
+    def add_leaf_values(self, ensemble, total, routed):
+        compiled_add_leaf_values(self.kernels, ensemble, total, routed)
+
+    def task_changes(self, ensemble, routed, chunk_rows, X, tasks):
+        return compiled_task_changes(
+            self.kernels, ensemble, routed, chunk_rows, X, tasks
+        )
+
+    def tree_moves(self, ensemble, t, X_rows, permutations, groups):
+        return compiled_tree_moves(
+            self.kernels, ensemble, t, X_rows, permutations, groups
+        )
+
+    def worth_rerouting(self, ensemble, X, groups, tree_rows=None):
+        """Every group: compiled, re-routing the rows that move costs less
+        than predicting every row even when every path uses the group (on
+        the rent data of bench/bench_permutation.py, whose deep trees use
+        every feature on nearly every path, 1.7x faster)."""
+        return np.ones(len(groups), dtype=bool)
+
+
+#: The NumPy backend, always available.
+NUMPY = NumpyBackend()
+_KERNELS = load_kernels()
+#: The compiled backend, or None when the kernels were not built or were
+#: refused (see ``_kernels.load_kernels``).
+COMPILED = None if _KERNELS is None else CompiledBackend(_KERNELS)
+#: The backend new ensembles are prepared for.
+BACKEND = NUMPY if COMPILED is None else COMPILED
+
+
+def get_backend(name):
+    """The backend called ``name`` ("numpy" or "compiled")."""
+    if name == "numpy":
+        return NUMPY
+    if COMPILED is None:
+        raise RuntimeError(
+            "an ensemble prepared for sklearn_fimp's compiled kernels reached a "
+            "process where they are not available; install the same build of "
+            "sklearn_fimp on every worker."
+        )
+    return COMPILED
+
+
+def prepare_ensemble(ensemble):
+    """``ensemble`` prepared for ``BACKEND``."""
+    backend = BACKEND
+    return ensemble._replace(backend=backend, prepared=backend.prepare(ensemble))

@@ -1,0 +1,414 @@
+"""Scores with each group permuted: the engine's entry points for
+validation and forest-level out-of-bag permutation importance.
+
+A score is computed one of two ways. When the rows span several chunks and
+the score is a sum over rows (accuracy, R², mean squared error ...:
+:class:`~sklearn_fimp._utils._scoring.AdditiveScore`), each chunk's row
+terms are summed as the chunk is routed, so time and memory stay linear in
+the number of rows. Otherwise every row's permuted outputs are handed to
+the scorer through a stand-in estimator (its results are then bit for bit
+scikit-learn's), so any scorer works.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from joblib import delayed
+
+from .._utils._compat import scorer_reads_labels_only
+from .._utils._scoring import AdditiveScore, score_outputs
+from . import _backend, _budgets
+from ._changes import group_changes, route_chunk
+from ._ties import changed_rows, outputs_and_ties, repair_ties
+from .adapters import adapter_for
+
+
+def tree_ensemble(estimator):
+    """The engine's :class:`~.adapters.TreeEnsemble` of a fitted model,
+    prepared for the backend, or None when no adapter takes the model."""
+    adapter = adapter_for(estimator)
+    ensemble = None if adapter is None else adapter.ensemble()
+    return None if ensemble is None else _backend.prepare_ensemble(ensemble)
+
+
+def engine_input(estimator, X):
+    """X as the model's trees read it, validated against the model."""
+    return adapter_for(estimator).engine_input(X)
+
+
+def worth_rerouting(ensemble, X, groups, tree_rows=None):
+    """Which groups the engine computes faster than predicting every row (a
+    boolean per group; ``tree_rows``: each tree's rows, or None for all)."""
+    return ensemble.backend.worth_rerouting(ensemble, X, groups, tree_rows)
+
+
+def permuted_outputs(
+    ensemble,
+    X,
+    groups,
+    permutations,
+    n_jobs,
+    *,
+    start,
+    divisor,
+    chunks,
+    tree_rows=None,
+    ranks_matter=True,
+    progress=None,
+):
+    """Yield ``(g, r, outputs, base_total)``: the model's output on every
+    row with group ``g`` permuted by ``permutations[r]``, as its own
+    ``predict`` would give it: ``(start + sum of leaf values) / divisor``,
+    and the unpermuted ``start + sum of leaf values``. ``ranks_matter=False``
+    (a scorer that reads predicted labels only) skips the repair of ties
+    between rows.
+    """
+    divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
+    every_row = np.arange(X.shape[0])
+    for batch, base_total, changes in group_changes(
+        ensemble,
+        X,
+        groups,
+        permutations,
+        n_jobs,
+        tree_rows=tree_rows,
+        start=start,
+        chunks=chunks,
+        progress=progress,
+    ):
+        for i, g in enumerate(batch):
+            for r, permutation in enumerate(permutations):
+                outputs, ties = outputs_and_ties(
+                    ensemble, base_total, changes[i, r], divisor, ranks_matter
+                )
+                repair_ties(
+                    ensemble,
+                    X,
+                    [(outputs, ties, every_row, groups[g], permutation)],
+                    start=start,
+                    divisor=divisor,
+                    tree_rows=tree_rows,
+                )
+                yield g, r, outputs, base_total
+
+
+class _RowSums(NamedTuple):
+    """What every chunk's sums of row terms share (see
+    :func:`summed_row_terms`)."""
+
+    ensemble: object
+    X: np.ndarray
+    groups: list
+    permutations: np.ndarray
+    start: np.ndarray
+    #: (n_rows, 1) or a number
+    divisor: object
+    additive: AdditiveScore
+    scored_values: object
+    #: which rows are scored, and each row's index among them
+    scored: np.ndarray
+    term_rows: np.ndarray
+    tree_rows: list | None
+
+    def outputs_of(self, base, change, rows):
+        """Outputs of ``rows`` of X (``base`` and ``change`` theirs), and
+        their tied rows (see :func:`~._ties.repair_ties`)."""
+        divisor = self.divisor[rows] if np.ndim(self.divisor) else self.divisor
+        return outputs_and_ties(self.ensemble, base, change, divisor, False)
+
+    def row_terms(self, outputs, rows):
+        return self.additive.row_terms(
+            self.scored_values(outputs), self.term_rows[rows]
+        )
+
+
+def _add_chunk_sums(sums, part, routed, chunk_rows, base, totals):
+    """Add to ``totals[g, r]`` (g in ``part``) the chunk's sum of row terms
+    with group ``g`` permuted by permutation ``r``: the unpermuted sum, plus
+    the change of the terms of the rows the task's changes reach."""
+    kept = np.flatnonzero(sums.scored[chunk_rows])
+    base_terms = np.zeros(len(chunk_rows))
+    if len(kept):
+        rows = chunk_rows[kept]
+        # nothing changed: no row to repair
+        outputs, _ = sums.outputs_of(base[kept], np.zeros_like(base[kept]), rows)
+        base_terms[kept] = sums.row_terms(outputs, rows)
+    base_sum = base_terms.sum()
+    tasks = [(g, r) for g in part for r in range(len(sums.permutations))]
+    changes = sums.ensemble.backend.task_changes(
+        sums.ensemble,
+        routed,
+        chunk_rows,
+        sums.X,
+        [(sums.groups[g], sums.permutations[r]) for g, r in tasks],
+    )
+    # tied rows are repaired many tasks at once (one pass over the trees for
+    # all of them), the tasks' outputs held meanwhile up to TASK_BYTES
+    held, held_bytes = [], 0
+
+    def add_held():
+        repair_ties(
+            sums.ensemble,
+            sums.X,
+            [
+                (outputs, ties, rows, sums.groups[g], sums.permutations[r])
+                for g, r, _, rows, outputs, ties in held
+            ],
+            start=sums.start,
+            divisor=sums.divisor,
+            tree_rows=sums.tree_rows,
+        )
+        for g, r, moved, rows, outputs, _ in held:
+            terms = sums.row_terms(outputs, rows)
+            totals[g, r] += base_sum + (terms.sum() - base_terms[moved].sum())
+        held.clear()
+
+    for (g, r), change in zip(tasks, changes, strict=True):
+        # rows that are not scored are out of bag for no tree: unchanged
+        moved = changed_rows(change)
+        rows = chunk_rows[moved]
+        outputs, ties = sums.outputs_of(base[moved], change[moved], rows)
+        held.append((g, r, moved, rows, outputs, ties))
+        held_bytes += outputs.nbytes + 2 * moved.nbytes
+        if held_bytes >= _budgets.TASK_BYTES:
+            add_held()
+            held_bytes = 0
+    add_held()
+
+
+def summed_row_terms(
+    ensemble,
+    X,
+    groups,
+    permutations,
+    n_jobs,
+    *,
+    start,
+    divisor,
+    additive,
+    scored_values,
+    chunks,
+    tree_rows=None,
+    scored=None,
+    progress=None,
+):
+    """Sums over rows of ``additive``'s row terms with each group permuted
+    by each permutation, shape (n_groups, n_permutations), and the
+    unpermuted ``start + sum of leaf values`` of every row.
+
+    Chunk by chunk: each chunk of rows is routed once for all groups and
+    only one chunk's outputs are held per worker, so time and memory stay
+    linear in the number of rows. ``scored`` (a mask) limits the sums to
+    some rows, the row terms of which ``additive`` indexes in order;
+    ``scored_values`` turns outputs into what ``additive.row_terms`` reads.
+    """
+    n_rows = X.shape[0]
+    if scored is None:
+        scored = np.ones(n_rows, dtype=bool)
+    sums = _RowSums(
+        ensemble,
+        X,
+        groups,
+        permutations,
+        start,
+        np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor,
+        additive,
+        scored_values,
+        scored,
+        np.cumsum(scored) - 1,
+        tree_rows,
+    )
+    totals = np.zeros((len(groups), len(permutations)))
+    base_total = np.array(start, dtype=np.float64)
+    with _budgets.engine_threads(n_jobs) as parallel:
+        for chunk_rows in chunks:
+            routed = route_chunk(ensemble, X, chunk_rows, tree_rows, parallel)
+            base = base_total[chunk_rows]
+            ensemble.backend.add_leaf_values(ensemble, base, routed)
+            base_total[chunk_rows] = base
+            # groups are split between workers; each adds to its own totals
+            parallel(
+                delayed(_add_chunk_sums)(sums, part, routed, chunk_rows, base, totals)
+                for part in _budgets.worker_parts(len(groups), n_jobs)
+            )
+            # freed before the next chunk is routed, not held beside it
+            del routed
+            if progress is not None:
+                progress(f"tree engine: {chunk_rows[-1] + 1:,} of {n_rows:,} rows done")
+    return totals, base_total
+
+
+def _scored_values(ensemble):
+    """What :meth:`AdditiveScore.row_terms` reads of engine outputs:
+    probabilities for classifiers, values for regressors."""
+    if ensemble.classifier:
+        return lambda outputs: ensemble.adapter.scorer_outputs(outputs).proba
+    return lambda outputs: outputs
+
+
+def _chunked_additive(estimator, chunks, scoring, y, sample_weight):
+    """The additive form of the score when the rows span several chunks,
+    else None.
+
+    Within one chunk the scorer itself scores the outputs (its results are
+    then bit for bit scikit-learn's); beyond, scoring all rows at once would
+    mean routing every chunk again for each batch of groups, and the sums of
+    row terms agree with the scorer to floating-point precision.
+    """
+    if len(chunks) < 2:
+        return None
+    return AdditiveScore.for_scoring(estimator, scoring, y, sample_weight)
+
+
+def _scores_with_groups_permuted(
+    estimator,
+    ensemble,
+    X,
+    y,
+    sample_weight,
+    groups,
+    permutations,
+    scorer,
+    n_jobs,
+    scoring,
+    *,
+    start,
+    divisor,
+    tree_rows=None,
+    scored=None,
+    progress=None,
+):
+    """Scores of the rows ``scored`` (a mask; None: all) with each group
+    permuted by each permutation: summed chunk by chunk when the score is
+    additive and the rows span several chunks, else by the scorer. Returns
+    them with the unpermuted ``start + sum of leaf values`` of every row.
+    ``progress`` (a :class:`~sklearn_fimp._utils._progress.Progress`, or
+    None) is told of each chunk or batch done when there are several."""
+    if scored is not None:
+        y = y[scored]
+        sample_weight = None if sample_weight is None else sample_weight[scored]
+    chunks = _budgets.row_chunks(ensemble, X, tree_rows)
+    additive = _chunked_additive(estimator, chunks, scoring, y, sample_weight)
+    if additive is not None:
+        totals, base_total = summed_row_terms(
+            ensemble,
+            X,
+            groups,
+            permutations,
+            n_jobs,
+            start=start,
+            divisor=divisor,
+            additive=additive,
+            scored_values=_scored_values(ensemble),
+            chunks=chunks,
+            tree_rows=tree_rows,
+            scored=scored,
+            progress=progress,
+        )
+        return np.vectorize(additive.score)(totals), base_total
+    scores = np.empty((len(groups), len(permutations)))
+    for g, r, outputs, base_total in permuted_outputs(  # noqa: B007 (returned)
+        ensemble,
+        X,
+        groups,
+        permutations,
+        n_jobs,
+        start=start,
+        divisor=divisor,
+        chunks=chunks,
+        tree_rows=tree_rows,
+        ranks_matter=not scorer_reads_labels_only(scorer),
+        progress=progress,
+    ):
+        if scored is not None:
+            outputs = outputs[scored]
+        stored = ensemble.adapter.scorer_outputs(outputs)
+        scores[g, r] = score_outputs(scorer, stored, y, sample_weight)
+    return scores, base_total
+
+
+def permuted_scores(
+    estimator,
+    ensemble,
+    X,
+    y,
+    sample_weight,
+    groups,
+    permutations,
+    scorer,
+    n_jobs,
+    scoring=None,
+    progress=None,
+):
+    """Scores with each group permuted, on validation rows (engine path of
+    :func:`~sklearn_fimp.permutation_importance`): shape (n_groups,
+    n_permutations).
+
+    ``X`` is already validated by :func:`engine_input`."""
+    start = ensemble.raw_start(X)
+    divisor = float(len(ensemble.terms)) if ensemble.averaged else 1.0
+    scores, _ = _scores_with_groups_permuted(
+        estimator,
+        ensemble,
+        X,
+        y,
+        sample_weight,
+        groups,
+        permutations,
+        scorer,
+        n_jobs,
+        scoring,
+        start=start,
+        divisor=divisor,
+        progress=progress,
+    )
+    return scores
+
+
+def oob_permuted_scores(
+    estimator,
+    ensemble,
+    bagged_estimators,
+    X,
+    y,
+    sample_weight,
+    groups,
+    permutations,
+    scorer,
+    n_jobs,
+    scoring=None,
+    progress=None,
+):
+    """Out-of-bag scores with each group permuted over the training rows
+    (engine path of :func:`~sklearn_fimp.oob_permutation_importance`), and
+    the sums of the bagged estimators' out-of-bag outputs with their counts,
+    as :func:`~sklearn_fimp._importance._bagging.oob_sums` gives them (the
+    baseline's input). ``bagged_estimators`` give each tree's
+    ``oob_rows``, in the order of the ensemble's terms.
+
+    ``X`` is already validated against the estimator."""
+    X = np.ascontiguousarray(X, dtype=ensemble.adapter.input_dtype)
+    tree_rows = [bagged.oob_rows for bagged in bagged_estimators]
+    count = np.zeros(X.shape[0])
+    for rows in tree_rows:
+        count[rows] += 1
+    scores, total = _scores_with_groups_permuted(
+        estimator,
+        ensemble,
+        X,
+        y,
+        sample_weight,
+        groups,
+        permutations,
+        scorer,
+        n_jobs,
+        scoring,
+        start=np.zeros((X.shape[0], ensemble.n_outputs)),
+        divisor=np.maximum(count, 1),
+        tree_rows=tree_rows,
+        scored=count > 0,
+        progress=progress,
+    )
+    if not ensemble.classifier and total.shape[1] == 1:
+        total = total[:, 0]  # as a single-output regressor predicts
+    return scores, total, count

@@ -1,0 +1,21 @@
+"""Model adapters: one module per model family, registered in ``ADAPTERS``
+(see ``_base.py`` for the interface an adapter implements)."""
+
+from ._base import ModelAdapter, TreeEnsemble, TreeTerm
+from ._sklearn_boosting import GradientBoosting
+from ._sklearn_trees import AveragedTrees
+
+#: The families the engine takes, tried in order; a new family is one
+#: module of this package and one entry here.
+ADAPTERS = (AveragedTrees, GradientBoosting)
+
+
+def adapter_for(estimator):
+    """The adapter of a fitted estimator's family, or None."""
+    for adapter in ADAPTERS:
+        if adapter.accepts(estimator):
+            return adapter(estimator)
+    return None
+
+
+__all__ = ["ADAPTERS", "ModelAdapter", "TreeEnsemble", "TreeTerm", "adapter_for"]
