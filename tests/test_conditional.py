@@ -362,3 +362,26 @@ def test_conditional_rejects_missing_values_and_bad_sampler():
         conditional_permutation_importance(model, X_missing, y)
     with pytest.raises(InvalidParameterError, match="sampler"):
         conditional_permutation_importance(model, X, y, sampler="knockoff")
+
+
+def test_conditional_integer_columns_get_integer_draws():
+    rng = np.random.RandomState(0)
+    n = 400
+    X = rng.randint(0, 100, size=(n, 3))
+    X[:, 1] = X[:, 0] + rng.randint(0, 20, size=n)
+    y = X[:, 0] + rng.normal(scale=5, size=n)
+    before = X.copy()
+    seen = []
+
+    class Recorder(LinearRegression):
+        def predict(self, X):
+            seen.append(np.asarray(X).dtype)
+            return super().predict(X)
+
+    model = Recorder().fit(X, y)
+    result = conditional_permutation_importance(
+        model, X, y, sampler="linear", n_repeats=2, random_state=0
+    )
+    np.testing.assert_array_equal(X, before)
+    assert all(dtype.kind == "i" for dtype in seen)
+    assert result.importances_mean[0] > result.importances_mean[1]
