@@ -287,6 +287,7 @@ def _brier(proba, classes, y):
 
 
 def _squared_errors(prediction, y):
+    y = np.asarray(y, dtype=np.float64)
     error = (np.asarray(prediction, dtype=np.float64).reshape(y.shape) - y) ** 2
     return error if error.ndim == 1 else error.sum(axis=1)
 
