@@ -6,6 +6,7 @@ Every importance function returns the same :class:`~sklearn.utils.Bunch`
 needed to reproduce the result).
 """
 
+from ._importance._conditional import conditional_permutation_importance
 from ._importance._dependence import feature_dependence
 from ._importance._drop_column import drop_column_importance
 from ._importance._groups import feature_groups
@@ -27,6 +28,7 @@ __all__ = [
     "DependenceDisplay",
     "ImportanceDisplay",
     "ImportanceSelector",
+    "conditional_permutation_importance",
     "drop_column_importance",
     "feature_dependence",
     "feature_groups",

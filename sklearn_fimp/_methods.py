@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._importance._conditional import (
+    _conditional_permutation_importance,
+    conditional_permutation_importance,
+)
 from ._importance._drop_column import _drop_column_importance, drop_column_importance
 from ._importance._mdi import _mdi_importance, mdi_importance
 from ._importance._oob_mdi import _oob_mdi_importance, oob_mdi_importance
@@ -238,6 +242,22 @@ METHODS = {
             on_unit_scale=_score_drop_on_unit_scale,
         ),
         ImportanceMethod(
+            name="conditional_permutation",
+            title="conditional permutation",
+            description="drop in the held-out score when the column is replaced "
+            "by a draw given the other features",
+            function=conditional_permutation_importance,
+            core=_conditional_permutation_importance,
+            rows=HELD_OUT_ROWS,
+            reads_model=False,
+            supports=_any_model,
+            requirement="a fitted model or Pipeline",
+            measures_groups=True,
+            single_output=False,
+            unit=_score_drop_unit,
+            on_unit_scale=_score_drop_on_unit_scale,
+        ),
+        ImportanceMethod(
             name="drop_column",
             title="drop-column",
             description="drop in the held-out score when the model is retrained "
@@ -308,8 +328,8 @@ def check_method(method, estimator, *, y=None, groups=None, prefit=False):
         raise ValueError(
             f"groups={groups!r} selects whole groups, which needs a method that "
             f"permutes or drops them together; method={method.name!r} measures "
-            "single features. Use method='oob_permutation', 'permutation' or "
-            "'drop_column', or groups=None."
+            "single features. Use method='oob_permutation', 'permutation', "
+            "'conditional_permutation' or 'drop_column', or groups=None."
         )
     if method.reads_model and _hides_model(estimator):
         raise ValueError(

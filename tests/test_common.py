@@ -60,6 +60,7 @@ def estimators_to_check():
             n_repeats=2,
         ),
         ImportanceSelector(Ridge(), method="drop_column"),
+        ImportanceSelector(Ridge(), method="conditional_permutation", n_repeats=2),
     ]
 
 

@@ -171,7 +171,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         None: a RandomForestClassifier for class labels, a
         RandomForestRegressor otherwise (scikit-learn's defaults).
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
-            "drop_column"}, default="auto"
+            "conditional_permutation", "drop_column"}, default="auto"
         How importance is measured.
 
         - "mdi": mean decrease in impurity (:func:`mdi_importance`); tree
@@ -185,6 +185,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
           Pipeline's raw input columns are permuted).
         - "oob_permutation": the same on out-of-bag rows
           (:func:`oob_permutation_importance`); bagged models with bootstrap.
+        - "conditional_permutation": score drop when a column is replaced
+          by a draw given the other features, on held-out rows as for
+          "permutation" (:func:`conditional_permutation_importance`): what
+          a feature adds given the others, without crediting a correlated
+          stand-in; one sampler model per feature and probe.
         - "drop_column": score lost when the model is refitted without the
           column (:func:`drop_column_importance`); any model, one fit per
           feature and probe.

@@ -1,0 +1,320 @@
+"""Benchmark of conditional_permutation_importance.
+
+Measures, in one run:
+
+1. **Sampler choice.** The forest and the linear sampler on two relations
+   between a cause of y and a stand-in the target does not use (the
+   stand-in is the cause plus noise, or exp(cause) plus noise), over
+   ``--datasets`` simulated data sets (1,000 rows, half to fit a
+   RandomForestRegressor(n_estimators=50), half to measure; y = cause +
+   noise; a fourth column of pure noise). Reported: the stand-in's mean
+   conditional importance (the truth is 0), how often the stand-in and the
+   pure-noise column get p <= 0.05 (a valid test: about 5%), how often
+   the cause does (power), and the seconds per call.
+2. **Speed against drop-column importance** on W2-like data:
+   make_classification(n_samples=100_000, n_features=50, n_informative=10,
+   n_redundant=10, random_state=0) (``--rows`` sets n_samples), one 80/20
+   split, RandomForestClassifier(n_estimators=100, min_samples_leaf=5,
+   random_state=0). Conditional importance: the model's fit plus the call
+   on the held-out rows (every feature, ``n_repeats=5``).
+   Drop-column importance: the baseline plus one refit per feature on the
+   same split; with ``--drop-features k < 50``, only k refits are run and
+   the time of all 51 fits is the measured time per fit times 51 (said in
+   the table). Ordinary permutation importance (the tree engine) is shown
+   for scale.
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/bench_conditional.py
+    PYTHONPATH=. python bench/bench_conditional.py --quick   # smoke run, no docs
+
+Every call runs with ``n_jobs=1`` and is timed in CPU seconds of the
+process (time.process_time), so that the ratios hold on a shared machine
+whose load changes during the run; the load average at the start is
+recorded.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import sklearn
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.model_selection import train_test_split
+
+import sklearn_fimp
+from sklearn_fimp import (
+    conditional_permutation_importance,
+    drop_column_importance,
+    permutation_importance,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS_TABLE = ROOT / "docs" / "bench_conditional.rst"
+
+
+def stand_in_data(relation, seed, n_rows=1000):
+    """cause, stand-in (not used by y), a second cause, pure noise."""
+    rng = np.random.RandomState(seed)
+    cause = rng.normal(size=n_rows)
+    if relation == "linear":
+        stand_in = cause + rng.normal(scale=0.5, size=n_rows)
+    else:
+        stand_in = np.exp(cause) + rng.normal(scale=0.3, size=n_rows)
+    X = np.column_stack(
+        [cause, stand_in, rng.normal(size=n_rows), rng.normal(size=n_rows)]
+    )
+    y = cause + 0.5 * X[:, 2] + rng.normal(scale=0.5, size=n_rows)
+    return X, y
+
+
+def sampler_choice(n_datasets):
+    rows = []
+    for relation in ("linear", "exp"):
+        for sampler in ("forest", "linear"):
+            stand_in, rejected, seconds = [], np.zeros(4), 0.0
+            for seed in range(n_datasets):
+                X, y = stand_in_data(relation, seed)
+                half = X.shape[0] // 2
+                model = RandomForestRegressor(
+                    n_estimators=50, random_state=seed, n_jobs=1
+                ).fit(X[:half], y[:half])
+                start = time.process_time()
+                result = conditional_permutation_importance(
+                    model,
+                    X[half:],
+                    y[half:],
+                    sampler=sampler,
+                    n_jobs=1,
+                    random_state=seed,
+                )
+                seconds += time.process_time() - start
+                stand_in.append(result.importances_mean[1])
+                rejected += result.pvalues <= 0.05
+            rows.append(
+                {
+                    "relation": relation,
+                    "sampler": sampler,
+                    "stand_in_importance": float(np.mean(stand_in)),
+                    "stand_in_rejected": int(rejected[1]),
+                    "noise_rejected": int(rejected[3]),
+                    "cause_rejected": int(rejected[0]),
+                    "n_datasets": n_datasets,
+                    "seconds": seconds / n_datasets,
+                }
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+def speed(quick, drop_features, n_samples):
+    n_samples = 5_000 if quick else n_samples
+    X, y = make_classification(
+        n_samples=n_samples,
+        n_features=50,
+        n_informative=10,
+        n_redundant=10,
+        random_state=0,
+    )
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.2, random_state=0, stratify=y
+    )
+    model = RandomForestClassifier(
+        n_estimators=20 if quick else 100,
+        min_samples_leaf=5,
+        random_state=0,
+        n_jobs=1,
+    )
+    start = time.process_time()
+    fitted = clone(model).fit(X_train, y_train)
+    fit_seconds = time.process_time() - start
+    print(f"fit: {fit_seconds:.1f} s", flush=True)
+
+    start = time.process_time()
+    conditional = conditional_permutation_importance(
+        fitted, X_test, y_test, n_repeats=5, n_jobs=1, random_state=0
+    )
+    conditional_seconds = time.process_time() - start
+    print(f"conditional: {conditional_seconds:.1f} s", flush=True)
+
+    start = time.process_time()
+    permutation_importance(
+        fitted, X_test, y_test, n_repeats=5, n_jobs=1, random_state=0
+    )
+    permutation_seconds = time.process_time() - start
+    print(f"permutation: {permutation_seconds:.1f} s", flush=True)
+
+    n_train = X_train.shape[0]
+    split = [(np.arange(n_train), np.arange(n_train, n_samples))]
+    X_all, y_all = np.vstack([X_train, X_test]), np.concatenate([y_train, y_test])
+    drop_features = min(drop_features, X.shape[1])
+    start = time.process_time()
+    drop_column_importance(
+        model,
+        X_all,
+        y_all,
+        cv=split,
+        groups=list(range(drop_features)),
+        ungrouped="drop",
+        n_jobs=1,
+        random_state=0,
+    )
+    drop_measured = time.process_time() - start
+    n_fits = drop_features + 1
+    drop_seconds = drop_measured / n_fits * (X.shape[1] + 1)
+    print(
+        f"drop-column: {drop_measured:.1f} s for {n_fits} fits, "
+        f"{drop_seconds:.1f} s for all {X.shape[1] + 1}",
+        flush=True,
+    )
+    return {
+        "n_samples": n_samples,
+        "fit": fit_seconds,
+        "conditional": conditional_seconds,
+        "permutation": permutation_seconds,
+        "drop_measured": drop_measured,
+        "drop_fits": n_fits,
+        "drop_all": drop_seconds,
+        "drop_extrapolated": n_fits < X.shape[1] + 1,
+        "conditional_top": [
+            int(i) for i in np.argsort(-conditional.importances_mean)[:10]
+        ],
+    }
+
+
+def commit():
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def write_table(choice, timing, load):
+    lines = [
+        ".. _bench_conditional:",
+        "",
+        "Conditional permutation importance",
+        "==================================",
+        "",
+        f"Measured by ``bench/bench_conditional.py`` on "
+        f"{datetime.date.today().isoformat()} at commit {commit()}, Python "
+        f"{platform.python_version()}, scikit-learn {sklearn.__version__}, "
+        f"sklearn_fimp {sklearn_fimp.__version__}, {os.cpu_count()} cores "
+        f"(load average {load:.1f} at the start: the machine was shared).",
+        "",
+        "Sampler choice",
+        "--------------",
+        "",
+        f"{choice[0]['n_datasets']} data sets per row: y = cause + 0.5 x2 + "
+        "noise; the stand-in is the cause plus noise (linear) or exp(cause) "
+        "plus noise (exp), and y does not use it; x3 is pure noise. Counts "
+        "of p <= 0.05 (a valid test rejects a null feature about 5% of the "
+        "time).",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - relation",
+        "     - sampler",
+        "     - stand-in importance (truth 0)",
+        "     - stand-in p <= 0.05",
+        "     - noise p <= 0.05",
+        "     - cause p <= 0.05",
+        "     - seconds per call",
+    ]
+    for row in choice:
+        lines += [
+            f"   * - {row['relation']}",
+            f"     - {row['sampler']}",
+            f"     - {row['stand_in_importance']:.4f}",
+            f"     - {row['stand_in_rejected']} of {row['n_datasets']}",
+            f"     - {row['noise_rejected']} of {row['n_datasets']}",
+            f"     - {row['cause_rejected']} of {row['n_datasets']}",
+            f"     - {row['seconds']:.2f}",
+        ]
+    drop_note = (
+        f" ({timing['drop_fits']} of the 51 fits run, "
+        f"{timing['drop_measured']:.0f} s; the rest at the same time per fit)"
+        if timing["drop_extrapolated"]
+        else ""
+    )
+    conditional_total = timing["fit"] + timing["conditional"]
+    lines += [
+        "",
+        "Speed against drop-column importance",
+        "------------------------------------",
+        "",
+        f"W2-like, {timing['n_samples']:,} rows x 50 features "
+        "(make_classification, 10 informative, 10 redundant), 80/20 split, "
+        "RandomForestClassifier(n_estimators=100, min_samples_leaf=5); every "
+        "feature, 5 repeats, n_jobs=1, CPU seconds of the process "
+        "(time.process_time).",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - what",
+        "     - CPU seconds",
+        "     - drop-column / this",
+        "   * - drop-column importance (baseline + 50 refits)" + drop_note,
+        f"     - {timing['drop_all']:.0f}",
+        "     - 1.0",
+        "   * - conditional importance (one fit + the call)",
+        f"     - {conditional_total:.0f}",
+        f"     - {timing['drop_all'] / conditional_total:.1f}",
+        "   * - conditional importance (the call, model already fitted)",
+        f"     - {timing['conditional']:.0f}",
+        f"     - {timing['drop_all'] / timing['conditional']:.1f}",
+    ]
+    if "permutation" in timing:
+        lines += [
+            "   * - ordinary permutation importance (the call, tree engine)",
+            f"     - {timing['permutation']:.0f}",
+            f"     - {timing['drop_all'] / timing['permutation']:.1f}",
+        ]
+    lines += [""]
+    DOCS_TABLE.write_text("\n".join(lines))
+    print(f"wrote {DOCS_TABLE}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--datasets", type=int, default=20)
+    parser.add_argument(
+        "--drop-features",
+        type=int,
+        default=50,
+        help="refits of drop-column actually run (the rest extrapolated)",
+    )
+    parser.add_argument("--skip-choice", action="store_true")
+    parser.add_argument(
+        "--rows", type=int, default=100_000, help="rows of the W2-like data"
+    )
+    args = parser.parse_args(argv)
+    load = os.getloadavg()[0]
+    choice = (
+        [] if args.skip_choice else sampler_choice(2 if args.quick else args.datasets)
+    )
+    timing = speed(args.quick, 2 if args.quick else args.drop_features, args.rows)
+    print(timing)
+    if not args.quick and choice:
+        write_table(choice, timing, load)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,687 @@
+"""Conditional permutation importance: replace a column by a draw from its
+distribution given the other features, and score the unchanged model."""
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import stats
+from sklearn.base import is_classifier, is_regressor
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.linear_model import LogisticRegression, RidgeCV
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+
+from .._utils._compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    validate_params,
+)
+from .._utils._frames import (
+    is_pandas,
+    is_polars,
+    restore_columns,
+    take_rows,
+    writable_copy,
+)
+from .._utils._progress import Progress
+from .._utils._random import (
+    MAX_SEED,
+    draw_seed,
+    evaluation_rows,
+    permutation_seed,
+    row_permutations,
+)
+from .._utils._result import importance_result
+from .._utils._scoring import (
+    SCORING_CONSTRAINT,
+    StoredClassifierOutputs,
+    StoredRegressorOutputs,
+    get_scorer,
+    score,
+    score_outputs,
+)
+from .._utils._validation import check_inputs, explain_input_errors, subset
+from ._dependence import CLASSIFICATION, CONSTANT, encode_features, target_kinds
+from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._permutation import _batches
+
+SAMPLERS = ("forest", "linear")
+
+#: Trees of the forest sampler. Its out-of-bag prediction of a column is an
+#: average over about a third of them; 50 trees give every row about 17
+#: out-of-bag trees, which is what the conditional mean needs.
+SAMPLER_N_ESTIMATORS = 50
+#: Rows each tree of the forest sampler is grown on (at most): the
+#: conditional mean of a column is smooth enough that a few thousand rows
+#: per tree estimate it, and every other row is then out of bag for the tree.
+SAMPLER_MAX_ROWS_PER_TREE = 2000
+#: Rows of the forest sampler's leaves: smoothing that keeps the out-of-bag
+#: residuals of an unpredictable column close to its own spread.
+SAMPLER_MIN_SAMPLES_LEAF = 5
+
+
+# ----------------------------------------------------------------------------
+# The samplers: one fitted model per column of a group, reused for every repeat
+
+
+class _ColumnSampler:
+    """Draws of one column given the columns outside its group.
+
+    For a numeric column: ``mean`` (its prediction from the other columns,
+    out of bag for the forest sampler, so that no row's own value enters its
+    prediction) and ``residuals`` (the column minus ``mean``); a draw is
+    ``mean + residuals[permutation]``. For a categorical or few-valued
+    column: ``proba`` (predicted probabilities of ``values``); a draw picks,
+    in each row, the value whose cumulative probability first exceeds a
+    uniform number.
+    """
+
+    def __init__(self, mean=None, residuals=None, proba=None, values=None, score=None):
+        self.mean = mean
+        self.residuals = residuals
+        self.proba = proba
+        self.values = values
+        self.score = score
+
+    @property
+    def categorical(self):
+        return self.proba is not None
+
+    def draw(self, permutation, uniform):
+        if not self.categorical:
+            return self.mean + self.residuals[permutation]
+        cumulative = np.cumsum(self.proba, axis=1)
+        cumulative[:, -1] = np.inf
+        picked = (uniform[:, None] >= cumulative).sum(axis=1)
+        return self.values[picked]
+
+
+def _sampler_model(sampler, kind, seed, n_rows, n_jobs):
+    if sampler == "linear":
+        if kind == CLASSIFICATION:
+            return LogisticRegression(max_iter=1000)
+        return RidgeCV(alphas=np.logspace(-3, 3, 13))
+    forest = RandomForestClassifier if kind == CLASSIFICATION else RandomForestRegressor
+    return forest(
+        n_estimators=SAMPLER_N_ESTIMATORS,
+        min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
+        max_features=1.0,
+        max_samples=min(n_rows, SAMPLER_MAX_ROWS_PER_TREE),
+        oob_score=True,
+        n_jobs=n_jobs,
+        random_state=seed,
+    )
+
+
+def _raw_column(X, c):
+    if is_pandas(X):
+        return X.iloc[:, c].to_numpy(dtype=object)
+    if is_polars(X):
+        return X.get_column(X.columns[c]).to_numpy().astype(object)
+    return X[:, c]
+
+
+def fit_column_sampler(X, codes, inputs, c, kind, sampler, seed, n_jobs):
+    """Fit the model of column ``c`` of ``X`` from ``inputs`` (the encoded
+    columns outside its group); ``codes`` is the column encoded."""
+    n_rows = codes.shape[0]
+    model = _sampler_model(sampler, kind, seed, n_rows, n_jobs)
+    if sampler == "linear":
+        inputs = StandardScaler().fit_transform(inputs)
+    if kind == CLASSIFICATION:
+        levels, first_row, target = np.unique(
+            codes, return_index=True, return_inverse=True
+        )
+        model.fit(inputs, target)
+        if sampler == "forest":
+            proba = model.oob_decision_function_
+            score_ = float(model.oob_score_)
+        else:
+            proba = model.predict_proba(inputs)
+            score_ = float(model.score(inputs, target))
+        proba = _complete_oob(proba, model, inputs)
+        values = np.asarray(_raw_column(X, c))[first_row]
+        return _ColumnSampler(proba=proba, values=values, score=score_)
+    model.fit(inputs, codes)
+    if sampler == "forest":
+        mean = _complete_oob(model.oob_prediction_, model, inputs)
+        score_ = float(model.oob_score_)
+    else:
+        mean = model.predict(inputs)
+        score_ = float(model.score(inputs, codes))
+    if not score_ > 0:
+        # the other columns do not predict this one: its conditional
+        # distribution is its marginal, drawn by plain permutation (the
+        # noise of an uninformative model would widen the draws)
+        mean = np.full(n_rows, codes.mean())
+    return _ColumnSampler(mean=mean, residuals=codes - mean, score=score_)
+
+
+def _complete_oob(outputs, model, inputs):
+    """Out-of-bag outputs, with the model's prediction for the (rare) rows
+    no tree left out of its bag."""
+    outputs = np.array(outputs, dtype=np.float64)
+    missing = np.isnan(outputs).reshape(outputs.shape[0], -1).any(axis=1)
+    if missing.any():
+        predict = model.predict_proba if outputs.ndim == 2 else model.predict
+        outputs[missing] = predict(inputs[missing])
+    return outputs
+
+
+def _constant_sampler(X, c, n_rows):
+    """A constant column's draw: the column itself."""
+    values = np.asarray(_raw_column(X, c))[:1]
+    return _ColumnSampler(proba=np.ones((n_rows, 1)), values=values, score=0.0)
+
+
+def fit_group_samplers(X, encoded, kinds, columns, sampler, seed, n_jobs):
+    """One sampler per column of a group, each fitted on the columns outside
+    the group."""
+    outside = np.setdiff1d(np.arange(encoded.shape[1]), columns)
+    inputs = encoded[:, outside]
+    if inputs.shape[1] == 0:
+        inputs = np.zeros((encoded.shape[0], 1))
+    seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=len(columns))
+    return [
+        fit_column_sampler(
+            X, encoded[:, c], inputs, c, kinds[c], sampler, int(s), n_jobs
+        )
+        for c, s in zip(columns, seeds)
+    ]
+
+
+def _as_column_dtype(values, dtype):
+    """Draws in a column's own dtype: numeric draws of an integer column are
+    rounded to the nearest integer (the model never saw fractions there)."""
+    dtype = np.dtype(dtype) if isinstance(dtype, np.dtype) else None
+    if dtype is not None and dtype.kind in "iub" and values.dtype.kind == "f":
+        return np.rint(values).astype(dtype)
+    return values
+
+
+def replace_columns(X_work, X, columns, values):
+    """Set the columns ``columns`` of ``X_work`` (a copy of ``X``) to
+    ``values`` (one array per column); return it."""
+    if is_polars(X):
+        import polars as pl
+
+        replaced = []
+        for c, v in zip(columns, values):
+            name = X.columns[c]
+            dtype = X.schema[name]
+            if dtype.is_integer() and v.dtype.kind == "f":
+                v = np.rint(v)
+            if v.dtype == object:
+                v = v.tolist()
+            replaced.append(pl.Series(name, v).cast(dtype))
+        return X_work.with_columns(replaced)
+    if is_pandas(X):
+        import pandas as pd
+
+        for c, v in zip(columns, values):
+            dtype = X.dtypes.iloc[c]
+            v = _as_column_dtype(v, dtype)
+            X_work.isetitem(c, pd.Series(v, index=X_work.index, dtype=dtype))
+        return X_work
+    for c, v in zip(columns, values):
+        X_work[:, c] = _as_column_dtype(v, X.dtype)
+    return X_work
+
+
+# ----------------------------------------------------------------------------
+# Per-row losses, for the test
+
+
+def row_losses(estimator, X, y):
+    """Per-row loss of ``estimator`` on ``X``: squared error (summed over
+    outputs) for regressors; for classifiers the Brier loss of
+    ``predict_proba`` (0-1 loss of ``predict`` when it has none)."""
+    if is_classifier(estimator) and y.ndim == 1:
+        if hasattr(estimator, "predict_proba"):
+            return _brier(estimator.predict_proba(X), estimator.classes_, y)
+        return (estimator.predict(X) != y).astype(float)
+    if is_classifier(estimator):
+        return (estimator.predict(X) != y).sum(axis=1).astype(float)
+    return _squared_errors(estimator.predict(X), y)
+
+
+def score_and_row_losses(scorer, estimator, X, y, sample_weight=None):
+    """The score and the per-row losses of ``estimator`` on ``X``; a
+    regressor predicts once for both (regression scorers read ``predict``
+    only)."""
+    if is_regressor(estimator):
+        prediction = estimator.predict(X)
+        stored = StoredRegressorOutputs(prediction)
+        value = score_outputs(scorer, stored, y, sample_weight)
+        return value, _squared_errors(prediction, y)
+    if _predicts_most_probable(estimator) and y.ndim == 1:
+        proba = estimator.predict_proba(X)
+        stored = StoredClassifierOutputs(estimator.classes_, proba=proba)
+        value = score_outputs(scorer, stored, y, sample_weight)
+        return value, _brier(proba, estimator.classes_, y)
+    value = score(scorer, estimator, X, y, sample_weight)
+    return value, row_losses(estimator, X, y)
+
+
+def _predicts_most_probable(estimator):
+    """Whether ``estimator`` is a scikit-learn tree or forest classifier,
+    whose ``predict`` is the class of largest ``predict_proba`` and which has
+    no ``decision_function``: its scores follow from ``predict_proba``
+    alone."""
+    return isinstance(
+        estimator,
+        (RandomForestClassifier, ExtraTreesClassifier, DecisionTreeClassifier),
+    )
+
+
+def _brier(proba, classes, y):
+    truth = (y[:, None] == classes[None, :]).astype(float)
+    return np.sum((proba - truth) ** 2, axis=1)
+
+
+def _squared_errors(prediction, y):
+    y = np.asarray(y, dtype=np.float64)
+    error = (np.asarray(prediction, dtype=np.float64).reshape(y.shape) - y) ** 2
+    return error if error.ndim == 1 else error.sum(axis=1)
+
+
+def loss_pvalues(differences, weight=None):
+    """One-sided p-values of "the mean per-row loss difference is > 0".
+
+    ``differences`` has shape (n_groups, n_rows): each row's loss with the
+    group's columns replaced (averaged over the repeats) minus its loss
+    with the original columns. A t-test over rows (Chamma et al., 2023):
+    the rows are independent given the fitted model and sampler. A group
+    that changes no row's loss gets p = 1.
+    """
+    n_rows = differences.shape[1]
+    weight = np.ones(n_rows) if weight is None else np.asarray(weight, float)
+    total = weight.sum()
+    n_effective = total**2 / np.sum(weight**2)
+    mean = differences @ weight / total
+    variance = ((differences - mean[:, None]) ** 2) @ weight / total
+    variance *= n_effective / max(n_effective - 1, 1)
+    pvalues = np.ones(len(mean))
+    spread = variance > 0
+    t = mean[spread] / np.sqrt(variance[spread] / n_effective)
+    pvalues[spread] = stats.t.sf(t, df=max(n_effective - 1, 1))
+    return pvalues
+
+
+# ----------------------------------------------------------------------------
+# Scoring
+
+
+def _replaced_scores(
+    estimator, X, y, sample_weight, groups, samplers, permutations, uniforms, scorer
+):
+    """Scores and mean per-row losses after replacing each group's columns
+    by each draw; one copy of X for the batch."""
+    X_work = writable_copy(X)
+    n_repeats = len(permutations)
+    scores = np.empty((len(groups), n_repeats))
+    losses = np.zeros((len(groups), y.shape[0]))
+    for g, columns in enumerate(groups):
+        for r in range(n_repeats):
+            values = [s.draw(permutations[r], uniforms[r]) for s in samplers[g]]
+            X_work = replace_columns(X_work, X, columns, values)
+            scores[g, r], row_loss = score_and_row_losses(
+                scorer, estimator, X_work, y, sample_weight
+            )
+            losses[g] += row_loss
+        X_work = restore_columns(X_work, X, columns)
+    return scores, losses / n_repeats
+
+
+def generic_replaced_scores(
+    estimator,
+    X,
+    y,
+    sample_weight,
+    groups,
+    samplers,
+    permutations,
+    uniforms,
+    scorer,
+    n_jobs,
+    verbose=0,
+):
+    """Score of ``estimator`` with each group's columns replaced by each
+    conditional draw, predicting every row (any fitted model or Pipeline);
+    one batch of groups per worker.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_groups, n_repeats)
+    losses : ndarray of shape (n_groups, n_rows)
+        Each row's loss, averaged over the repeats.
+    """
+    batches = _batches(groups, n_jobs)
+    results = Parallel(n_jobs=n_jobs, verbose=verbose)(
+        delayed(_replaced_scores)(
+            estimator,
+            X,
+            y,
+            sample_weight,
+            [groups[g] for g in batch],
+            [samplers[g] for g in batch],
+            permutations,
+            uniforms,
+            scorer,
+        )
+        for batch in batches
+    )
+    return (
+        np.concatenate([r[0] for r in results], axis=0),
+        np.concatenate([r[1] for r in results], axis=0),
+    )
+
+
+def conditional_draw_seeds(seed, n_rows, n_repeats, n_total):
+    """The residual permutations, the uniform numbers of the categorical
+    draws and the seed of the samplers, all derived from ``seed``: the
+    evaluation rows and the permutations are those of
+    :func:`~sklearn_fimp.permutation_importance` for the same seed."""
+    shuffle_seed = permutation_seed(seed)
+    permutations = row_permutations(shuffle_seed, n_rows, n_repeats, n_total=n_total)
+    generator = np.random.RandomState(seed)
+    uniform_seed, sampler_seed = generator.randint(MAX_SEED + 1, size=2)
+    uniforms = np.random.RandomState(uniform_seed).random_sample((n_repeats, n_rows))
+    return permutations, uniforms, int(sampler_seed)
+
+
+def _check_missing(encoded, X_names):
+    missing = np.isnan(encoded).any(axis=0)
+    if missing.any():
+        names = ", ".join(repr(str(n)) for n in X_names[missing][:5])
+        raise ValueError(
+            f"X has missing values in column(s) {names}; conditional "
+            "permutation importance models each column from the others and "
+            "needs complete columns. Impute them first (the estimator then "
+            "sees the imputed X), or use permutation_importance."
+        )
+
+
+@explain_input_errors
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "scoring": SCORING_CONSTRAINT,
+        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "groups": [list, tuple, dict, StrOptions({"auto"}), None],
+        "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
+        "sampler": [StrOptions(set(SAMPLERS))],
+        "categorical_threshold": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_samples": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            None,
+        ],
+        "sample_weight": ["array-like", None],
+        "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def conditional_permutation_importance(
+    estimator,
+    X,
+    y,
+    *,
+    scoring=None,
+    n_repeats=5,
+    groups=None,
+    ungrouped="separate",
+    sampler="forest",
+    categorical_threshold=10,
+    max_samples=None,
+    sample_weight=None,
+    n_jobs=None,
+    verbose=0,
+    random_state=None,
+):
+    """Conditional permutation importance, with one-sided p-values.
+
+    The importance of a feature is the drop in score when its column is
+    replaced by a draw from its distribution *given the other features*, in
+    rows the model did not train on, without retraining. Unlike ordinary
+    permutation, the draw keeps the column's relation to the other
+    features, so the model is only asked about plausible rows: a duplicated
+    column or a correlated stand-in the target does not use gets about 0,
+    as with drop-column importance, at the cost of one model of the column
+    instead of one refit. It answers "what does this feature add, given the
+    others?".
+
+    The draw (the "CPI" of Chamma et al., 2023): a model of the column from
+    the other columns, fitted once on ``X``, gives each row a prediction
+    (out of bag for the forest sampler, so a row's own value does not enter
+    it); the draw is that prediction plus a permutation of the residuals.
+    Categorical and few-valued columns get a classifier, and a draw from
+    its predicted probabilities. The samplers are fitted once and reused
+    for every repeat. A group's columns are each modelled from the columns
+    outside the group and replaced together (numeric ones with the same
+    residual permutation).
+
+    The p-value of a feature tests whether its replacement raises the
+    model's loss: a one-sided t-test over rows of each row's loss with the
+    feature replaced (averaged over the repeats) minus its loss with the
+    original values; the loss is the squared error for regressors and the
+    Brier loss of ``predict_proba`` for classifiers (the 0-1 loss without
+    it), whatever ``scoring`` is. It is valid (uniform or larger) for a
+    feature independent of the target given the others when the sampler
+    draws from the right conditional distribution; see the user guide for
+    the calibration figures and the assumptions.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted estimator or Pipeline, any kind.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Validation rows, of the type the estimator was fitted on (numpy,
+        pandas or polars), without missing values. The samplers are fitted
+        on them.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Targets of the validation rows.
+    scoring : str, callable or None, default=None
+        A scikit-learn scorer name or a callable ``scorer(estimator, X, y)``;
+        None uses ``estimator.score`` (accuracy or R²).
+    n_repeats : int, default=5
+        Number of draws per feature or group.
+    groups : None, "auto", list or dict, default=None
+        None: each feature alone. A list whose items are a feature (name or
+        position) or a list of features, or a dict ``{label: features}``;
+        groups may overlap. "auto": the groups of :func:`feature_groups`.
+    ungrouped : {"separate", "together", "drop"}, default="separate"
+        Features no group mentions get a group each, share one group labelled
+        "other", or are left out.
+    sampler : {"forest", "linear"}, default="forest"
+        The model of each column given the others. "forest": a random forest
+        of 50 trees (each grown on at most 2,000 rows, leaves of at least 5
+        rows) whose out-of-bag predictions and residuals are used; it
+        follows non-linear relations. "linear": ridge regression (logistic
+        regression for categorical columns) on the standardised other
+        columns, much faster, right when the relations between features are
+        linear.
+    categorical_threshold : int, default=10
+        Numeric columns with at most this many distinct values are drawn by
+        a classifier, as string and categorical columns are.
+    max_samples : int, float or None, default=None
+        Evaluate on this many rows (or this fraction of rows), drawn once
+        without replacement with ``random_state``; None: all rows.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights passed to the scorer and used in the test.
+    n_jobs : int or None, default=None
+        Number of jobs for the forest samplers and for scoring groups in
+        parallel (joblib semantics).
+    verbose : int, default=0
+        Progress messages on stderr.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the samplers, the draws and the row subsample.
+
+    Returns
+    -------
+    result : Bunch
+        importances : ndarray of shape (n_groups, n_repeats)
+            Baseline score minus the score with the replaced columns, per
+            draw.
+        importances_mean, importances_std : ndarray of shape (n_groups,)
+        pvalues : ndarray of shape (n_groups,)
+            One-sided p-values of "the replacement raises the loss".
+        sampler_scores : list of ndarray
+            Out-of-bag R² (accuracy for categorical columns) of each
+            column's sampler, in the order of ``groups`` (in-sample for the
+            linear sampler): how well the other features predict it.
+        feature_names : ndarray of shape (n_groups,)
+            Feature names, or group labels.
+        groups : list of ndarray
+            Column positions in each group.
+        baseline_score : float
+            Score of the unchanged rows.
+        method, scoring, n_repeats, sampler, max_samples, random_state
+            What is needed to reproduce the result.
+
+    See Also
+    --------
+    permutation_importance : Permute each column on its own instead.
+    drop_column_importance : Retrain without each feature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn_fimp import conditional_permutation_importance
+    >>> rng = np.random.RandomState(0)
+    >>> cause = rng.normal(size=600)
+    >>> stand_in = cause + rng.normal(scale=0.3, size=600)
+    >>> X = np.column_stack([cause, stand_in, rng.normal(size=600)])
+    >>> y = cause + rng.normal(scale=0.5, size=600)
+    >>> model = LinearRegression().fit(X[:300], y[:300])
+    >>> result = conditional_permutation_importance(
+    ...     model, X[300:], y[300:], sampler="linear", random_state=0)
+    >>> [bool(p < 0.01) for p in result.pvalues]
+    [True, False, False]
+    """
+    X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
+    labels, groups = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    return _conditional_permutation_importance(
+        estimator,
+        X,
+        y,
+        labels=labels,
+        groups=groups,
+        seed=draw_seed(random_state),
+        sample_weight=sample_weight,
+        scoring=scoring,
+        n_repeats=n_repeats,
+        sampler=sampler,
+        categorical_threshold=categorical_threshold,
+        max_samples=max_samples,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
+
+
+def _conditional_permutation_importance(
+    estimator,
+    X,
+    y,
+    *,
+    labels,
+    groups,
+    seed,
+    sample_weight=None,
+    scoring=None,
+    n_repeats=5,
+    sampler="forest",
+    categorical_threshold=10,
+    max_samples=None,
+    n_jobs=None,
+    verbose=0,
+):
+    """:func:`conditional_permutation_importance` on validated input: X a
+    numpy array or frame of the model's columns, y an array, ``groups`` the
+    column positions of each of ``labels`` and ``seed`` an int."""
+    progress = Progress("conditional_permutation_importance", verbose)
+    rows = evaluation_rows(permutation_seed(seed), X.shape[0], max_samples)
+    X_eval, y_eval = take_rows(X, rows), subset(y, rows)
+    weight_eval = subset(sample_weight, rows)
+    n_rows = y_eval.shape[0]
+    permutations, uniforms, sampler_seed = conditional_draw_seeds(
+        seed, n_rows, n_repeats, X.shape[0]
+    )
+    encoded = encode_features(X_eval)
+    _check_missing(encoded.values, encoded.names)
+    kinds = target_kinds(encoded, categorical_threshold)
+    group_seeds = np.random.RandomState(sampler_seed).randint(
+        MAX_SEED + 1, size=len(groups)
+    )
+    progress(f"fitting the {sampler} samplers of {len(groups)} features or groups")
+    samplers = []
+    for columns, group_seed in zip(groups, group_seeds):
+        varying = [c for c in columns if kinds[c] != CONSTANT]
+        fitted = dict(
+            zip(
+                varying,
+                fit_group_samplers(
+                    X_eval,
+                    encoded.values,
+                    kinds,
+                    varying,
+                    sampler,
+                    int(group_seed),
+                    n_jobs,
+                ),
+            )
+        )
+        samplers.append(
+            [
+                fitted[c] if c in fitted else _constant_sampler(X_eval, c, n_rows)
+                for c in columns
+            ]
+        )
+    scorer = get_scorer(estimator, scoring)
+    baseline, baseline_losses = score_and_row_losses(
+        scorer, estimator, X_eval, y_eval, weight_eval
+    )
+    progress(
+        f"scoring {len(groups)} features or groups x {n_repeats} draws on {n_rows} rows"
+    )
+    scores, losses = generic_replaced_scores(
+        estimator,
+        X_eval,
+        y_eval,
+        weight_eval,
+        groups,
+        samplers,
+        permutations,
+        uniforms,
+        scorer,
+        n_jobs,
+        verbose,
+    )
+    pvalues = loss_pvalues(losses - baseline_losses[None, :], weight_eval)
+    progress("done")
+    return importance_result(
+        baseline - scores,
+        labels,
+        groups=groups,
+        pvalues=pvalues,
+        sampler_scores=[np.array([s.score for s in group]) for group in samplers],
+        baseline_score=baseline,
+        method="conditional_permutation",
+        scoring=scoring,
+        n_repeats=n_repeats,
+        sampler=sampler,
+        max_samples=max_samples,
+        random_state=seed,
+    )
