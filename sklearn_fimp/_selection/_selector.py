@@ -7,9 +7,10 @@ from copy import deepcopy
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.metadata_routing import (
@@ -113,7 +114,12 @@ def _estimator_has(attribute):
         if self.prefit or not self.refit:
             return False
         if self.estimator is None:
-            return attribute in ("predict", "predict_proba", "score")
+            return attribute in (
+                "predict",
+                "predict_proba",
+                "predict_log_proba",
+                "score",
+            )
         return hasattr(self.estimator, attribute)
 
     return check
@@ -190,9 +196,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     threshold : "probes", float or str, default="probes"
         "probes": keep the features that pass the test above. A float: keep
-        features whose mean importance is at least this value. "mean",
-        "median" or a scaled one such as "1.5*mean": that statistic of the
-        features' mean importances (no probes are added).
+        features whose mean importance is at least this value
+        (``-np.inf`` keeps every feature, so that ``max_features`` alone
+        selects, as in SelectFromModel). "mean", "median" or a scaled one
+        such as "1.5*mean": that statistic of the features' mean importances
+        (no probes are added).
     probes : {"shadow", "uniform", "normal"}, default="shadow"
         Kind of probe column: shuffled copies of the features (keeping their
         distribution, dtype and cardinality, which matters for MDI), or
@@ -208,6 +216,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     n_repeats : int, default=5
         Permutations per feature for the permutation methods.
     groups : None, "auto", list or dict, default=None
+        Groups of *features* (columns), not of rows: the rows' groups of a
+        group-aware ``cv`` are ``fit(X, y, groups=...)``.
         Select whole groups of features (as in
         :func:`permutation_importance`; features no group mentions are
         groups of their own). Permutation methods permute a group as a
@@ -220,11 +230,15 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     cv : int, cross-validation generator, iterable or None, default=None
         Splits for "permutation" and "drop_column": None is one held-out
         split of 20% (stratified for classifiers) for "permutation" and the
-        out-of-bag score or that split for "drop_column".
-    max_features : int, float or None, default=None
+        out-of-bag score or that split for "drop_column". A group-aware
+        splitter (GroupKFold) gets the rows' groups from
+        ``fit(X, y, groups=...)``.
+    max_features : int, float, callable or None, default=None
         Keep at most this many features (a float: this fraction of them),
-        the most significant first. Counted in groups when ``groups`` is
-        given.
+        the most significant first. A callable is called with X (as
+        validated by ``fit``, before probes are added) and returns that
+        int, as in SelectFromModel. Counted in groups when ``groups`` is
+        given. The count used is ``max_features_``.
     min_features : int, default=1
         Keep at least this many features (or groups), the most significant
         first, even when fewer pass the threshold; a warning says so.
@@ -238,7 +252,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     refit : bool, default=True
         Fit a clone of the estimator on the selected features as
         ``estimator_``, to which ``predict``, ``predict_proba``,
-        ``decision_function`` and ``score`` delegate. Ignored with
+        ``predict_log_proba``, ``decision_function`` and ``score`` delegate
+        (``is_classifier`` and the other estimator tags follow the
+        estimator, as for RFE). Ignored with
         ``prefit=True``. In a Pipeline whose next step is the model, set it
         to False to save that fit.
     max_samples : int, float or None, default=None
@@ -293,6 +309,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     groups_ : list of ndarray
         Column positions of each group (one feature each without
         ``groups``).
+    max_features_ : int
+        The most features (or groups) ``fit`` could keep: ``max_features``
+        as a count (what a callable returned), or the number of features
+        (groups) when it is None.
     support_ : ndarray of shape (n_features_in_,)
         Mask of the selected features.
     n_features_in_ : int
@@ -340,7 +360,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit"]), None],
         "method": [StrOptions({"auto", *METHODS})],
-        "threshold": [Interval(numbers.Real, None, None, closed="neither"), str],
+        "threshold": [Interval(numbers.Real, None, None, closed="both"), str],
         "probes": [StrOptions(set(PROBE_KINDS))],
         "n_probes": [
             StrOptions({"auto"}),
@@ -355,6 +375,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         "max_features": [
             Interval(numbers.Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
+            callable,
             None,
         ],
         "min_features": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -427,6 +448,13 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.string = estimator_tags.input_tags.string
         tags.input_tags.sparse = False
         tags.target_tags.required = True
+        # a classifier's selector is a classifier (as RFE's): is_classifier,
+        # check_cv's stratification and scorers read this; with
+        # estimator=None the kind depends on y, so it stays unknown
+        if self.estimator is not None:
+            tags.estimator_type = estimator_tags.estimator_type
+            tags.classifier_tags = deepcopy(estimator_tags.classifier_tags)
+            tags.regressor_tags = deepcopy(estimator_tags.regressor_tags)
         return tags
 
     def _get_support_mask(self):
@@ -439,8 +467,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         routing : MetadataRouter
-            ``fit`` parameters go to the estimator's ``fit`` and to the
-            scorer's ``score`` (the importance function's weights).
+            ``fit`` parameters go to the estimator's ``fit``, to the
+            scorer's ``score`` (the importance function's weights) and, when
+            ``cv`` is given, to its splitter's ``split`` (``groups`` for a
+            group-aware splitter such as GroupKFold).
         """
         estimator = self.estimator
         if estimator is None:
@@ -457,6 +487,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             scorer=self._scorer_for_routing(estimator),
             method_mapping=MethodMapping().add(caller="fit", callee="score"),
         )
+        if self.cv is not None:
+            router.add(
+                splitter=check_cv(self.cv),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
         return router
 
     def _scorer_for_routing(self, estimator):
@@ -464,24 +499,27 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return estimator
         return get_scorer(estimator, self.scoring)
 
-    def _routed_params(self, fit_params):
-        """Parameters for the estimator's fit and the importance's weights.
+    def _routed_params(self, groups, fit_params):
+        """Parameters for the estimator's fit, the importance's weights and
+        the splitter of ``cv``.
 
-        With metadata routing enabled they go where the estimator and the
-        scorer request them; otherwise every parameter goes to ``fit`` and
-        ``sample_weight`` to the importance function as well (as
-        scikit-learn's meta-estimators pass ``**fit_params``).
+        With metadata routing enabled they go where the estimator, the
+        scorer and the splitter request them; otherwise every parameter goes
+        to ``fit``, ``sample_weight`` to the importance function as well and
+        ``groups`` to the splitter only (as scikit-learn's meta-estimators
+        pass ``**fit_params`` and ``groups``).
         """
         if routing_enabled():
-            routed = process_routing(self, "fit", **fit_params)
+            split_kwargs = {} if groups is None else {"groups": groups}
+            routed = process_routing(self, "fit", **split_kwargs, **fit_params)
+            # attribute access only: with no metadata scikit-learn returns an
+            # empty request object on which `"scorer" in routed` never ends
             fit_kwargs = dict(routed.estimator.fit)
-            score_weight = (
-                routed.scorer.score.get("sample_weight", None)
-                if ("scorer" in routed)
-                else None
-            )
-            return fit_kwargs, score_weight
-        return dict(fit_params), fit_params.get("sample_weight")
+            score_weight = routed.scorer.score.get("sample_weight")
+            split_kwargs = {} if self.cv is None else dict(routed.splitter.split)
+            return fit_kwargs, score_weight, split_kwargs
+        split_kwargs = {} if groups is None else {"groups": groups}
+        return dict(fit_params), fit_params.get("sample_weight"), split_kwargs
 
     # ------------------------------------------------------------------
     # fit
@@ -581,6 +619,62 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return _default_estimator(y).set_params(random_state=seed)
         return with_shared_seed(self.estimator, seed)
 
+    def _max_features(self, X, n_groups):
+        """The most features (or groups) to keep: ``max_features`` as a
+        count (a callable is called with X, as SelectFromModel does)."""
+        max_features = self.max_features
+        if max_features is None:
+            return n_groups
+        if callable(max_features):
+            max_features = max_features(X)
+            if isinstance(max_features, bool) or not isinstance(
+                max_features, numbers.Integral
+            ):
+                raise TypeError(
+                    f"max_features is a callable, and it returned "
+                    f"{max_features!r} of type {type(max_features).__name__}; "
+                    "it must return an int, the number of features to keep."
+                )
+            if max_features < 0:
+                raise ValueError(
+                    f"max_features is a callable, and it returned {max_features}; "
+                    "it must return an int >= 0, the number of features to keep."
+                )
+            return int(max_features)
+        if isinstance(max_features, numbers.Integral):
+            return int(max_features)
+        return max(1, int(max_features * n_groups))
+
+    def _check_classes(self, estimator, y):
+        """A classifier needs two classes: fitted on one, every feature is
+        useless and the selection would be arbitrary."""
+        if self.prefit or not is_classifier(estimator):
+            return
+        for column in y.reshape(len(y), -1).T:
+            classes = np.unique(column)
+            if len(classes) == 1:
+                raise ValueError(
+                    f"y has a single class, {classes[0]!r}: a classifier fitted "
+                    "on it predicts that class whatever the features, so no "
+                    "feature is important and any selection would be "
+                    "arbitrary. Pass rows of at least two classes."
+                )
+
+    def _splits(self, estimator, X, y, split_kwargs):
+        """``cv``, or its splits when split parameters (the rows' ``groups``)
+        were passed to ``fit``."""
+        if not split_kwargs:
+            return self.cv
+        if self.cv is None:
+            raise ValueError(
+                f"fit got {', '.join(sorted(split_kwargs))}=, which go to the "
+                "splitter of cv, and cv=None. Pass a group-aware splitter, "
+                "e.g. cv=GroupKFold(5), or leave the rows' groups out (the "
+                "groups of features are the selector's groups= parameter)."
+            )
+        splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
+        return list(splitter.split(X, y, **split_kwargs))
+
     def _uses_probes(self):
         """Whether the threshold is the probe test (a bad threshold string
         or probes with ``prefit=True`` are rejected here, before any fit)."""
@@ -599,7 +693,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
     @explain_input_errors
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, groups=None, **fit_params):
         """Measure importances with probes and select features.
 
         Parameters
@@ -611,12 +705,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             for the out-of-bag methods.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Target values.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels of the rows, for a group-aware ``cv`` (GroupKFold,
+            LeaveOneGroupOut, ...): passed to its ``split``, as
+            scikit-learn's RFECV and ``cross_validate`` do, so that no group
+            is both fitted on and scored. Not to be confused with the
+            ``groups`` parameter of the selector, which groups *features*
+            (columns); this one groups *rows*. Needs ``cv``. With metadata
+            routing enabled, it goes to the splitter when the splitter
+            requests it (GroupKFold does by default).
         **fit_params : dict
             Parameters of the estimator's ``fit``. ``sample_weight`` also
             weights the rows of the importance's score (or of the
             out-of-bag averages). With metadata routing enabled
             (``sklearn.set_config(enable_metadata_routing=True)``), each goes
-            where the estimator and scorer request it.
+            where the estimator, the scorer and the splitter of ``cv``
+            request it.
 
         Returns
         -------
@@ -626,16 +730,19 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         # prepare: validate once, route the parameters, draw every seed
         # before any parallel work
         X, y, feature_names = self._check_X_y(X, y)
-        fit_kwargs, score_weight = self._routed_params(fit_params)
+        fit_kwargs, score_weight, split_kwargs = self._routed_params(groups, fit_params)
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
         progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
         estimator = self._estimator_to_measure(y, seed)
+        self._check_classes(estimator, y)
         method = self._resolve_method(estimator, y)
+        cv = self._splits(estimator, X, y, split_kwargs)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         self._check_counts(len(groups))
+        self.max_features_ = self._max_features(X, len(groups))
         use_probes = self._uses_probes()
 
         # add probes
@@ -667,13 +774,13 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             "sample_weight": score_weight,
             "scoring": self.scoring,
             "n_repeats": self.n_repeats,
-            "cv": self.cv,
+            "cv": cv,
             "n_jobs": self.n_jobs,
             "verbose": self.verbose,
             "centre_target": True,
         }
         result, model = self._measure(
-            estimator, method, X_measured, y, fit_kwargs, options, progress
+            estimator, method, X_measured, y, fit_kwargs, options, cv, progress
         )
         result.feature_names = np.asarray(labels + probe_labels, dtype=object)
         result.groups = groups + probe_groups
@@ -757,13 +864,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         n_groups = len(passed)
         chosen = passed.copy()
         if self.max_features is not None:
-            limit = (
-                self.max_features
-                if isinstance(self.max_features, numbers.Integral)
-                else max(1, int(self.max_features * n_groups))
-            )
             ranked_passed = [g for g in order if chosen[g]]
-            chosen[ranked_passed[limit:]] = False
+            chosen[ranked_passed[self.max_features_ :]] = False
         n_chosen = int(chosen.sum())
         if n_chosen < self.min_features or n_chosen == 0:
             if use_probes:
@@ -796,7 +898,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 chosen[g] = True
         return chosen
 
-    def _measure(self, estimator, method, X, y, fit_kwargs, options, progress):
+    def _measure(self, estimator, method, X, y, fit_kwargs, options, cv, progress):
         """The importance result over real and probe columns, and the model
         fitted on them (None when several were fitted)."""
         return measure_importances(
@@ -807,7 +909,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             fit_kwargs=fit_kwargs,
             options=options,
             prefit=self.prefit,
-            cv=self.cv,
+            cv=cv,
             max_samples=self.max_samples,
             progress=progress,
         )
@@ -884,6 +986,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         """
         X = self._selected_input(X)
         return self.estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log of the class probabilities of ``estimator_`` on the selected
+        features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        X = self._selected_input(X)
+        return self.estimator_.predict_log_proba(X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
