@@ -19,6 +19,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GroupKFold, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils._param_validation import InvalidParameterError
 
 import sklearn_fimp
 from sklearn_fimp import ImportanceSelector
@@ -229,3 +230,18 @@ def test_selector_one_class_target_is_an_error_naming_the_class(labels, estimato
     y = np.full(X.shape[0], "spam", dtype=object)
     with pytest.raises(ValueError, match=r"y has a single class, 'spam'"):
         ImportanceSelector(estimator, random_state=0).fit(X, y)
+
+
+def test_selector_several_metrics_are_an_error_naming_scoring(labels):
+    X, y = labels
+
+    def two(estimator, X, y):
+        return {"a": 1.0, "b": 2.0}
+
+    with pytest.raises(InvalidParameterError, match="scoring"):
+        ImportanceSelector(Ridge(), scoring=["r2", "neg_mean_squared_error"]).fit(X, y)
+    selector = ImportanceSelector(
+        LogisticRegression(), method="permutation", scoring=two, n_repeats=2
+    )
+    with pytest.raises(ValueError, match=r"scoring=.*returned several metrics"):
+        selector.fit(X, y)

@@ -48,6 +48,7 @@ from .._utils._scoring import (
     StoredClassifierOutputs,
     StoredRegressorOutputs,
     score_outputs,
+    score_table,
 )
 from ._kernels import KERNELS, NODE_DTYPE, PAIR_DTYPE, check_status
 
@@ -1177,7 +1178,7 @@ def _permuted_scores(
             progress=progress,
         )
         return np.vectorize(additive.score)(totals), base_total
-    scores = np.empty((len(groups), len(permutations)))
+    scores = {}
     for g, r, outputs, base_total in permuted_outputs(  # noqa: B007 (returned)
         ensemble,
         X,
@@ -1195,7 +1196,7 @@ def _permuted_scores(
             outputs = outputs[scored]
         stored = stored_outputs(estimator, ensemble, outputs)
         scores[g, r] = score_outputs(scorer, stored, y, sample_weight)
-    return scores, base_total
+    return score_table(scores, len(groups), len(permutations)), base_total
 
 
 def fast_permuted_scores(
@@ -1385,7 +1386,8 @@ def fast_member_drops(
         if term.nodes is None
         else compiled_moved_leaves(term, routing, X_rows, permutations, groups)
     )
-    drops = np.zeros((len(groups), n_repeats))
+    # a score of several metrics is an array: one drop per metric
+    drops = np.zeros((len(groups), n_repeats, *np.shape(baseline)))
     for g, columns in enumerate(groups):
         if compiled is not None:
             changed, new_leaves, counts = next(compiled)

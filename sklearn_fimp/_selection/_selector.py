@@ -9,10 +9,11 @@ import numpy as np
 from scipy import stats
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.exceptions import DataConversionWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import check_cv
 from sklearn.pipeline import Pipeline
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import Bunch, check_random_state, get_tags
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -226,7 +227,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         permutation or drop-column method.
     scoring : str, callable or None, default=None
         Scorer of the permutation and drop-column methods; None uses the
-        estimator's ``score`` (accuracy or R²).
+        estimator's ``score`` (accuracy or R²). One metric, as for
+        scikit-learn's RFECV: the selection tests one importance per
+        feature. Several metrics (a list or dict, or a callable returning a
+        dict), which the importance functions accept, are an error here;
+        call them directly to compare metrics.
     cv : int, cross-validation generator, iterable or None, default=None
         Splits for "permutation" and "drop_column": None is one held-out
         split of 20% (stratified for classifiers) for "permutation" and the
@@ -586,7 +591,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; "
                 "its single column is used.",
-                UserWarning,
+                DataConversionWarning,
                 stacklevel=4,
             )
             y = y.ravel()
@@ -782,6 +787,14 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         result, model = self._measure(
             estimator, method, X_measured, y, fit_kwargs, options, cv, progress
         )
+        if not isinstance(result, Bunch):  # a dict of them, one per metric
+            raise ValueError(
+                f"scoring={self.scoring!r} returned several metrics "
+                f"({sorted(result)}); ImportanceSelector selects on one "
+                "importance per feature, so it needs a scoring that returns "
+                "one number. Pick one metric, or call the importance "
+                "function directly to compare several."
+            )
         result.feature_names = np.asarray(labels + probe_labels, dtype=object)
         result.groups = groups + probe_groups
         result.is_probe = np.arange(len(result.groups)) >= len(groups)

@@ -7,7 +7,7 @@ this file only, and the rest of the package reads public API.
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.metrics._scorer import _PassthroughScorer
+from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -128,8 +128,13 @@ def gradient_boosting_init(estimator, X):
 def scorer_reads_labels_only(scorer):
     """Whether a scorer looks at predicted labels only (accuracy, F1 ...),
     not at probabilities or decision values: scikit-learn's scorer objects
-    record the response method they call. ``scoring=None`` gives the
+    record the response method they call (a multi-metric one reads labels
+    only when each of its scorers does). ``scoring=None`` gives the
     estimator's ``score``; our stand-in classifiers score accuracy."""
     if isinstance(scorer, _PassthroughScorer):
         return True
+    # several metrics (a list or dict of scorers): labels only if each is
+    inner = getattr(scorer, "scorer", None)
+    if isinstance(inner, _MultimetricScorer):
+        return all(scorer_reads_labels_only(s) for s in inner._scorers.values())
     return getattr(scorer, "_response_method", None) == "predict"
