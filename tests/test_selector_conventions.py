@@ -245,3 +245,51 @@ def test_selector_several_metrics_are_an_error_naming_scoring(labels):
     )
     with pytest.raises(ValueError, match=r"scoring=.*returned several metrics"):
         selector.fit(X, y)
+
+
+# --------------------------------------------------------------------------
+# importance_getter: the model's own importances
+
+
+def test_selector_importance_getter_reads_a_prefit_model(labels):
+    X, y = labels
+    model = LogisticRegression().fit(X, y)
+    expected = np.abs(model.coef_).sum(axis=0)
+    for getter in ["auto", "coef_", lambda m: m.coef_]:
+        selector = ImportanceSelector(
+            model, prefit=True, threshold="mean", importance_getter=getter
+        ).fit(X, y)
+        np.testing.assert_allclose(selector.importances_.importances_mean, expected)
+        np.testing.assert_array_equal(selector.support_, expected >= expected.mean())
+        assert selector.method_ == "importance_getter"
+    # the same as scikit-learn's SelectFromModel
+    from sklearn.feature_selection import SelectFromModel
+
+    theirs = SelectFromModel(model, prefit=True, threshold="mean")
+    np.testing.assert_array_equal(selector.support_, theirs.get_support())
+
+
+def test_selector_importance_getter_with_a_pipeline_and_probes(labels):
+    X, y = labels
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression())
+    selector = ImportanceSelector(
+        pipeline,
+        importance_getter="named_steps.logisticregression.coef_",
+        random_state=0,
+    ).fit(X, y)
+    # the three informative features beat the probes' coefficients
+    assert set(np.flatnonzero(selector.support_)) >= {0, 1, 2}
+    assert selector.importances_.n_probes == 20
+    assert selector.importances_.importances.shape == (28, 1)
+
+
+def test_selector_importance_getter_errors(labels):
+    X, y = labels
+    model = LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match=r"importance_getter='auto'.*method='mdi'"):
+        ImportanceSelector(model, method="mdi", importance_getter="auto").fit(X, y)
+    with pytest.raises(ValueError, match=r"max_samples=10 .*importance_getter"):
+        ImportanceSelector(model, max_samples=10, importance_getter="auto").fit(X, y)
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression())
+    with pytest.raises(ValueError, match="coef_"):
+        ImportanceSelector(pipeline, importance_getter="auto").fit(X, y)

@@ -43,7 +43,7 @@ from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
 )
-from ._measure import measure_importances
+from ._measure import measure_importances, measure_model_importances
 from ._probe_test import adjust_pvalues, critical_pvalue, probe_test
 from ._probes import add_probes
 
@@ -270,6 +270,19 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         None: all rows. On large data, some ten thousand rows rank features
         about as all rows do, for a fraction of the time. Other methods
         score no rows and reject it.
+    importance_getter : "auto", str, callable or None, default=None
+        Read the model's own importances instead of measuring them, as
+        SelectFromModel does: "auto" reads ``coef_`` or
+        ``feature_importances_``, a string an attribute path (such as
+        "named_steps.ridge.coef_" for a Pipeline whose steps keep the
+        columns), a callable ``getter(fitted_estimator)`` returns them; a
+        coefficient matrix (one row per class or output) gives the L1 norm
+        of each column, and a group's importance is the sum of its
+        columns'. Mostly for ``prefit=True`` (with a numeric, "mean" or
+        "median" threshold); without prefit the estimator is fitted on the
+        features and the probes, whose importances it reads alike. None:
+        importances are measured with ``method``, which must then be
+        "auto" when this is given. ``method_`` is "importance_getter".
     n_jobs : int or None, default=None
         Parallel jobs of the importance functions (joblib semantics;
         ``joblib.parallel_config(backend="dask")`` runs them on a Dask
@@ -295,7 +308,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         a ``cv`` of several splits). With ``prefit=True``, a copy of the
         given estimator.
     method_ : str
-        The method used ("auto" resolved).
+        The method used ("auto" resolved), or "importance_getter".
     importances_ : Bunch
         The importance function's result for the real features (or groups)
         followed by the probes, with ``is_probe`` (bool mask),
@@ -391,6 +404,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             Interval(RealNotInt, 0, 1, closed="right"),
             None,
         ],
+        "importance_getter": [str, callable, None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
@@ -415,6 +429,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         prefit=False,
         refit=True,
         max_samples=None,
+        importance_getter=None,
         n_jobs=None,
         verbose=0,
         random_state=None,
@@ -435,6 +450,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self.prefit = prefit
         self.refit = refit
         self.max_samples = max_samples
+        self.importance_getter = importance_getter
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
@@ -532,6 +548,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     def _resolve_method(self, estimator, y):
         """The registry entry of the method to use, after checking that the
         estimator (and ``groups``, y, ``prefit``, ``max_samples``) allow it."""
+        if self.importance_getter is not None:
+            self._check_importance_getter()
+            return None
         name = self.method
         if name == "auto":
             name = resolve_auto(estimator, y, grouped=self.groups is not None)
@@ -545,6 +564,23 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "or max_samples=None."
             )
         return method
+
+    def _check_importance_getter(self):
+        """``importance_getter`` reads the model's own importances: the
+        parameters of a measuring method cannot apply."""
+        if self.method != "auto":
+            raise ValueError(
+                f"importance_getter={self.importance_getter!r} reads the "
+                f"model's own importances, and method={self.method!r} "
+                "measures them another way; pass one of them (method='auto' "
+                "with importance_getter, or importance_getter=None)."
+            )
+        if self.max_samples is not None:
+            raise ValueError(
+                f"max_samples={self.max_samples!r} limits the rows importances "
+                "are scored on, and importance_getter reads them from the "
+                "model without scoring rows. Pass max_samples=None."
+            )
 
     def _check_counts(self, n_features):
         if self.min_features > n_features:
@@ -744,6 +780,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         estimator = self._estimator_to_measure(y, seed)
         self._check_classes(estimator, y)
         method = self._resolve_method(estimator, y)
+        method_name = "importance_getter" if method is None else method.name
         cv = self._splits(estimator, X, y, split_kwargs)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         self._check_counts(len(groups))
@@ -769,7 +806,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
         # measure
         progress(
-            f"measuring {method.name!r} importances of {len(groups)} features or "
+            f"measuring {method_name!r} importances of {len(groups)} features or "
             f"groups and {len(probe_groups)} probes on {X.shape[0]} rows"
         )
         options = {
@@ -808,7 +845,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         support = np.zeros(X.shape[1], dtype=bool)
         for g in np.flatnonzero(chosen):
             support[groups[g]] = True
-        self.method_ = method.name
+        self.method_ = method_name
         self.importances_ = result
         self.threshold_ = threshold
         self.groups_ = groups
@@ -914,6 +951,18 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     def _measure(self, estimator, method, X, y, fit_kwargs, options, cv, progress):
         """The importance result over real and probe columns, and the model
         fitted on them (None when several were fitted)."""
+        if method is None:
+            return measure_model_importances(
+                estimator,
+                self.importance_getter,
+                X,
+                y,
+                fit_kwargs=fit_kwargs,
+                labels=options["labels"],
+                groups=options["groups"],
+                prefit=self.prefit,
+                progress=progress,
+            )
         return measure_importances(
             estimator,
             method,

@@ -7,6 +7,7 @@ this file only, and the rest of the package reads public API.
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.feature_selection._base import _get_feature_importances
 from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
@@ -30,6 +31,7 @@ __all__ = [
     "gradient_boosting_init",
     "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
+    "model_importances",
     "n_training_rows",
     "output_config",
     "routing_enabled",
@@ -74,6 +76,17 @@ def check_sample_weight(sample_weight, X):
             "score; give at least one row a positive weight."
         )
     return sample_weight
+
+
+def model_importances(estimator, getter):
+    """A fitted model's own importance of each input column, as
+    SelectFromModel reads it: ``getter`` "auto" (``coef_`` or
+    ``feature_importances_``), an attribute path ("named_steps.ridge.coef_")
+    or a callable; a coefficient matrix (one row per class or output) gives
+    the L1 norm of each column."""
+    return np.asarray(
+        _get_feature_importances(estimator, getter, transform_func="norm", norm_order=1)
+    )
 
 
 def n_training_rows(ensemble):
