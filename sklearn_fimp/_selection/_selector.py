@@ -694,8 +694,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         for column in y.reshape(len(y), -1).T:
             classes = np.unique(column)
             if len(classes) == 1:
+                label = classes[0].item() if hasattr(classes[0], "item") else classes[0]
                 raise ValueError(
-                    f"y has a single class, {classes[0]!r}: a classifier fitted "
+                    f"y has a single class, {label!r}: a classifier fitted "
                     "on it predicts that class whatever the features, so no "
                     "feature is important and any selection would be "
                     "arbitrary. Pass rows of at least two classes."
