@@ -60,6 +60,8 @@ def estimators_to_check():
             n_repeats=2,
         ),
         ImportanceSelector(Ridge(), method="drop_column"),
+        # the model's own importances (coef_), probes included
+        ImportanceSelector(Ridge(), importance_getter="auto"),
     ]
 
 
