@@ -61,6 +61,8 @@ def estimators_to_check():
         ),
         ImportanceSelector(Ridge(), method="drop_column"),
         ImportanceSelector(Ridge(), method="conditional_permutation", n_repeats=2),
+        # the model's own importances (coef_), probes included
+        ImportanceSelector(Ridge(), importance_getter="auto"),
     ]
 
 

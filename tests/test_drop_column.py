@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold, ShuffleSplit, StratifiedShuffleSplit
@@ -135,3 +136,21 @@ def test_drop_column_group_of_everything_is_refused(noisy_regression):
     X, y = noisy_regression
     with pytest.raises(ValueError, match="would leave no feature"):
         drop_column_importance(Ridge(), X, y, groups=[[0, 1, 2]])
+
+
+@pytest.mark.parametrize("cv", [3, None], ids=["cv", "oob"])
+def test_drop_column_importance_multimetric_scores_each_fit_for_every_metric(cv):
+    X, y = make_regression(n_samples=150, n_features=3, random_state=0)
+    model = Ridge() if cv else RandomForestRegressor(n_estimators=10)
+    scoring = {"r2": "r2", "mse": "neg_mean_squared_error"}
+    results = drop_column_importance(
+        model, X, y, cv=cv, scoring=scoring, random_state=0
+    )
+    assert list(results) == ["r2", "mse"]
+    for name, result in results.items():
+        alone = drop_column_importance(
+            model, X, y, cv=cv, scoring=scoring[name], random_state=0
+        )
+        assert result.scoring == scoring[name]
+        np.testing.assert_array_equal(result.importances, alone.importances)
+        np.testing.assert_array_equal(result.baseline_scores, alone.baseline_scores)

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.ensemble import (
     BaggingClassifier,
     BaggingRegressor,
@@ -502,3 +503,29 @@ def test_members_are_generated_one_at_a_time_as_estimators_samples_(model):
         np.testing.assert_array_equal(with_in_bag.in_bag_rows, in_bag)
         np.testing.assert_array_equal(member.oob_rows, np.flatnonzero(mask))
         assert member.oob_rows.dtype == np.int32
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"per_tree": True}, {"per_tree": True, "scale": True}],
+    ids=["forest", "per_tree", "scaled"],
+)
+def test_oob_permutation_importance_multimetric_equals_one_call_per_metric(options):
+    X, y = make_classification(n_samples=200, n_features=4, random_state=0)
+    model = RandomForestClassifier(n_estimators=15, random_state=0).fit(X, y)
+    scoring = ["accuracy", "roc_auc"]
+    results = oob_permutation_importance(
+        model, X, y, scoring=scoring, n_repeats=2, random_state=0, **options
+    )
+    assert list(results) == scoring
+    for name, result in results.items():
+        alone = oob_permutation_importance(
+            model, X, y, scoring=name, n_repeats=2, random_state=0, **options
+        )
+        assert result.scoring == name
+        assert result.baseline_score == alone.baseline_score
+        np.testing.assert_array_equal(result.importances, alone.importances)
+        if options:
+            np.testing.assert_array_equal(
+                result.tree_importances, alone.tree_importances
+            )

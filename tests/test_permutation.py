@@ -296,3 +296,87 @@ def test_permutation_importance_recorded_seed_reproduces_the_result(classificati
         model, X, y, max_samples=0.5, random_state=first.random_state
     )
     np.testing.assert_array_equal(first.importances, again.importances)
+
+
+def two_metrics(estimator, X, y):
+    """A callable scoring that returns several metrics, as scikit-learn
+    accepts."""
+    return {
+        "auc": get_scorer("roc_auc")(estimator, X, y),
+        "loss": get_scorer("neg_log_loss")(estimator, X, y),
+    }
+
+
+@pytest.mark.parametrize(
+    "scoring",
+    [
+        ["accuracy", "roc_auc", "neg_log_loss"],
+        ("roc_auc", "accuracy"),
+        {"acc": "accuracy", "auc": get_scorer("roc_auc")},
+        two_metrics,
+    ],
+    ids=["list", "tuple", "dict", "callable"],
+)
+@pytest.mark.parametrize("engine", [True, False], ids=["forest", "logistic"])
+def test_permutation_importance_multimetric_equals_sklearn(
+    classification, scoring, engine
+):
+    model, X, y = classification
+    if not engine:
+        model = LogisticRegression().fit(X, y)
+    ours = permutation_importance(
+        model, X, y, scoring=scoring, n_repeats=3, random_state=5
+    )
+    theirs = sklearn_permutation(
+        model, X, y, scoring=scoring, n_repeats=3, random_state=5
+    )
+    assert isinstance(ours, dict)
+    assert list(ours) == list(theirs)
+    for name, result in ours.items():
+        np.testing.assert_allclose(
+            result.importances, theirs[name].importances, rtol=0, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            result.importances_mean, theirs[name].importances_mean, atol=1e-12
+        )
+        # each metric's result is that of a call with the metric alone
+        if not callable(scoring):
+            alone = permutation_importance(
+                model, X, y, scoring=result.scoring, n_repeats=3, random_state=5
+            )
+            np.testing.assert_array_equal(result.importances, alone.importances)
+            assert result.baseline_score == alone.baseline_score
+
+
+class CountingLogistic(LogisticRegression):
+    """Counts its predict_proba calls."""
+
+    def predict_proba(self, X):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        return super().predict_proba(X)
+
+
+def test_permutation_importance_multimetric_predicts_each_permutation_once(
+    classification,
+):
+    _, X, y = classification
+    model = CountingLogistic().fit(X, y)
+    permutation_importance(
+        model, X, y, scoring=["roc_auc", "neg_log_loss"], n_repeats=2, random_state=0
+    )
+    # the baseline and one per feature and repeat, for both metrics at once
+    assert model.calls_ == 1 + X.shape[1] * 2
+
+
+def test_permutation_importance_callable_scoring_must_keep_its_metrics(
+    classification,
+):
+    model, X, y = classification
+    calls = []
+
+    def changing(estimator, X, y):
+        calls.append(1)
+        return {f"m{len(calls) > 1}": 1.0}
+
+    with pytest.raises(ValueError, match="same metrics, in the same order"):
+        permutation_importance(model, X, y, scoring=changing, random_state=0)

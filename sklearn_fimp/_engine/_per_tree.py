@@ -71,7 +71,8 @@ def per_tree_oob_drops(
         base_total = base_terms.sum()
         baseline = additive.score(base_total)
 
-    drops = np.zeros((len(groups), n_repeats))
+    # a score of several metrics is an array: one drop per metric
+    drops = np.zeros((len(groups), n_repeats, *np.shape(baseline)))
     for g, moves in enumerate(group_moves):
         if moves is None:
             continue  # no path uses the group: exactly 0, nothing to score

@@ -16,7 +16,7 @@ import numpy as np
 from joblib import delayed
 
 from .._utils._compat import scorer_reads_labels_only
-from .._utils._scoring import AdditiveScore, score_outputs
+from .._utils._scoring import AdditiveScore, score_outputs, score_table
 from . import _backend, _budgets
 from ._changes import group_changes, route_chunk
 from ._ties import changed_rows, outputs_and_ties, repair_ties
@@ -306,7 +306,7 @@ def _scores_with_groups_permuted(
             progress=progress,
         )
         return np.vectorize(additive.score)(totals), base_total
-    scores = np.empty((len(groups), len(permutations)))
+    scores = {}
     for g, r, outputs, base_total in permuted_outputs(  # noqa: B007 (returned)
         ensemble,
         X,
@@ -324,7 +324,7 @@ def _scores_with_groups_permuted(
             outputs = outputs[scored]
         stored = ensemble.adapter.scorer_outputs(outputs)
         scores[g, r] = score_outputs(scorer, stored, y, sample_weight)
-    return scores, base_total
+    return score_table(scores, len(groups), len(permutations)), base_total
 
 
 def permuted_scores(

@@ -2,7 +2,6 @@
 
 import numbers
 
-import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
@@ -12,7 +11,13 @@ from .._utils._models import supports_oob
 from .._utils._progress import Progress
 from .._utils._random import draw_seed, with_shared_seed
 from .._utils._result import importance_result
-from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
+from .._utils._scoring import (
+    MULTIMETRIC_SCORING_CONSTRAINT,
+    get_scorer,
+    per_metric,
+    score,
+    stack_scores,
+)
 from .._utils._splits import held_out_splits
 from .._utils._validation import check_inputs, explain_input_errors, subset
 from ._bagging import (
@@ -77,7 +82,7 @@ def _fit_and_score_kept(estimator, X_kept, y, sample_weight, split, scorer):
         "estimator": [HasMethods(["fit"])],
         "X": ["array-like"],
         "y": ["array-like"],
-        "scoring": SCORING_CONSTRAINT,
+        "scoring": MULTIMETRIC_SCORING_CONSTRAINT,
         "cv": ["cv_object"],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
         "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
@@ -131,8 +136,13 @@ def drop_column_importance(
     X : array-like or DataFrame of shape (n_samples, n_features)
         All rows; splits are taken from them.
     y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-    scoring : str, callable or None, default=None
+    scoring : str, callable, list, tuple, dict or None, default=None
         Scorer name or callable; None uses the estimator's ``score``.
+        Several metrics (a list or tuple of scorer names, a dict of
+        scorers, or a callable returning a dict), as in
+        :func:`permutation_importance`: each model is fitted once and
+        scored by every metric, and the result is a dict of results, one
+        per metric.
     cv : int, cross-validation generator, iterable or None, default=None
         See above.
     groups : None, "auto", list or dict, default=None
@@ -153,7 +163,10 @@ def drop_column_importance(
 
     Returns
     -------
-    result : Bunch
+    result : Bunch, or dict of Bunch
+        With several metrics in ``scoring``, a dict ``{metric name:
+        result}``, each result as follows.
+
         importances : ndarray of shape (n_groups, n_splits)
             Baseline score minus the score without the group, per split.
         importances_mean, importances_std : ndarray of shape (n_groups,)
@@ -234,16 +247,22 @@ def _drop_column_importance(
         for dropped in dropped_sets
         for split in splits
     )
-    scores = np.asarray(scores).reshape(len(dropped_sets), len(splits))
+    scores, metrics = stack_scores(scores)
+    scores = scores.reshape(len(dropped_sets), len(splits), *scores.shape[1:])
     baseline = scores[0]
-    return importance_result(
-        baseline - scores[1:],
-        labels,
-        groups=groups,
-        baseline_score=float(baseline.mean()),
-        baseline_scores=baseline,
-        evaluation=evaluation,
-        method="drop_column",
-        scoring=scoring,
-        random_state=seed,
+    importances = baseline - scores[1:]
+    return per_metric(
+        metrics,
+        scoring,
+        lambda metric, metric_scoring: importance_result(
+            importances[metric],
+            labels,
+            groups=groups,
+            baseline_score=float(baseline[metric].mean()),
+            baseline_scores=baseline[metric],
+            evaluation=evaluation,
+            method="drop_column",
+            scoring=metric_scoring,
+            random_state=seed,
+        ),
     )

@@ -29,7 +29,14 @@ from .._utils._random import (
     row_permutations,
 )
 from .._utils._result import importance_result
-from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score_outputs
+from .._utils._scoring import (
+    MULTIMETRIC_SCORING_CONSTRAINT,
+    MetricsScorer,
+    get_scorer,
+    per_metric,
+    score_outputs,
+    score_table,
+)
 from .._utils._validation import check_inputs, explain_input_errors, subset
 from ._bagging import (
     bagged_members,
@@ -49,7 +56,7 @@ def _forest_level_scores(
 ):
     """OOB scores with each group permuted over all training rows."""
     X_work = X.copy()
-    scores = np.empty((len(groups), len(permutations)))
+    scores = {}
     for g, columns in enumerate(groups):
         for r, permutation in enumerate(permutations):
             X_work = assign_permuted(X_work, X, columns, permutation)
@@ -58,7 +65,7 @@ def _forest_level_scores(
                 scorer, ensemble, total, count, y, sample_weight
             )
         X_work = restore_columns(X_work, X, columns)
-    return scores
+    return score_table(scores, len(groups), len(permutations))
 
 
 def _member_drops(
@@ -92,7 +99,7 @@ def _member_drops(
     generator = np.random.RandomState(seed)
     permutations = [generator.permutation(len(rows)) for _ in range(n_repeats)]
     X_work = X_member.copy()
-    drops = np.zeros((len(groups), n_repeats))
+    drops = np.zeros((len(groups), n_repeats, *np.shape(baseline)))
     for g, columns in enumerate(groups):
         columns = local[columns]
         columns = columns[columns >= 0]
@@ -178,7 +185,7 @@ def _restrict_to_rows(members, rows, n_rows):
         "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
         "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
-        "scoring": SCORING_CONSTRAINT,
+        "scoring": MULTIMETRIC_SCORING_CONSTRAINT,
         "max_samples": [
             Interval(numbers.Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
@@ -247,10 +254,15 @@ def oob_permutation_importance(
         As in :func:`permutation_importance`.
     ungrouped : {"separate", "together", "drop"}, default="separate"
         As in :func:`permutation_importance`.
-    scoring : str, callable or None, default=None
+    scoring : str, callable, list, tuple, dict or None, default=None
         A scorer name or callable; None is accuracy for classifiers and R²
         for regressors. Scorers receive the aggregated out-of-bag
         predictions (or a member's own predictions, with ``per_tree``).
+        Several metrics (a list or tuple of scorer names, a dict of
+        scorers, or a callable returning a dict), as in
+        :func:`permutation_importance`: each permutation is predicted once
+        and scored by every metric, and the result is a dict of results,
+        one per metric.
     max_samples : int, float or None, default=None
         Evaluate on this many training rows (or this fraction of them),
         drawn once without replacement with ``random_state``; each is scored
@@ -273,7 +285,10 @@ def oob_permutation_importance(
 
     Returns
     -------
-    result : Bunch
+    result : Bunch, or dict of Bunch
+        With several metrics in ``scoring``, a dict ``{metric name:
+        result}``, each result as follows.
+
         importances : ndarray of shape (n_groups, n_repeats)
             Score drops (or z-scores with ``scale=True``), one column per
             permutation.
@@ -382,6 +397,9 @@ def _oob_permutation_importance(
                 f"max_samples={max_samples} keeps no row that is out of bag for "
                 "any member; pass a larger max_samples, or None."
             )
+    scorer, metrics = _oob_scorer(
+        estimator, members, X_checked, y, sample_weight, scoring
+    )
     oob = _OutOfBag(
         estimator,
         tree_ensemble(estimator),
@@ -389,7 +407,7 @@ def _oob_permutation_importance(
         X_checked,
         y,
         sample_weight,
-        get_scorer(estimator, scoring),
+        scorer,
         scoring,
     )
     details = {
@@ -416,7 +434,38 @@ def _oob_permutation_importance(
         )
         importances = baseline - scores
     progress("done")
-    return importance_result(importances, labels, baseline_score=baseline, **details)
+    tree_importances = details.pop("tree_importances", None)
+    del details["scoring"]  # each metric's own
+
+    def result_of(metric, metric_scoring):
+        extra = {"scoring": metric_scoring}
+        if tree_importances is not None:
+            extra["tree_importances"] = tree_importances[metric]
+        return importance_result(
+            importances[metric],
+            labels,
+            baseline_score=float(np.asarray(baseline)[metric]),
+            **details,
+            **extra,
+        )
+
+    return per_metric(metrics, scoring, result_of)
+
+
+def _oob_scorer(estimator, members, X, y, sample_weight, scoring):
+    """The scorer, and the metric names (None for one metric): several
+    metrics are scored as one array (a callable's are known once it has
+    scored the out-of-bag predictions)."""
+    scorer = get_scorer(estimator, scoring)
+    if isinstance(scoring, (list, tuple, dict)):
+        return MetricsScorer(scorer, scoring), list(scoring)
+    if not callable(scoring):
+        return scorer, None
+    total, count = oob_sums(estimator, members, X)
+    value = score_oob_sums(scorer, estimator, total, count, y, sample_weight)
+    if not isinstance(value, dict):
+        return scorer, None
+    return MetricsScorer(scorer, value), list(value)
 
 
 def _forest_level_drops(oob, groups, permutations, n_jobs, verbose, progress):
@@ -432,7 +481,8 @@ def _forest_level_drops(oob, groups, permutations, n_jobs, verbose, progress):
             groups,
             tree_rows=[m.oob_rows for m in oob.members],
         )
-    scores = np.empty((len(groups), n_repeats))
+    metric_names = getattr(oob.scorer, "names", None)
+    scores = np.empty((len(groups), n_repeats, *np.shape(metric_names)))
     progress(
         f"scoring {len(groups)} features or groups x {n_repeats} repeats on "
         f"{oob.y.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
@@ -515,11 +565,13 @@ def _per_tree_drops(oob, groups, n_repeats, seed, scale, n_jobs, verbose, progre
     )
     results = [result for batch in results for result in batch]
     baselines = np.array([b for b, _ in results])
-    drops = np.stack([d for _, d in results])  # (n_members, n_groups, n_repeats)
+    # (n_members, n_groups, n_repeats[, n_metrics])
+    drops = np.stack([d for _, d in results])
     importances = drops.mean(axis=0)
     if scale:
         spread = drops.std(axis=0, ddof=1) / np.sqrt(len(used))
         importances = np.divide(
             importances, spread, out=np.zeros_like(importances), where=spread > 0
         )
-    return importances, float(baselines.mean()), drops.mean(axis=2).T
+    tree_importances = np.moveaxis(drops.mean(axis=2), 0, 1)
+    return importances, baselines.mean(axis=0), tree_importances

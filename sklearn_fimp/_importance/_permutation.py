@@ -27,7 +27,13 @@ from .._utils._random import (
     row_permutations,
 )
 from .._utils._result import importance_result
-from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
+from .._utils._scoring import (
+    MULTIMETRIC_SCORING_CONSTRAINT,
+    metric_scorer,
+    per_metric,
+    score,
+    score_table,
+)
 from .._utils._validation import check_inputs, explain_input_errors, subset
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 
@@ -41,13 +47,13 @@ def _batches(items, n_jobs):
 def _permuted_scores(estimator, X, y, sample_weight, groups, permutations, scorer):
     """Scores after permuting each group; one copy of X for the batch."""
     X_work = writable_copy(X)
-    scores = np.empty((len(groups), len(permutations)))
+    scores = {}
     for g, columns in enumerate(groups):
         for r, permutation in enumerate(permutations):
             X_work = assign_permuted(X_work, X, columns, permutation)
             scores[g, r] = score(scorer, estimator, X_work, y, sample_weight)
         X_work = restore_columns(X_work, X, columns)
-    return scores
+    return score_table(scores, len(groups), len(permutations))
 
 
 def generic_permuted_scores(
@@ -63,7 +69,8 @@ def generic_permuted_scores(
 
     Returns
     -------
-    scores : ndarray of shape (n_groups, n_repeats)
+    scores : ndarray of shape (n_groups, n_repeats) or \
+            (n_groups, n_repeats, n_metrics)
     """
     batches = _batches(groups, n_jobs)
     results = Parallel(n_jobs=n_jobs, verbose=verbose)(
@@ -87,7 +94,7 @@ def generic_permuted_scores(
         "estimator": [HasMethods(["fit"])],
         "X": ["array-like"],
         "y": ["array-like"],
-        "scoring": SCORING_CONSTRAINT,
+        "scoring": MULTIMETRIC_SCORING_CONSTRAINT,
         "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
         "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
@@ -144,9 +151,15 @@ def permutation_importance(
         names).
     y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Targets of the validation rows.
-    scoring : str, callable or None, default=None
+    scoring : str, callable, list, tuple, dict or None, default=None
         A scikit-learn scorer name or a callable ``scorer(estimator, X, y)``;
-        None uses ``estimator.score`` (accuracy or R²).
+        None uses ``estimator.score`` (accuracy or R²). Several metrics, as
+        scikit-learn accepts them: a list or tuple of scorer names, a dict
+        ``{name: scorer}``, or a callable returning a dict
+        ``{name: score}``; the result is then a dict of results, one per
+        metric, and each permutation is predicted once and scored by every
+        metric (the importances of each equal a call with that metric
+        alone).
     n_repeats : int, default=5
         Number of permutations per feature or group.
     groups : None, "auto", list or dict, default=None
@@ -175,7 +188,10 @@ def permutation_importance(
 
     Returns
     -------
-    result : Bunch
+    result : Bunch, or dict of Bunch
+        With several metrics in ``scoring``, a dict ``{metric name:
+        result}`` (as scikit-learn returns), each result as follows.
+
         importances : ndarray of shape (n_groups, n_repeats)
             Baseline score minus permuted score, per permutation.
         importances_mean, importances_std : ndarray of shape (n_groups,)
@@ -250,9 +266,10 @@ def _permutation_importance(
     permutations = row_permutations(
         shuffle_seed, y_eval.shape[0], n_repeats, n_total=X.shape[0]
     )
-    scorer = get_scorer(estimator, scoring)
-    baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)
-    scores = np.empty((len(groups), n_repeats))
+    scorer, baseline, metrics = metric_scorer(
+        estimator, scoring, X_eval, y_eval, weight_eval
+    )
+    scores = np.empty((len(groups), n_repeats, *np.shape(baseline)))
     ensemble = tree_ensemble(estimator)
     rerouted = np.zeros(len(groups), dtype=bool)
     if ensemble is not None:
@@ -289,14 +306,19 @@ def _permutation_importance(
             verbose,
         )
     progress("done")
-    return importance_result(
-        baseline - scores,
-        labels,
-        groups=groups,
-        baseline_score=baseline,
-        method="permutation",
-        scoring=scoring,
-        n_repeats=n_repeats,
-        max_samples=max_samples,
-        random_state=seed,
+    importances = baseline - scores
+    return per_metric(
+        metrics,
+        scoring,
+        lambda metric, metric_scoring: importance_result(
+            importances[metric],
+            labels,
+            groups=groups,
+            baseline_score=float(np.asarray(baseline)[metric]),
+            method="permutation",
+            scoring=metric_scoring,
+            n_repeats=n_repeats,
+            max_samples=max_samples,
+            random_state=seed,
+        ),
     )

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._methods import HELD_OUT_ROWS, REFITS
+from .._utils._compat import model_importances
 from .._utils._frames import take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
@@ -49,6 +50,33 @@ def measure_importances(
         estimator = clone(estimator).fit(X, y, **fit_kwargs)
     options = dict(options, max_samples=rows_limit(max_samples, X.shape[0]))
     return method.measure(estimator, X, y, **options), estimator
+
+
+def measure_model_importances(
+    estimator, getter, X, y, *, fit_kwargs, labels, groups, prefit, progress
+):
+    """The model's own importances (``importance_getter``) of X's columns
+    as a result of one repeat, and the model (fitted here unless
+    ``prefit``)."""
+    if not prefit:
+        progress(f"fitting {type(estimator).__name__}")
+        estimator = clone(estimator).fit(X, y, **fit_kwargs)
+    values = model_importances(estimator, getter)
+    if values.shape != (X.shape[1],):
+        raise ValueError(
+            f"importance_getter={getter!r} gave importances of shape "
+            f"{values.shape} for X's {X.shape[1]} columns; it must give one "
+            "per column of X (a Pipeline step that changes the columns "
+            "cannot; use method= instead)."
+        )
+    importances = np.array([values[columns].sum() for columns in groups])
+    return importance_result(
+        importances[:, np.newaxis],
+        labels,
+        groups=groups,
+        method="importance_getter",
+        importance_getter=getter,
+    ), estimator
 
 
 def _measure_held_out(

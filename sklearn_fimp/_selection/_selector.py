@@ -7,11 +7,13 @@ from copy import deepcopy
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.exceptions import DataConversionWarning
 from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import check_cv
 from sklearn.pipeline import Pipeline
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import Bunch, check_random_state, get_tags
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -44,7 +46,7 @@ from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
 )
-from ._measure import measure_importances
+from ._measure import measure_importances, measure_model_importances
 from ._probe_test import adjust_pvalues, critical_pvalue, probe_test
 from ._probes import add_probes
 
@@ -116,7 +118,12 @@ def _estimator_has(attribute):
         if self.prefit or not self.refit:
             return False
         if self.estimator is None:
-            return attribute in ("predict", "predict_proba", "score")
+            return attribute in (
+                "predict",
+                "predict_proba",
+                "predict_log_proba",
+                "score",
+            )
         return hasattr(self.estimator, attribute)
 
     return check
@@ -199,9 +206,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     threshold : "probes", float or str, default="probes"
         "probes": keep the features that pass the test above. A float: keep
-        features whose mean importance is at least this value. "mean",
-        "median" or a scaled one such as "1.5*mean": that statistic of the
-        features' mean importances (no probes are added).
+        features whose mean importance is at least this value
+        (``-np.inf`` keeps every feature, so that ``max_features`` alone
+        selects, as in SelectFromModel). "mean", "median" or a scaled one
+        such as "1.5*mean": that statistic of the features' mean importances
+        (no probes are added).
     probes : {"shadow", "uniform", "normal"}, default="shadow"
         Kind of probe column: shuffled copies of the features (keeping their
         distribution, dtype and cardinality, which matters for MDI), or
@@ -217,6 +226,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     n_repeats : int, default=5
         Permutations per feature for the permutation methods.
     groups : None, "auto", list or dict, default=None
+        Groups of *features* (columns), not of rows: the rows' groups of a
+        group-aware ``cv`` are ``fit(X, y, groups=...)``.
         Select whole groups of features (as in
         :func:`permutation_importance`; features no group mentions are
         groups of their own). Permutation methods permute a group as a
@@ -225,15 +236,23 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         permutation or drop-column method.
     scoring : str, callable or None, default=None
         Scorer of the permutation and drop-column methods; None uses the
-        estimator's ``score`` (accuracy or R²).
+        estimator's ``score`` (accuracy or R²). One metric, as for
+        scikit-learn's RFECV: the selection tests one importance per
+        feature. Several metrics (a list or dict, or a callable returning a
+        dict), which the importance functions accept, are an error here;
+        call them directly to compare metrics.
     cv : int, cross-validation generator, iterable or None, default=None
         Splits for "permutation" and "drop_column": None is one held-out
         split of 20% (stratified for classifiers) for "permutation" and the
-        out-of-bag score or that split for "drop_column".
-    max_features : int, float or None, default=None
+        out-of-bag score or that split for "drop_column". A group-aware
+        splitter (GroupKFold) gets the rows' groups from
+        ``fit(X, y, groups=...)``.
+    max_features : int, float, callable or None, default=None
         Keep at most this many features (a float: this fraction of them),
-        the most significant first. Counted in groups when ``groups`` is
-        given.
+        the most significant first. A callable is called with X (as
+        validated by ``fit``, before probes are added) and returns that
+        int, as in SelectFromModel. Counted in groups when ``groups`` is
+        given. The count used is ``max_features_``.
     min_features : int, default=1
         Keep at least this many features (or groups), the most significant
         first, even when fewer pass the threshold; a warning says so.
@@ -247,7 +266,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     refit : bool, default=True
         Fit a clone of the estimator on the selected features as
         ``estimator_``, to which ``predict``, ``predict_proba``,
-        ``decision_function`` and ``score`` delegate. Ignored with
+        ``predict_log_proba``, ``decision_function`` and ``score`` delegate
+        (``is_classifier`` and the other estimator tags follow the
+        estimator, as for RFE). Ignored with
         ``prefit=True``. In a Pipeline whose next step is the model, set it
         to False to save that fit.
     max_samples : int, float or None, default=None
@@ -258,6 +279,19 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         None: all rows. On large data, some ten thousand rows rank features
         about as all rows do, for a fraction of the time. Other methods
         score no rows and reject it.
+    importance_getter : "auto", str, callable or None, default=None
+        Read the model's own importances instead of measuring them, as
+        SelectFromModel does: "auto" reads ``coef_`` or
+        ``feature_importances_``, a string an attribute path (such as
+        "named_steps.ridge.coef_" for a Pipeline whose steps keep the
+        columns), a callable ``getter(fitted_estimator)`` returns them; a
+        coefficient matrix (one row per class or output) gives the L1 norm
+        of each column, and a group's importance is the sum of its
+        columns'. Mostly for ``prefit=True`` (with a numeric, "mean" or
+        "median" threshold); without prefit the estimator is fitted on the
+        features and the probes, whose importances it reads alike. None:
+        importances are measured with ``method``, which must then be
+        "auto" when this is given. ``method_`` is "importance_getter".
     n_jobs : int or None, default=None
         Parallel jobs of the importance functions (joblib semantics;
         ``joblib.parallel_config(backend="dask")`` runs them on a Dask
@@ -283,7 +317,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         a ``cv`` of several splits). With ``prefit=True``, a copy of the
         given estimator.
     method_ : str
-        The method used ("auto" resolved).
+        The method used ("auto" resolved), or "importance_getter".
     importances_ : Bunch
         The importance function's result for the real features (or groups)
         followed by the probes, with ``is_probe`` (bool mask),
@@ -302,6 +336,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     groups_ : list of ndarray
         Column positions of each group (one feature each without
         ``groups``).
+    max_features_ : int
+        The most features (or groups) ``fit`` could keep: ``max_features``
+        as a count (what a callable returned), or the number of features
+        (groups) when it is None.
     support_ : ndarray of shape (n_features_in_,)
         Mask of the selected features.
     n_features_in_ : int
@@ -349,7 +387,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit"]), None],
         "method": [StrOptions({"auto", *METHODS})],
-        "threshold": [Interval(numbers.Real, None, None, closed="neither"), str],
+        "threshold": [Interval(numbers.Real, None, None, closed="both"), str],
         "probes": [StrOptions(set(PROBE_KINDS))],
         "n_probes": [
             StrOptions({"auto"}),
@@ -364,6 +402,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         "max_features": [
             Interval(numbers.Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
+            callable,
             None,
         ],
         "min_features": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -374,6 +413,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             Interval(RealNotInt, 0, 1, closed="right"),
             None,
         ],
+        "importance_getter": [str, callable, None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
@@ -398,6 +438,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         prefit=False,
         refit=True,
         max_samples=None,
+        importance_getter=None,
         n_jobs=None,
         verbose=0,
         random_state=None,
@@ -418,6 +459,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self.prefit = prefit
         self.refit = refit
         self.max_samples = max_samples
+        self.importance_getter = importance_getter
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
@@ -436,6 +478,13 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.string = estimator_tags.input_tags.string
         tags.input_tags.sparse = False
         tags.target_tags.required = True
+        # a classifier's selector is a classifier (as RFE's): is_classifier,
+        # check_cv's stratification and scorers read this; with
+        # estimator=None the kind depends on y, so it stays unknown
+        if self.estimator is not None:
+            tags.estimator_type = estimator_tags.estimator_type
+            tags.classifier_tags = deepcopy(estimator_tags.classifier_tags)
+            tags.regressor_tags = deepcopy(estimator_tags.regressor_tags)
         return tags
 
     def _get_support_mask(self):
@@ -448,8 +497,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         routing : MetadataRouter
-            ``fit`` parameters go to the estimator's ``fit`` and to the
-            scorer's ``score`` (the importance function's weights).
+            ``fit`` parameters go to the estimator's ``fit``, to the
+            scorer's ``score`` (the importance function's weights) and, when
+            ``cv`` is given, to its splitter's ``split`` (``groups`` for a
+            group-aware splitter such as GroupKFold).
         """
         estimator = self.estimator
         if estimator is None:
@@ -466,6 +517,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             scorer=self._scorer_for_routing(estimator),
             method_mapping=MethodMapping().add(caller="fit", callee="score"),
         )
+        if self.cv is not None:
+            router.add(
+                splitter=check_cv(self.cv),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
         return router
 
     def _scorer_for_routing(self, estimator):
@@ -473,24 +529,27 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return estimator
         return get_scorer(estimator, self.scoring)
 
-    def _routed_params(self, fit_params):
-        """Parameters for the estimator's fit and the importance's weights.
+    def _routed_params(self, groups, fit_params):
+        """Parameters for the estimator's fit, the importance's weights and
+        the splitter of ``cv``.
 
-        With metadata routing enabled they go where the estimator and the
-        scorer request them; otherwise every parameter goes to ``fit`` and
-        ``sample_weight`` to the importance function as well (as
-        scikit-learn's meta-estimators pass ``**fit_params``).
+        With metadata routing enabled they go where the estimator, the
+        scorer and the splitter request them; otherwise every parameter goes
+        to ``fit``, ``sample_weight`` to the importance function as well and
+        ``groups`` to the splitter only (as scikit-learn's meta-estimators
+        pass ``**fit_params`` and ``groups``).
         """
         if routing_enabled():
-            routed = process_routing(self, "fit", **fit_params)
+            split_kwargs = {} if groups is None else {"groups": groups}
+            routed = process_routing(self, "fit", **split_kwargs, **fit_params)
+            # attribute access only: with no metadata scikit-learn returns an
+            # empty request object on which `"scorer" in routed` never ends
             fit_kwargs = dict(routed.estimator.fit)
-            score_weight = (
-                routed.scorer.score.get("sample_weight", None)
-                if ("scorer" in routed)
-                else None
-            )
-            return fit_kwargs, score_weight
-        return dict(fit_params), fit_params.get("sample_weight")
+            score_weight = routed.scorer.score.get("sample_weight")
+            split_kwargs = {} if self.cv is None else dict(routed.splitter.split)
+            return fit_kwargs, score_weight, split_kwargs
+        split_kwargs = {} if groups is None else {"groups": groups}
+        return dict(fit_params), fit_params.get("sample_weight"), split_kwargs
 
     # ------------------------------------------------------------------
     # fit
@@ -498,7 +557,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     def _resolve_method(self, estimator, y, X):
         """The registry entry of the method to use, after checking that the
         estimator (and ``groups``, y, X, ``prefit``, ``max_samples``) allow
-        it."""
+        it; None with ``importance_getter``."""
+        if self.importance_getter is not None:
+            self._check_importance_getter()
+            return None
         name = self.method
         if name == "auto":
             name = resolve_auto(estimator, y, grouped=self.groups is not None, X=X)
@@ -512,6 +574,23 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "or max_samples=None."
             )
         return method
+
+    def _check_importance_getter(self):
+        """``importance_getter`` reads the model's own importances: the
+        parameters of a measuring method cannot apply."""
+        if self.method != "auto":
+            raise ValueError(
+                f"importance_getter={self.importance_getter!r} reads the "
+                f"model's own importances, and method={self.method!r} "
+                "measures them another way; pass one of them (method='auto' "
+                "with importance_getter, or importance_getter=None)."
+            )
+        if self.max_samples is not None:
+            raise ValueError(
+                f"max_samples={self.max_samples!r} limits the rows importances "
+                "are scored on, and importance_getter reads them from the "
+                "model without scoring rows. Pass max_samples=None."
+            )
 
     def _check_counts(self, n_features):
         if self.min_features > n_features:
@@ -558,7 +637,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; "
                 "its single column is used.",
-                UserWarning,
+                DataConversionWarning,
                 stacklevel=4,
             )
             y = y.ravel()
@@ -591,6 +670,63 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return _default_estimator(y).set_params(random_state=seed)
         return with_shared_seed(self.estimator, seed)
 
+    def _max_features(self, X, n_groups):
+        """The most features (or groups) to keep: ``max_features`` as a
+        count (a callable is called with X, as SelectFromModel does)."""
+        max_features = self.max_features
+        if max_features is None:
+            return n_groups
+        if callable(max_features):
+            max_features = max_features(X)
+            if isinstance(max_features, bool) or not isinstance(
+                max_features, numbers.Integral
+            ):
+                raise TypeError(
+                    f"max_features is a callable, and it returned "
+                    f"{max_features!r} of type {type(max_features).__name__}; "
+                    "it must return an int, the number of features to keep."
+                )
+            if max_features < 0:
+                raise ValueError(
+                    f"max_features is a callable, and it returned {max_features}; "
+                    "it must return an int >= 0, the number of features to keep."
+                )
+            return int(max_features)
+        if isinstance(max_features, numbers.Integral):
+            return int(max_features)
+        return max(1, int(max_features * n_groups))
+
+    def _check_classes(self, estimator, y):
+        """A classifier needs two classes: fitted on one, every feature is
+        useless and the selection would be arbitrary."""
+        if self.prefit or not is_classifier(estimator):
+            return
+        for column in y.reshape(len(y), -1).T:
+            classes = np.unique(column)
+            if len(classes) == 1:
+                label = classes[0].item() if hasattr(classes[0], "item") else classes[0]
+                raise ValueError(
+                    f"y has a single class, {label!r}: a classifier fitted "
+                    "on it predicts that class whatever the features, so no "
+                    "feature is important and any selection would be "
+                    "arbitrary. Pass rows of at least two classes."
+                )
+
+    def _splits(self, estimator, X, y, split_kwargs):
+        """``cv``, or its splits when split parameters (the rows' ``groups``)
+        were passed to ``fit``."""
+        if not split_kwargs:
+            return self.cv
+        if self.cv is None:
+            raise ValueError(
+                f"fit got {', '.join(sorted(split_kwargs))}=, which go to the "
+                "splitter of cv, and cv=None. Pass a group-aware splitter, "
+                "e.g. cv=GroupKFold(5), or leave the rows' groups out (the "
+                "groups of features are the selector's groups= parameter)."
+            )
+        splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
+        return list(splitter.split(X, y, **split_kwargs))
+
     def _uses_probes(self):
         """Whether the threshold is the probe test (a bad threshold string
         or probes with ``prefit=True`` are rejected here, before any fit)."""
@@ -609,7 +745,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
     @explain_input_errors
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, groups=None, **fit_params):
         """Measure importances with probes and select features.
 
         Parameters
@@ -621,12 +757,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             for the out-of-bag methods.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Target values.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels of the rows, for a group-aware ``cv`` (GroupKFold,
+            LeaveOneGroupOut, ...): passed to its ``split``, as
+            scikit-learn's RFECV and ``cross_validate`` do, so that no group
+            is both fitted on and scored. Not to be confused with the
+            ``groups`` parameter of the selector, which groups *features*
+            (columns); this one groups *rows*. Needs ``cv``. With metadata
+            routing enabled, it goes to the splitter when the splitter
+            requests it (GroupKFold does by default).
         **fit_params : dict
             Parameters of the estimator's ``fit``. ``sample_weight`` also
             weights the rows of the importance's score (or of the
             out-of-bag averages). With metadata routing enabled
             (``sklearn.set_config(enable_metadata_routing=True)``), each goes
-            where the estimator and scorer request it.
+            where the estimator, the scorer and the splitter of ``cv``
+            request it.
 
         Returns
         -------
@@ -636,16 +782,20 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         # prepare: validate once, route the parameters, draw every seed
         # before any parallel work
         X, y, feature_names = self._check_X_y(X, y)
-        fit_kwargs, score_weight = self._routed_params(fit_params)
+        fit_kwargs, score_weight, split_kwargs = self._routed_params(groups, fit_params)
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
         progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
         estimator = self._estimator_to_measure(y, seed)
+        self._check_classes(estimator, y)
         method = self._resolve_method(estimator, y, X)
+        method_name = "importance_getter" if method is None else method.name
+        cv = self._splits(estimator, X, y, split_kwargs)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         self._check_counts(len(groups))
+        self.max_features_ = self._max_features(X, len(groups))
         use_probes = self._uses_probes()
 
         # add probes
@@ -667,7 +817,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
         # measure
         progress(
-            f"measuring {method.name!r} importances of {len(groups)} features or "
+            f"measuring {method_name!r} importances of {len(groups)} features or "
             f"groups and {len(probe_groups)} probes on {X.shape[0]} rows"
         )
         options = {
@@ -677,14 +827,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             "sample_weight": score_weight,
             "scoring": self.scoring,
             "n_repeats": self.n_repeats,
-            "cv": self.cv,
+            "cv": cv,
             "n_jobs": self.n_jobs,
             "verbose": self.verbose,
             "centre_target": True,
         }
         result, model = self._measure(
-            estimator, method, X_measured, y, fit_kwargs, options, progress
+            estimator, method, X_measured, y, fit_kwargs, options, cv, progress
         )
+        if not isinstance(result, Bunch):  # a dict of them, one per metric
+            raise ValueError(
+                f"scoring={self.scoring!r} returned several metrics "
+                f"({sorted(result)}); ImportanceSelector selects on one "
+                "importance per feature, so it needs a scoring that returns "
+                "one number. Pick one metric, or call the importance "
+                "function directly to compare several."
+            )
         result.feature_names = np.asarray(labels + probe_labels, dtype=object)
         result.groups = groups + probe_groups
         result.is_probe = np.arange(len(result.groups)) >= len(groups)
@@ -698,7 +856,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         support = np.zeros(X.shape[1], dtype=bool)
         for g in np.flatnonzero(chosen):
             support[groups[g]] = True
-        self.method_ = method.name
+        self.method_ = method_name
         self.importances_ = result
         self.threshold_ = threshold
         self.groups_ = groups
@@ -767,13 +925,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         n_groups = len(passed)
         chosen = passed.copy()
         if self.max_features is not None:
-            limit = (
-                self.max_features
-                if isinstance(self.max_features, numbers.Integral)
-                else max(1, int(self.max_features * n_groups))
-            )
             ranked_passed = [g for g in order if chosen[g]]
-            chosen[ranked_passed[limit:]] = False
+            chosen[ranked_passed[self.max_features_ :]] = False
         n_chosen = int(chosen.sum())
         if n_chosen < self.min_features or n_chosen == 0:
             if use_probes:
@@ -806,9 +959,21 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 chosen[g] = True
         return chosen
 
-    def _measure(self, estimator, method, X, y, fit_kwargs, options, progress):
+    def _measure(self, estimator, method, X, y, fit_kwargs, options, cv, progress):
         """The importance result over real and probe columns, and the model
         fitted on them (None when several were fitted)."""
+        if method is None:
+            return measure_model_importances(
+                estimator,
+                self.importance_getter,
+                X,
+                y,
+                fit_kwargs=fit_kwargs,
+                labels=options["labels"],
+                groups=options["groups"],
+                prefit=self.prefit,
+                progress=progress,
+            )
         return measure_importances(
             estimator,
             method,
@@ -817,7 +982,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             fit_kwargs=fit_kwargs,
             options=options,
             prefit=self.prefit,
-            cv=self.cv,
+            cv=cv,
             max_samples=self.max_samples,
             progress=progress,
         )
@@ -908,6 +1073,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         """
         X = self._selected_input(X)
         return self.estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log of the class probabilities of ``estimator_`` on the selected
+        features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        X = self._selected_input(X)
+        return self.estimator_.predict_log_proba(X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):

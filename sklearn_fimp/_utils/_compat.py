@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse
 import sklearn
 from sklearn.base import _fit_context
-from sklearn.metrics._scorer import _PassthroughScorer
+from sklearn.feature_selection._base import _get_feature_importances
+from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -40,6 +41,7 @@ __all__ = [
     "gradient_boosting_init",
     "gradient_boosting_proba",
     "hist_gradient_boosting_trees",
+    "model_importances",
     "n_training_rows",
     "output_config",
     "routing_enabled",
@@ -164,6 +166,17 @@ def check_sample_weight(sample_weight, X):
     return sample_weight
 
 
+def model_importances(estimator, getter):
+    """A fitted model's own importance of each input column, as
+    SelectFromModel reads it: ``getter`` "auto" (``coef_`` or
+    ``feature_importances_``), an attribute path ("named_steps.ridge.coef_")
+    or a callable; a coefficient matrix (one row per class or output) gives
+    the L1 norm of each column."""
+    return np.asarray(
+        _get_feature_importances(estimator, getter, transform_func="norm", norm_order=1)
+    )
+
+
 def n_training_rows(ensemble):
     """Number of rows a fitted forest or bagging ensemble was trained on.
 
@@ -216,10 +229,15 @@ def gradient_boosting_init(estimator, X):
 def scorer_reads_labels_only(scorer):
     """Whether a scorer looks at predicted labels only (accuracy, F1 ...),
     not at probabilities or decision values: scikit-learn's scorer objects
-    record the response method they call. ``scoring=None`` gives the
+    record the response method they call (a multi-metric one reads labels
+    only when each of its scorers does). ``scoring=None`` gives the
     estimator's ``score``; our stand-in classifiers score accuracy."""
     if isinstance(scorer, _PassthroughScorer):
         return True
+    # several metrics (a list or dict of scorers): labels only if each is
+    inner = getattr(scorer, "scorer", None)
+    if isinstance(inner, _MultimetricScorer):
+        return all(scorer_reads_labels_only(s) for s in inner._scorers.values())
     return getattr(scorer, "_response_method", None) == "predict"
 
 

@@ -15,17 +15,115 @@ from sklearn.utils.metaestimators import available_if
 from ._compat import StrOptions
 
 SCORING_CONSTRAINT = [StrOptions(set(get_scorer_names())), callable, None]
+#: What scikit-learn's ``permutation_importance`` accepts: also several
+#: metrics, as a list or tuple of scorer names or a dict of scorers.
+MULTIMETRIC_SCORING_CONSTRAINT = [*SCORING_CONSTRAINT, list, tuple, dict]
 
 
 def get_scorer(estimator, scoring):
-    """The scorer for ``scoring`` (None: the estimator's ``score``)."""
+    """The scorer for ``scoring`` (None: the estimator's ``score``); for a
+    list, tuple or dict, scikit-learn's multi-metric scorer, which returns a
+    dict and computes each prediction once for all its metrics."""
     return check_scoring(estimator, scoring=scoring)
 
 
+class MetricsScorer:
+    """A multi-metric scorer (one returning a dict) whose values come back
+    as one array, in the order of ``names``: the metrics of one score are
+    stored side by side, on a last axis, wherever a score is stored."""
+
+    def __init__(self, scorer, names):
+        self.scorer = scorer
+        self.names = list(names)
+
+    def __call__(self, estimator, X, y, **kwargs):
+        values = self.scorer(estimator, X, y, **kwargs)
+        if not isinstance(values, dict) or list(values) != self.names:
+            got = sorted(values) if isinstance(values, dict) else type(values)
+            raise ValueError(
+                f"scoring returned {got!r} where it first returned the metrics "
+                f"{self.names}; a callable scoring must return the same "
+                "metrics, in the same order, on every call."
+            )
+        return np.array([float(values[name]) for name in self.names])
+
+
+def metric_scorer(estimator, scoring, X, y, sample_weight=None):
+    """The scorer for ``scoring``, its score on X (the baseline), and the
+    metric names: None for one metric; for several (a list, tuple or dict,
+    or a callable that returns a dict, as scikit-learn accepts) a
+    :class:`MetricsScorer`, whose score is an array of one value per name.
+    """
+    scorer = get_scorer(estimator, scoring)
+    kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+    value = scorer(estimator, X, y, **kwargs)
+    if not isinstance(value, dict):
+        return scorer, float(value), None
+    scorer = MetricsScorer(scorer, value)
+    return scorer, np.array([float(v) for v in value.values()]), scorer.names
+
+
+def metric_scoring(scoring, name):
+    """What one metric of a multi-metric ``scoring`` is: a scorer name, the
+    dict's scorer, or the callable that returned it."""
+    if isinstance(scoring, dict):
+        return scoring[name]
+    if isinstance(scoring, (list, tuple)):
+        return name
+    return scoring
+
+
+def per_metric(names, scoring, result_of):
+    """One result (``result_of(index, scoring_of_the_metric)``) for one
+    metric, or a dict of them, by name, for several."""
+    if names is None:
+        return result_of(Ellipsis, scoring)
+    return {
+        name: result_of((..., m), metric_scoring(scoring, name))
+        for m, name in enumerate(names)
+    }
+
+
 def score(scorer, estimator, X, y, sample_weight=None):
+    """The score: a float; for several metrics, an array of one value per
+    metric (a :class:`MetricsScorer`) or a dict of floats (a scorer that
+    returns a dict)."""
     if sample_weight is None:
-        return float(scorer(estimator, X, y))
-    return float(scorer(estimator, X, y, sample_weight=sample_weight))
+        value = scorer(estimator, X, y)
+    else:
+        value = scorer(estimator, X, y, sample_weight=sample_weight)
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, dict):
+        return {name: float(v) for name, v in value.items()}
+    return float(value)
+
+
+def stack_scores(values):
+    """Scores computed apart (floats, or dicts of one float per metric) as
+    an array of shape (n_scores,) or (n_scores, n_metrics), and the metric
+    names (None for floats)."""
+    if not isinstance(values[0], dict):
+        return np.asarray(values, dtype=np.float64), None
+    names = list(values[0])
+    if any(list(value) != names for value in values):
+        raise ValueError(
+            f"scoring returned the metrics {names} on one call and others on "
+            "another; a callable scoring must return the same metrics, in "
+            "the same order, on every call."
+        )
+    return np.array([[value[n] for n in names] for value in values]), names
+
+
+def score_table(scores, n_rows, n_columns):
+    """``scores[i, j]`` (a dict of floats, or of arrays of one value per
+    metric) as an array of shape (n_rows, n_columns[, n_metrics])."""
+    if not scores:
+        return np.empty((n_rows, n_columns))
+    return np.array(
+        [[scores[i, j] for j in range(n_columns)] for i in range(n_rows)],
+        dtype=np.float64,
+    ).reshape((n_rows, n_columns, *np.shape(scores[0, 0])))
 
 
 def _has(attribute):
@@ -104,6 +202,8 @@ class AdditiveScore:
     def for_scoring(cls, estimator, scoring, y, weight):
         if y.ndim != 1 or (weight is not None and weight.sum() <= 0):
             return None
+        if scoring is not None and not isinstance(scoring, str):
+            return None  # a callable, or several metrics
         classifier = is_classifier(estimator)
         kind = {
             (None, True): "accuracy",
