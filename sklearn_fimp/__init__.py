@@ -13,6 +13,7 @@ from ._importance._mdi import mdi_importance
 from ._importance._oob_mdi import oob_mdi_importance
 from ._importance._oob_permutation import oob_permutation_importance
 from ._importance._permutation import permutation_importance
+from ._importance._shap import shap_importance
 from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
 from ._selection._dependence_analyzer import DependenceAnalyzer
 from ._selection._selector import ImportanceSelector
@@ -33,4 +34,5 @@ __all__ = [
     "oob_mdi_importance",
     "oob_permutation_importance",
     "permutation_importance",
+    "shap_importance",
 ]
