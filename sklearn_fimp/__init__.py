@@ -14,8 +14,14 @@ from ._importance._oob_mdi import oob_mdi_importance
 from ._importance._oob_permutation import oob_permutation_importance
 from ._importance._permutation import permutation_importance
 from ._importance._shap import shap_importance
-from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
+from ._plot import (
+    CorrelationDisplay,
+    DependenceDisplay,
+    ImportanceDisplay,
+    RecursiveSelectionDisplay,
+)
 from ._selection._dependence_analyzer import DependenceAnalyzer
+from ._selection._recursive import RecursiveImportanceSelector
 from ._selection._selector import ImportanceSelector
 
 __version__ = "0.1.0.dev0"
@@ -27,6 +33,8 @@ __all__ = [
     "DependenceDisplay",
     "ImportanceDisplay",
     "ImportanceSelector",
+    "RecursiveImportanceSelector",
+    "RecursiveSelectionDisplay",
     "drop_column_importance",
     "feature_dependence",
     "feature_groups",

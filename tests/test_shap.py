@@ -106,3 +106,12 @@ def test_shap_missing_extra_error_names_the_extra(monkeypatch):
         shap_importance(model, X)
     with pytest.raises(ImportError, match=message):
         ImportanceSelector(RandomForestRegressor(), method="shap").fit(X, y)
+
+
+def test_report_offers_shap(tmp_path):
+    from sklearn_fimp._report import main
+
+    out = tmp_path / "shap.html"
+    argv = ["report", "--demo", "--method", "shap,permutation", "--out", str(out)]
+    assert main(argv + ["--n-estimators", "8", "--quiet"]) == 0
+    assert "mean |SHAP|" in out.read_text(encoding="utf-8")
