@@ -430,11 +430,13 @@ def main(argv=None):
     )
     skipped = ""
     if args.from_json:
-        rows, commands = [], []
+        rows, commands, notes = [], [], []
         for path in args.from_json:
             saved = json.loads(path.read_text())
             rows += saved["rows"]
             commands.append(saved["command"])
+            notes += [saved["note"]] if saved.get("note") else []
+        skipped = " ".join(notes)
         command = "\n    ".join(commands)
     else:
         datasets = list(args.datasets)
