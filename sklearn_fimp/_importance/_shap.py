@@ -59,9 +59,10 @@ def shap_importance(
     the background data), in the units of the model's raw output
     (probability, log-odds or the target's unit).
 
-    Mean |SHAP| says how much the model's output moves with the feature on
-    the rows given, not how much the model's score depends on it: a feature
-    the model splits on to fit noise gets a share too. Measure it on rows
+    The mean absolute SHAP value says how much the model's output moves
+    with the feature on the rows given, not how much the model's score
+    depends on it: a feature the model splits on to fit noise gets a share
+    too. Measure it on rows
     the model did not train on to see less of that noise, and see
     :func:`permutation_importance` for an importance in units of score.
 
@@ -90,11 +91,11 @@ def shap_importance(
     -------
     result : Bunch
         importances : ndarray of shape (n_features, n_rows)
-            Each explained row's |SHAP| (averaged over outputs), times its
-            weight relative to the mean weight, so that the row means are
-            the importances.
+            Each explained row's absolute SHAP values (averaged over
+            outputs), times its weight relative to the mean weight, so that
+            the row means are the importances.
         importances_mean : ndarray of shape (n_features,)
-            Mean |SHAP| value.
+            Mean absolute SHAP value.
         importances_std : ndarray of shape (n_features,)
             Spread over rows.
         feature_names : ndarray of shape (n_features,)
