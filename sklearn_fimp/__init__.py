@@ -14,8 +14,15 @@ from ._importance._mdi import mdi_importance
 from ._importance._oob_mdi import oob_mdi_importance
 from ._importance._oob_permutation import oob_permutation_importance
 from ._importance._permutation import permutation_importance
-from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
+from ._importance._shap import shap_importance
+from ._plot import (
+    CorrelationDisplay,
+    DependenceDisplay,
+    ImportanceDisplay,
+    RecursiveSelectionDisplay,
+)
 from ._selection._dependence_analyzer import DependenceAnalyzer
+from ._selection._recursive import RecursiveImportanceSelector
 from ._selection._selector import ImportanceSelector
 from ._show_versions import show_versions
 
@@ -29,6 +36,8 @@ __all__ = [
     "ImportanceDisplay",
     "ImportanceSelector",
     "conditional_permutation_importance",
+    "RecursiveImportanceSelector",
+    "RecursiveSelectionDisplay",
     "drop_column_importance",
     "feature_dependence",
     "feature_groups",
@@ -37,4 +46,5 @@ __all__ = [
     "oob_permutation_importance",
     "permutation_importance",
     "show_versions",
+    "shap_importance",
 ]

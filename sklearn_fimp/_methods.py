@@ -28,8 +28,15 @@ from ._importance._oob_permutation import (
     oob_permutation_importance,
 )
 from ._importance._permutation import _permutation_importance, permutation_importance
+from ._importance._shap import _shap_importance, shap_importance
 from ._utils._compat import MISSING_VALUES_ROUTED_AS_FITTED
-from ._utils._models import has_bagged_trees, has_trees, single_output, supports_oob
+from ._utils._models import (
+    has_bagged_trees,
+    has_trees,
+    single_output,
+    supports_oob,
+    supports_tree_shap,
+)
 
 #: What a method measures on. MODEL_ONLY: the fitted model alone (X and y
 #: are not used); TRAINING_ROWS: the rows the model was fitted on, each
@@ -272,6 +279,24 @@ METHODS = {
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
+        ),
+        ImportanceMethod(
+            name="shap",
+            title="mean |SHAP|",
+            description="mean absolute SHAP value (shap's TreeExplainer) on "
+            "held-out rows; needs the optional shap package",
+            function=shap_importance,
+            core=_shap_importance,
+            rows=HELD_OUT_ROWS,
+            reads_model=True,
+            supports=supports_tree_shap,
+            requirement="a tree model shap's TreeExplainer reads (DecisionTree*, "
+            "RandomForest*, ExtraTrees*, GradientBoosting*, "
+            "HistGradientBoosting*, XGBoost or LightGBM)",
+            measures_groups=False,
+            single_output=False,
+            unit=lambda result: "mean |SHAP value|",
+            on_unit_scale=lambda result: False,
         ),
     ]
 }

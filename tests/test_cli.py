@@ -166,7 +166,7 @@ def test_cli_other_input_errors(capsys, csv_file, tmp_path):
     assert "not both" in _error(capsys, ["report", str(csv_file), "--demo"])
     assert "or --demo" in _error(capsys, ["report"])
     assert "not a method" in _error(
-        capsys, ["report", "--demo", "--method", "shap", "--out", "x.html"]
+        capsys, ["report", "--demo", "--method", "lime", "--out", "x.html"]
     )
     assert "does not exist" in _error(
         capsys, ["report", "--demo", "--out", str(tmp_path / "no" / "r.html")]

@@ -11,7 +11,11 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_fimp
-from sklearn_fimp import DependenceAnalyzer, ImportanceSelector
+from sklearn_fimp import (
+    DependenceAnalyzer,
+    ImportanceSelector,
+    RecursiveImportanceSelector,
+)
 
 
 def test_public_api_is_exported_and_documented():
@@ -63,6 +67,11 @@ def estimators_to_check():
         ImportanceSelector(Ridge(), method="conditional_permutation", n_repeats=2),
         # the model's own importances (coef_), probes included
         ImportanceSelector(Ridge(), importance_getter="auto"),
+        # RecursiveImportanceSelector: out-of-bag (auto) and held-out rows
+        RecursiveImportanceSelector(RandomForestRegressor(n_estimators=5), cv=3),
+        RecursiveImportanceSelector(
+            make_pipeline(StandardScaler(), Ridge()), method="permutation", cv=3
+        ),
     ]
 
 

@@ -93,3 +93,9 @@ def is_pipeline(estimator):
 def single_output(y):
     """Whether ``y`` is one target (a 1-D array or a single column)."""
     return np.ndim(y) == 1 or (np.ndim(y) == 2 and np.shape(y)[1] == 1)
+
+
+def supports_tree_shap(estimator):
+    """Whether shap's TreeExplainer reads ``estimator``'s trees (every tree
+    model ``has_trees`` accepts except Bagging*, which it does not know)."""
+    return has_trees(estimator) and not isinstance(estimator, BAGGING)

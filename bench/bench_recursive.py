@@ -1,0 +1,463 @@
+"""Recursive feature elimination with a cross-validated number of features:
+RecursiveImportanceSelector against scikit-learn's RFECV, probatus'
+ShapRFECV and the loop users write by hand, side by side in one run.
+
+Datasets: Q1-Q5 of ``bench/bench_selection.py`` (imported from it, same
+seeds and relevant features), and W, wide data:
+``make_classification(n_samples=600, n_features=300, n_informative=8,
+n_redundant=0, shuffle=False)``, relevant 0..7.
+
+Every selector gets the same model, ``RandomForest*(n_estimators=30,
+random_state=seed)`` (n_jobs=None, one core), the same splits (3-fold
+KFold for regression, StratifiedKFold for classification, shuffled with
+``seed``), the same scoring (r2; roc_auc for two classes, roc_auc_ovr for
+more), ``min_features_to_select=1`` and the same step (features dropped per
+step: 1 below 16 features, n_features // 10 up to 100, 30 for W), so all
+of them score the same subset sizes:
+
+- sklearn_fimp: ``RecursiveImportanceSelector(model, step=step, cv=cv,
+  scoring=scoring, random_state=seed)``, its default ``method="auto"``
+  (MDI-oob: impurity decreases re-scored on out-of-bag rows); and the same
+  with ``method="permutation"`` (permutation importance on an inner 20%
+  held-out split of each training split, n_repeats=5).
+- scikit-learn ``RFECV(model, step=step, cv=cv, scoring=scoring)``: ranks
+  by ``feature_importances_`` (MDI on the training rows).
+- probatus ``ShapRFECV(model, step=step, cv=cv, scoring=scoring,
+  n_jobs=1, random_state=seed)``, ``fit_compute`` then
+  ``get_reduced_features_set(num_features="best")``: mean |SHAP| on each
+  split's validation rows.
+- The straightforward loop: for each split, an inner 80/20 split of the
+  training rows; at every size, fit the model on the 80%,
+  ``sklearn.inspection.permutation_importance(n_repeats=5)`` on the 20%,
+  score on the split's test rows, drop the ``step`` least important; the
+  size with the best mean score is chosen and the same loop is run on all
+  rows down to it.
+
+Reported per dataset (seed 0 unless ``--seeds``): F1 of the selected set
+against the known relevant features, the number selected, the
+cross-validated score of a fresh model on the selected columns (3-fold, a
+different shuffle: seed + 1000, so no selector is scored on its own
+splits), and seconds of the selection.
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/bench_recursive.py              # writes the docs
+    PYTHONPATH=. python bench/bench_recursive.py --datasets Q3 --no-write
+
+The table is printed and written to ``docs/bench_recursive.rst``;
+``--json FILE`` also saves the rows, and ``--from-json FILE ...`` writes
+the page from rows saved by several runs (to split a run across processes).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+import warnings
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+from sklearn.feature_selection import RFECV
+from sklearn.inspection import permutation_importance
+from sklearn.metrics import get_scorer
+from sklearn.model_selection import (
+    KFold,
+    StratifiedKFold,
+    cross_val_score,
+    train_test_split,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_selection import DATASETS as SELECTION_DATASETS  # noqa: E402
+from bench_selection import DEFAULT_DATA, forest, peer_scoring  # noqa: E402
+
+import sklearn_fimp  # noqa: E402
+from sklearn_fimp import RecursiveImportanceSelector  # noqa: E402
+
+SCRIPT = Path(__file__).resolve()
+REPO_ROOT = SCRIPT.parents[1]
+DOCS_FILE = REPO_ROOT / "docs" / "bench_recursive.rst"
+N_ESTIMATORS = 30
+N_SPLITS = 3
+N_REPEATS = 5
+SELECTORS = (
+    "sklearn_fimp (auto: MDI-oob)",
+    "sklearn_fimp (permutation)",
+    "scikit-learn RFECV",
+    "probatus ShapRFECV",
+    "straightforward loop",
+)
+
+
+def wide(seed, data_path):
+    X, y = make_classification(
+        n_samples=600,
+        n_features=300,
+        n_informative=8,
+        n_redundant=0,
+        shuffle=False,
+        random_state=seed,
+    )
+    return X, y, set(range(8)), "classification"
+
+
+DATASETS = {
+    **SELECTION_DATASETS,
+    "W": ("W wide 600 x 300, 8 informative", wide),
+}
+
+
+def step_for(n_features):
+    if n_features > 100:
+        return 30
+    return 1 if n_features < 16 else n_features // 10
+
+
+def splitter(task, seed):
+    kind = KFold if task == "regression" else StratifiedKFold
+    return kind(N_SPLITS, shuffle=True, random_state=seed)
+
+
+# --------------------------------------------------------------------------
+# selectors: each returns the selected column positions
+
+
+def ours(X, y, task, seed, method="auto"):
+    selector = RecursiveImportanceSelector(
+        forest(task, seed, n_estimators=N_ESTIMATORS),
+        method=method,
+        step=step_for(X.shape[1]),
+        cv=splitter(task, seed),
+        scoring=peer_scoring(task, y),
+        n_repeats=N_REPEATS,
+        random_state=seed,
+    ).fit(X, y)
+    return np.flatnonzero(selector.support_)
+
+
+def rfecv(X, y, task, seed):
+    selector = RFECV(
+        forest(task, seed, n_estimators=N_ESTIMATORS),
+        step=step_for(X.shape[1]),
+        cv=splitter(task, seed),
+        scoring=peer_scoring(task, y),
+    ).fit(X, y)
+    return np.flatnonzero(selector.support_)
+
+
+def probatus(X, y, task, seed):
+    from probatus.feature_elimination import ShapRFECV
+
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    selector = ShapRFECV(
+        forest(task, seed, n_estimators=N_ESTIMATORS),
+        step=step_for(X.shape[1]),
+        cv=splitter(task, seed),
+        scoring=peer_scoring(task, y),
+        n_jobs=1,
+        random_state=seed,
+    )
+    selector.fit_compute(frame, y)
+    kept = selector.get_reduced_features_set(num_features="best")
+    return np.array(sorted(int(name[1:]) for name in kept))
+
+
+def _loop_path(model, X, y, train, test, sizes, scorer, task, seed):
+    """One elimination by refits and permutation_importance; the scores of
+    the sizes on ``test`` and the features left at the last size."""
+    stratify = None if task == "regression" else y[train]
+    fit_rows, held_out = train_test_split(
+        train, test_size=0.2, random_state=seed, stratify=stratify
+    )
+    features = np.arange(X.shape[1])
+    scores = []
+    for k, size in enumerate(sizes):
+        fitted = clone(model).fit(X[np.ix_(fit_rows, features)], y[fit_rows])
+        if test is not None:
+            scores.append(scorer(fitted, X[np.ix_(test, features)], y[test]))
+        if k == len(sizes) - 1:
+            break
+        result = permutation_importance(
+            fitted,
+            X[np.ix_(held_out, features)],
+            y[held_out],
+            scoring=scorer,
+            n_repeats=N_REPEATS,
+            random_state=seed,
+        )
+        order = np.argsort(result.importances_mean, kind="stable")
+        features = np.delete(features, order[: size - sizes[k + 1]])
+    return scores, features
+
+
+def straightforward_loop(X, y, task, seed):
+    model = forest(task, seed, n_estimators=N_ESTIMATORS)
+    scorer = get_scorer(peer_scoring(task, y))
+    step, n = step_for(X.shape[1]), X.shape[1]
+    sizes = list(range(n, 1, -step)) + [1]
+    scores = np.column_stack(
+        [
+            _loop_path(model, X, y, train, test, sizes, scorer, task, seed)[0]
+            for train, test in splitter(task, seed).split(X, y)
+        ]
+    )
+    best = int(np.argmax(scores.mean(axis=1)))
+    rows = np.arange(len(y))
+    _, kept = _loop_path(model, X, y, rows, None, sizes[: best + 1], scorer, task, seed)
+    return kept
+
+
+RUNNERS = {
+    SELECTORS[0]: ours,
+    SELECTORS[1]: lambda X, y, task, seed: ours(X, y, task, seed, "permutation"),
+    SELECTORS[2]: rfecv,
+    SELECTORS[3]: probatus,
+    SELECTORS[4]: straightforward_loop,
+}
+
+
+# --------------------------------------------------------------------------
+# measuring
+
+
+def f1_score(selected, relevant):
+    selected = {int(i) for i in selected}
+    hits = len(selected & relevant)
+    if not selected or not hits:
+        return 0.0
+    precision, recall = hits / len(selected), hits / len(relevant)
+    return 2 * precision * recall / (precision + recall)
+
+
+def subset_score(X, y, task, seed, selected):
+    """Cross-validated score of a fresh model on the selected columns, on
+    splits no selector used."""
+    model = forest(task, seed, n_estimators=N_ESTIMATORS)
+    return float(
+        cross_val_score(
+            model,
+            X[:, np.asarray(selected, dtype=int)],
+            y,
+            cv=splitter(task, seed + 1000),
+            scoring=peer_scoring(task, y),
+        ).mean()
+    )
+
+
+def run(datasets, seeds, data_path, selectors):
+    rows = []
+    for key in datasets:
+        label, make = DATASETS[key]
+        for name in selectors:
+            measured = []
+            for seed in seeds:
+                X, y, relevant, task = make(seed, data_path)
+                start = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    selected = RUNNERS[name](X, y, task, seed)
+                seconds = time.perf_counter() - start
+                score = subset_score(X, y, task, seed, selected)
+                measured.append((f1_score(selected, relevant), len(selected), score))
+                measured[-1] += (seconds,)
+                print(
+                    f"{key} seed {seed} {name}: {len(selected)} selected "
+                    f"{sorted(int(i) for i in selected)[:12]} F1 {measured[-1][0]:.2f}"
+                    f" score {score:.3f} in {seconds:.1f} s",
+                    flush=True,
+                )
+            f1, n_selected, score, seconds = np.mean(measured, axis=0)
+            rows.append([key, label, name, f1, n_selected, score, seconds])
+    return rows
+
+
+# --------------------------------------------------------------------------
+# reporting
+
+
+def version(package):
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def ratios(rows):
+    """Per dataset: the loop's time over ours (auto), and over ours
+    (permutation)."""
+    by = {(r[0], r[2]): r for r in rows}
+    out = []
+    for key in dict.fromkeys(r[0] for r in rows):
+        loop = by.get((key, SELECTORS[4]))
+        if loop is None:
+            continue
+        for name in SELECTORS[:2]:
+            if (key, name) in by:
+                out.append((key, name, loop[6] / by[(key, name)][6]))
+    return out
+
+
+def table_text(rows):
+    header = (
+        f"{'dataset':<36} {'selector':<30} {'F1':>5} {'n':>5} {'score':>6} {'s':>7}"
+    )
+    out = [header, "-" * len(header)]
+    for _, label, name, f1, n, score, seconds in rows:
+        out.append(
+            f"{label:<36} {name:<30} {f1:5.2f} {n:5.1f} {score:6.3f} {seconds:7.1f}"
+        )
+    out += ["", "straightforward loop time / sklearn_fimp time:"]
+    out += [f"  {key} {name}: {ratio:.1f}x" for key, name, ratio in ratios(rows)]
+    return "\n".join(out)
+
+
+def rst(rows, seeds, command, skipped):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        ".. This file is written by bench/bench_recursive.py; do not edit it.",
+        "",
+        ".. _bench_recursive:",
+        "",
+        "Benchmark: recursive elimination against RFECV, ShapRFECV and the loop",
+        "=======================================================================",
+        "",
+        f"- date: {now}",
+        f"- cores (os.cpu_count()): {os.cpu_count()}, shared with other jobs "
+        "while this ran; every model with n_jobs=None (one core)",
+        f"- Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
+        f"sklearn_fimp {sklearn_fimp.__version__}, probatus "
+        f"{version('probatus')}, shap {version('shap')}",
+        f"- seeds: {', '.join(map(str, seeds))}",
+        "",
+        "Reproduce from the repository root with::",
+        "",
+        f"    {command}",
+        "",
+        "The datasets and the settings of every selector are described at the "
+        "top of ``bench/bench_recursive.py``: the same forest, splits, scoring "
+        "and step for all. F1 is against the known relevant features; score is "
+        "the cross-validated score (r2, or ROC AUC) of a fresh forest on the "
+        "selected columns, on splits no selector used; time is seconds of the "
+        "selection (whole fit, in-script).",
+        "",
+    ]
+    if skipped:
+        lines += [f"Not run: {skipped}", ""]
+    lines += [
+        ".. list-table:: Selection quality, score and time",
+        "   :header-rows: 1",
+        "",
+        "   * - Dataset",
+        "     - Selector",
+        "     - F1",
+        "     - Features kept",
+        "     - CV score",
+        "     - Time (s)",
+    ]
+    for _, label, name, f1, n, score, seconds in rows:
+        lines += [
+            f"   * - {label}",
+            f"     - {name}",
+            f"     - {f1:.2f}",
+            f"     - {n:.0f}",
+            f"     - {score:.3f}",
+            f"     - {seconds:.1f}",
+        ]
+    found = ratios(rows)
+    if found:
+        lines += [
+            "",
+            ".. list-table:: Time of the straightforward loop over ours",
+            "   :header-rows: 1",
+            "",
+            "   * - Dataset",
+            "     - Ours",
+            "     - Loop time / our time",
+        ]
+        for key, name, ratio in found:
+            lines += [f"   * - {key}", f"     - {name}", f"     - {ratio:.1f}"]
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description=(
+            "Compare RecursiveImportanceSelector with RFECV, probatus ShapRFECV "
+            "and the refit + permutation_importance loop; write "
+            "docs/bench_recursive.rst."
+        )
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--datasets", nargs="+", choices=sorted(DATASETS), default=sorted(DATASETS)
+    )
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument(
+        "--selectors",
+        nargs="+",
+        type=int,
+        choices=range(len(SELECTORS)),
+        default=list(range(len(SELECTORS))),
+        help="selectors by position: "
+        + ", ".join(f"{i}={n}" for i, n in enumerate(SELECTORS)),
+    )
+    parser.add_argument("--json", type=Path, help="also save the rows here")
+    parser.add_argument(
+        "--from-json",
+        nargs="+",
+        type=Path,
+        help="write the page from rows saved by earlier runs, running nothing",
+    )
+    parser.add_argument("--no-write", action="store_true")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    argv = argv if argv is not None else sys.argv[1:]
+    command = "PYTHONPATH=. python bench/bench_recursive.py" + (
+        " " + shlex.join(argv) if argv else ""
+    )
+    skipped = ""
+    if args.from_json:
+        rows, commands, notes = [], [], []
+        for path in args.from_json:
+            saved = json.loads(path.read_text())
+            rows += saved["rows"]
+            commands.append(saved["command"])
+            notes += [saved["note"]] if saved.get("note") else []
+        skipped = " ".join(notes)
+        command = "\n    ".join(commands)
+    else:
+        datasets = list(args.datasets)
+        if "Q5" in datasets and not args.data.is_file():
+            skipped = f"Q5: the rent data was not found at {args.data}."
+            datasets.remove("Q5")
+        selectors = [SELECTORS[i] for i in args.selectors]
+        try:
+            import probatus  # noqa: F401
+        except ImportError as exc:
+            skipped += f" probatus ShapRFECV: {exc}."
+            selectors = [s for s in selectors if s != SELECTORS[3]]
+        rows = run(datasets, args.seeds, args.data, selectors)
+        if args.json:
+            args.json.write_text(json.dumps({"rows": rows, "command": command}))
+    print()
+    print(table_text(rows))
+    if not args.no_write:
+        DOCS_FILE.write_text(rst(rows, args.seeds, command, skipped))
+        print(f"\nwrote {DOCS_FILE.relative_to(REPO_ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
