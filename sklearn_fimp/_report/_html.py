@@ -575,7 +575,16 @@ def selector_html(selector, feature_names, notes, top=None):
         f"{selector.alpha}). It keeps <b>{len(kept)} of {len(names)}</b> "
         f"features: {_e(_names(kept)) or 'none'}. Bars are mean importances of "
         f"the {shown} leading columns (features and probes); the dashed line is "
-        "the importance a feature needed.</p>"
+        "the importance a feature needed."
+        + (
+            " MDI-oob values are impurity decreases re-measured on out-of-bag "
+            "rows, in the impurity's unit (for regression the target's variance, "
+            "in squared units of the target; for classification the Gini "
+            "impurity): compare them with the probes', not across data sets."
+            if selector.method_ == "oob_mdi"
+            else ""
+        )
+        + "</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
         + figure_html
         + _table(
