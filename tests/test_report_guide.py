@@ -252,3 +252,31 @@ def test_wide_page_stays_small_and_charts_hold_top_rows(tmp_path):
     for j in range(n_features):
         assert f"<td>x{j}</td>" in text
     assert "Measured on the 10 most important of the 100 features" in text
+
+
+def test_verdicts_reconcile_methods_and_selector():
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._report._html import verdicts
+
+    names = ["a", "b", "c", "d", "random"]
+
+    def result(values):
+        return Bunch(feature_names=np.array(names), importances_mean=np.array(values))
+
+    facts = Bunch(
+        fitted=Bunch(random_name="random", X=pd.DataFrame(columns=names)),
+        results={
+            "mdi": result([5, 5, 0, 0, 1]),
+            "permutation": result([5, 0, 5, 0, 1]),
+        },
+        selector=Bunch(support_=np.array([True, True, False, False])),
+        top=["a", "b", "c", "d"],
+    )
+    # a: above everywhere and kept; b: kept but below under permutation;
+    # c: dropped, below under MDI; d: dropped and below everywhere
+    assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
+    facts.selector = None  # without the selector: half the methods suffice
+    assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
+    facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))
+    assert verdicts(facts) == (["a", "c"], [], ["b", "d"])

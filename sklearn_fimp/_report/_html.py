@@ -141,10 +141,12 @@ def verdicts(facts):
     """Which features matter, which are uncertain, which are noise.
 
     A feature *matters* when every method measured puts it above the random
-    column and ImportanceSelector keeps it (when it ran); it is *noise*
-    when no method puts it above the random column and the selector drops
-    it; it is *uncertain* otherwise (the methods, or the methods and the
-    selector, disagree).
+    column and ImportanceSelector keeps it (when it ran). It is *noise* when
+    the selector drops it and some method puts it below the random column
+    (without the selector: when at least half the methods do). It is
+    *uncertain* otherwise: the selector keeps it but a method ranks it
+    below the random column, or every method ranks it above and the
+    selector drops it.
     """
     fitted = facts.fitted
     random_name = fitted.random_name
@@ -161,16 +163,19 @@ def verdicts(facts):
     for n in names:
         votes = above[n]
         everywhere = bool(votes) and all(votes)
-        nowhere = not any(votes)
+        below = len(votes) - sum(votes)
         selected = None if kept is None else kept[n]
-        if not votes and selected is None:
-            uncertain.append(n)
+        if not votes:  # importances skipped: the selector's verdict alone
+            group = uncertain if selected is None else matter if selected else noise
         elif everywhere and selected is not False:
-            matter.append(n)
-        elif nowhere and selected is not True:
-            noise.append(n)
+            group = matter
+        elif (selected is False and below > 0) or (
+            selected is None and 2 * below >= len(votes)
+        ):
+            group = noise
         else:
-            uncertain.append(n)
+            group = uncertain
+        group.append(n)
     order = {n: i for i, n in enumerate(facts.top)}
     rank = lambda n: order.get(n, len(order))  # noqa: E731
     return sorted(matter, key=rank), sorted(uncertain, key=rank), noise
@@ -208,12 +213,17 @@ def summary_html(data, facts, options):
         )
         if uncertain:
             lines.append(
-                f"<b>Uncertain</b> ({len(uncertain)}; the methods disagree): "
+                f"<b>Uncertain</b> ({len(uncertain)}; the methods or the selector "
+                "disagree): "
                 f"{_e(_names(uncertain))}."
             )
         lines.append(
-            f"<b>Noise</b> ({len(noise)}; below the random column everywhere"
-            + (", dropped by the selector" if facts.selector is not None else "")
+            f"<b>Noise</b> ({len(noise)}; "
+            + (
+                "dropped by the selector and below the random column under some method"
+                if facts.selector is not None
+                else "below the random column under at least half the methods"
+            )
             + f"): {_e(_names(noise)) or 'none'}."
         )
     redundant = _redundant(facts)
