@@ -109,6 +109,13 @@ def _fmt(value):
     return text
 
 
+def _folded(table, n_rows, limit, what):
+    """A table longer than ``limit`` rows, folded under a summary line."""
+    if limit is None or n_rows <= limit:
+        return table
+    return f"<details><summary>{_e(what)} ({n_rows} rows)</summary>{table}</details>"
+
+
 def _score(value):
     """A score with three decimals; never "-0.000"."""
     text = f"{value:.3f}"
@@ -495,7 +502,12 @@ def importance_html(results, random_name, task, top, notes=()):
     header = ["feature"]
     for title in titled:
         header += [title, "± sd"]
-    table = _table(header, rows, classes, sortable=True)
+    table = _folded(
+        _table(header, rows, classes, sortable=True),
+        len(rows),
+        top + 1,
+        "Every feature's importances (sortable table)",
+    )
 
     findings = [
         _random_column_finding(method, result, names, random_name)
@@ -505,8 +517,8 @@ def importance_html(results, random_name, task, top, notes=()):
     unit = "accuracy" if task == "classification" else "R²"
     shown = (
         f"The chart shows the {n_rows - 1} leading features of the first method "
-        f"and the random column; the table lists all {n_features - 1} (click a "
-        "heading to sort)."
+        f"and the random column; the table below the chart lists all "
+        f"{n_features - 1} (open it; click a heading to sort)."
         if n_rows < n_features
         else ""
     )
@@ -597,11 +609,16 @@ def selector_html(selector, feature_names, notes, top=None):
         + "</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
         + figure_html
-        + _table(
-            ["feature", "importance", "p-value", "adjusted p-value", "decision"],
-            rows,
-            classes,
-            sortable=True,
+        + _folded(
+            _table(
+                ["feature", "importance", "p-value", "adjusted p-value", "decision"],
+                rows,
+                classes,
+                sortable=True,
+            ),
+            len(rows),
+            top,
+            "Every feature's p-value and decision (sortable table)",
         )
     )
 
