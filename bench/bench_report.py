@@ -105,15 +105,20 @@ def run_report(path, target, extra, n_jobs, out):
 
 
 def _git_commit():
-    try:
+    """The commit measured, with "+ uncommitted changes" when the work tree
+    differs from it."""
+
+    def git(*args):
         return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
+            ["git", *args], capture_output=True, text=True, cwd=ROOT
         ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
     except OSError:
         return "unknown"
+    return commit + (" + uncommitted changes" if changed else "")
 
 
 def write_rst(rows, n_jobs, notes):
