@@ -204,3 +204,19 @@ def test_progress_stage_silent_or_failing(capsys):
     with pytest.raises(KeyError), progress.stage("fitting"):
         raise KeyError("x")
     assert capsys.readouterr().err == "prog: fitting ...\n"
+
+
+def test_progress_stage_with_inner_lines(capsys):
+    from sklearn_fimp._utils._progress import Progress
+
+    progress = Progress("prog", True, command=True)
+    with progress.stage("measuring", inner=True):
+        progress("half")
+    assert re.fullmatch(
+        r"prog: measuring \.\.\.\nprog: half\nprog: measuring: done, \d+\.\d s\n",
+        capsys.readouterr().err,
+    )
+    # a block that raises leaves the lines as they are
+    with pytest.raises(KeyError), progress.stage("measuring", inner=True):
+        raise KeyError("x")
+    assert capsys.readouterr().err == "prog: measuring ...\n"

@@ -2,6 +2,7 @@
 dispatch, the model, the held-out split and score, the importances,
 ImportanceSelector and DependenceAnalyzer."""
 
+import time
 import warnings
 
 import numpy as np
@@ -15,6 +16,17 @@ from .._utils._frames import take_rows
 
 IMPORTANCE_METHODS = tuple(METHODS)
 DEFAULT_METHODS = ("mdi", "permutation", "drop_column")
+#: The stages --skip can leave out (the model is always fitted).
+STAGES = ("importances", "selector", "dependence")
+#: Seconds drop-column may take (estimated as one refit per feature).
+TIME_BUDGET = 60.0
+#: Features drawn in the charts and measured by the dependence step.
+TOP = 20
+#: Rows each tree is fitted on (a bootstrap sample of this size).
+TREE_ROWS = 20000
+#: Rows and trees of the dependence step's models.
+DEPENDENCE_ROWS = 2000
+DEPENDENCE_TREES = 30
 #: Permutations per column: on the held-out rows (fewer rows, so more
 #: shuffles) and on the training rows, out of bag.
 HELD_OUT_REPEATS = 10
@@ -28,21 +40,44 @@ METHOD_TEXT = {
 }
 
 
+def plan_methods(methods, fit_seconds, n_features, time_budget):
+    """The methods to measure and a note on any replaced to save time.
+
+    Drop-column refits the model once per feature: it is estimated to take
+    ``fit_seconds * n_features``; above ``time_budget`` it is replaced by
+    out-of-bag permutation (which needs no refit).
+    """
+    estimate = fit_seconds * n_features
+    if "drop_column" not in methods or estimate <= time_budget:
+        return list(methods), []
+    planned = [m for m in methods if m != "drop_column"]
+    if "oob_permutation" not in planned:
+        planned.append("oob_permutation")
+    note = (
+        f"Drop-column importance refits the model once per feature: about "
+        f"{estimate:.0f} s here ({n_features} features x {fit_seconds:.1f} s), "
+        f"more than --time-budget {time_budget:g} s. Out-of-bag permutation "
+        "importance, which needs no refit, was measured instead; raise "
+        "--time-budget to measure drop-column."
+    )
+    return planned, [note]
+
+
 def measure_importances(model, X, y, train, test, methods, options, progress):
     """The importance results of each method, keyed by method name.
 
     ``model`` is the fitted Pipeline (encoder, forest), ``train`` and
-    ``test`` the rows of the split; ``options`` gives ``n_jobs`` and
-    ``random_state``. A method that reads the model's internals measures
-    the forest on the encoded columns; the others measure the Pipeline on
-    the raw ones.
+    ``test`` the rows of the split; ``options`` gives ``n_jobs``,
+    ``random_state`` and ``scoring``. Every method measures the forest on
+    the encoded columns.
     """
     results = {}
     for name in methods:
         method = METHODS[name]
-        estimator, rows, cv = model, None, None
-        if method.reads_model:
-            estimator = model[-1]
+        # The forest on the encoded columns: the encoding is column by column,
+        # so shuffling or dropping an encoded column is shuffling or dropping
+        # the raw one, and the tree engine can read the forest directly.
+        estimator, rows, cv = model[-1], None, None
         if method.rows == TRAINING_ROWS:
             rows = train
         elif method.rows == HELD_OUT_ROWS:
@@ -51,9 +86,9 @@ def measure_importances(model, X, y, train, test, methods, options, progress):
             cv = [(train, test)]
         X_rows = X if rows is None else take_rows(X, rows)
         y_rows = y if rows is None else y[rows]
-        if method.reads_model and method.rows != MODEL_ONLY:
+        if method.rows != MODEL_ONLY:
             X_rows = model[:-1].transform(X_rows)
-        with progress.stage(f"{method.title} importance"):
+        with progress.stage(f"{method.title} importance", inner=True):
             results[name] = method.compute(
                 estimator,
                 X_rows,
@@ -62,18 +97,47 @@ def measure_importances(model, X, y, train, test, methods, options, progress):
                 if method.rows == HELD_OUT_ROWS
                 else OUT_OF_BAG_REPEATS,
                 cv=cv,
+                scoring=options.scoring,
                 n_jobs=options.n_jobs,
+                verbose=int(bool(progress.verbose)),
                 random_state=options.random_state,
             )
     return results
+
+
+def has_spread(name, result):
+    """Whether a method's standard deviation measures a spread: not for
+    drop-column on one split (one refit per feature)."""
+    importances = result.get("importances")
+    return not (
+        name == "drop_column" and importances is not None and importances.shape[1] < 2
+    )
+
+
+def top_features(results, random_name, n):
+    """The ``n`` features of best mean rank across methods (the random
+    column left out), most important first."""
+    first = next(iter(results.values()))
+    names = [str(f) for f in first.feature_names if str(f) != random_name]
+    ranks = np.zeros(len(names))
+    for result in results.values():
+        values = dict(zip(map(str, result.feature_names), result.importances_mean))
+        means = np.array([values[f] for f in names])
+        ranks += np.argsort(np.argsort(-means, kind="stable"), kind="stable")
+    order = np.argsort(ranks, kind="stable")
+    return [names[i] for i in order[:n]]
 
 
 # ----------------------------------------------------------------------------
 # the model and its score
 
 
-def make_model(task, n_estimators, n_jobs, random_state):
-    """Ordinal codes for string columns, then a random forest, in a Pipeline."""
+def make_model(task, n_estimators, n_jobs, random_state, n_rows=0, tree_rows=None):
+    """Ordinal codes for string columns, then a random forest, in a Pipeline.
+
+    With more than ``tree_rows`` training rows, each tree is fitted on a
+    bootstrap sample of ``tree_rows`` rows (``max_samples``).
+    """
     from sklearn.compose import ColumnTransformer, make_column_selector
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
     from sklearn.pipeline import Pipeline
@@ -92,7 +156,12 @@ def make_model(task, n_estimators, n_jobs, random_state):
     ).set_output(transform="pandas")
     forest = (
         RandomForestClassifier if task == "classification" else RandomForestRegressor
-    )(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
+    )(
+        n_estimators=n_estimators,
+        max_samples=tree_rows if tree_rows and n_rows > tree_rows else None,
+        n_jobs=n_jobs,
+        random_state=random_state,
+    )
     return Pipeline([("encode", encode), ("forest", forest)])
 
 
@@ -111,10 +180,18 @@ def fit_model(data, options, progress):
     y = data.y
     train, test = _split(y, data.task, options.random_state)
     model = make_model(
-        data.task, options.n_estimators, options.n_jobs, options.random_state
+        data.task,
+        options.n_estimators,
+        options.n_jobs,
+        options.random_state,
+        len(train),
+        options.tree_rows,
     )
     with progress.stage("fitting the forest"):
+        started = time.perf_counter()
         model.fit(take_rows(X, train), y[train])
+        fit_seconds = time.perf_counter() - started
+    score, chance = _scores(model, X, y, train, test, data.task, options.scoring)
     return Bunch(
         model=model,
         X=X,
@@ -122,9 +199,31 @@ def fit_model(data, options, progress):
         train=train,
         test=test,
         random_name=random_name,
-        score=float(model.score(take_rows(X, test), y[test])),
-        chance=_chance_score(y[train], y[test], data.task),
+        score=score,
+        chance=chance,
+        fit_seconds=fit_seconds,
     )
+
+
+def _scores(model, X, y, train, test, task, scoring):
+    """The model's held-out score and that of always predicting the
+    training rows' majority class or mean, with ``scoring`` (None: accuracy
+    or R²)."""
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+    from sklearn.metrics import get_scorer
+
+    scorer = get_scorer(scoring or ("accuracy" if task == "classification" else "r2"))
+    X_test = take_rows(X, test)
+    dummy = (
+        DummyClassifier(strategy="prior")
+        if task == "classification"
+        else DummyRegressor(strategy="mean")
+    ).fit(take_rows(X, train), y[train])
+    with warnings.catch_warnings():
+        # the baseline's constant predictions make some scorers warn
+        warnings.simplefilter("ignore")
+        chance = float(scorer(dummy, X_test, y[test]))
+    return float(scorer(model, X_test, y[test])), chance
 
 
 def _unused_name(base, taken):
@@ -150,21 +249,11 @@ def _split(y, task, random_state):
     )
 
 
-def _chance_score(y_train, y_test, task):
-    """Score of always predicting the training rows' majority class or mean."""
-    if task == "classification":
-        values, counts = np.unique(y_train, return_counts=True)
-        return float(np.mean(y_test == values[np.argmax(counts)]))
-    residual = np.sum((y_test - np.mean(y_train)) ** 2)
-    total = np.sum((y_test - np.mean(y_test)) ** 2)
-    return float(1 - residual / total) if total > 0 else 0.0
-
-
 # ----------------------------------------------------------------------------
 # selection and dependence
 
 
-def select_features(data, options):
+def select_features(data, options, verbose=0):
     """ImportanceSelector fitted on the encoded features (no refit).
 
     Returns ``(selector, notes)``: the notes are the messages of the warnings
@@ -174,11 +263,20 @@ def select_features(data, options):
     from .. import ImportanceSelector
 
     model = make_model(
-        data.task, options.n_estimators, options.n_jobs, options.random_state
+        data.task,
+        options.n_estimators,
+        options.n_jobs,
+        options.random_state,
+        len(data.y),
+        options.tree_rows,
     )
     encoded = model[:-1].fit_transform(data.X)[list(data.X.columns)]
     selector = ImportanceSelector(
-        model[-1], refit=False, n_jobs=options.n_jobs, random_state=options.random_state
+        model[-1],
+        refit=False,
+        n_jobs=options.n_jobs,
+        verbose=int(bool(verbose)),
+        random_state=options.random_state,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
@@ -194,20 +292,25 @@ def select_features(data, options):
     return selector, notes
 
 
-def analyse_dependence(data, options):
-    """DependenceAnalyzer fitted on the features; None for a single feature."""
+def analyse_dependence(data, features, options, verbose=0):
+    """DependenceAnalyzer fitted on ``features`` (the most important ones)
+    of a sample of ``--dependence-rows`` rows, with forests of
+    ``--dependence-trees`` trees; None for fewer than two features."""
     from .. import DependenceAnalyzer
     from .._importance._dependence import default_classifier, default_regressor
 
-    if data.X.shape[1] < 2:
+    if len(features) < 2:
         return None
+    trees = options.dependence_trees
     estimators = {
-        "regressor": default_regressor().set_params(n_estimators=options.n_estimators),
-        "classifier": default_classifier().set_params(
-            n_estimators=options.n_estimators
-        ),
+        "regressor": default_regressor().set_params(n_estimators=trees),
+        "classifier": default_classifier().set_params(n_estimators=trees),
     }
     analyzer = DependenceAnalyzer(
-        estimators, n_jobs=options.n_jobs, random_state=options.random_state
+        estimators,
+        max_samples=options.dependence_rows,
+        n_jobs=options.n_jobs,
+        verbose=int(bool(verbose)),
+        random_state=options.random_state,
     )
-    return analyzer.fit(data.X)
+    return analyzer.fit(data.X[list(features)])

@@ -5,7 +5,16 @@ import sys
 from pathlib import Path
 
 from .._plot._common import check_matplotlib
-from ._analysis import DEFAULT_METHODS, IMPORTANCE_METHODS
+from ._analysis import (
+    DEFAULT_METHODS,
+    DEPENDENCE_ROWS,
+    DEPENDENCE_TREES,
+    IMPORTANCE_METHODS,
+    STAGES,
+    TIME_BUDGET,
+    TOP,
+    TREE_ROWS,
+)
 from ._common import EXIT_USAGE, PROG, ReportError
 from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
 from ._run import run_report
@@ -24,8 +33,13 @@ REPORT_DESCRIPTION = (
     "classifier when it is not numeric, or holds at most "
     f"{MAX_CLASSES_OF_NUMERIC_TARGET} distinct whole numbers, and by a "
     "regressor otherwise (--task overrides). String columns are encoded "
-    "as ordered category codes inside the model's Pipeline; every column "
-    "is used."
+    "as ordered category codes inside the model's Pipeline. Columns are "
+    "recognised first: numbers with currency symbols, thousands separators "
+    "or decimal commas are parsed, dates expanded into numeric parts, and "
+    "identifiers and free text left out (the page lists them). Every row is "
+    "used: each tree is fitted on a sample of --tree-rows rows, and "
+    "drop-column gives way to out-of-bag permutation when it would exceed "
+    "--time-budget."
 )
 REPORT_EPILOG = (
     "Exit status: 0 when the report is written; 2 with a message when the "
@@ -108,20 +122,89 @@ def _add_report_arguments(report):
         help="how to predict the target (default: auto, see above)",
     )
     report.add_argument(
-        "--sep", default=",", help="the CSV file's column separator (default: ,)"
+        "--sep",
+        default=None,
+        help="the CSV file's column separator (default: guessed among , ; tab |)",
+    )
+    report.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="the CSV file's text encoding, e.g. latin-1 (default: utf-8)",
+    )
+    report.add_argument(
+        "--decimal",
+        choices=(".", ","),
+        default=".",
+        help="the decimal mark of numbers in the file; with ',', '1.234,5' "
+        "reads as 1234.5 (default: .)",
+    )
+    report.add_argument(
+        "--scoring",
+        default=None,
+        help="the scikit-learn scorer of the model and of the score-based "
+        "importances, e.g. balanced_accuracy, neg_mean_absolute_error "
+        "(default: accuracy or R²)",
+    )
+    report.add_argument(
+        "--log-target",
+        action="store_true",
+        help="model log(1 + target) instead of the target (regression; for "
+        "skewed targets such as prices)",
+    )
+    report.add_argument(
+        "--skip",
+        action="append",
+        metavar="STAGE",
+        help="stages to leave out, repeated or comma-separated, among "
+        f"{', '.join(STAGES)}",
     )
     report.add_argument(
         "--n-estimators",
         type=_positive_int,
         default=100,
-        help="trees of each forest: the model's and the dependence models' "
-        "(default: 100)",
+        help="trees of the model's forest (default: 100)",
     )
     report.add_argument(
         "--max-rows",
         type=_positive_int,
-        default=10000,
-        help="use a random sample of at most this many rows (default: 10000)",
+        default=None,
+        help="use a random sample of at most this many rows (default: every row)",
+    )
+    report.add_argument(
+        "--tree-rows",
+        type=_positive_int,
+        default=TREE_ROWS,
+        help="rows each tree of a forest is fitted on, drawn with replacement; "
+        "every row is still used by some tree and in the held-out or "
+        f"out-of-bag scores (default: {TREE_ROWS}; larger is slower)",
+    )
+    report.add_argument(
+        "--time-budget",
+        type=float,
+        default=TIME_BUDGET,
+        metavar="SECONDS",
+        help="drop-column importance (one refit per feature) is measured only "
+        "when it should take at most this long; out-of-bag permutation is "
+        f"measured instead otherwise (default: {TIME_BUDGET:g})",
+    )
+    report.add_argument(
+        "--top",
+        type=_positive_int,
+        default=TOP,
+        help="features drawn in the charts and measured by the dependence step, "
+        f"the most important first; every feature is in the tables (default: {TOP})",
+    )
+    report.add_argument(
+        "--dependence-rows",
+        type=_positive_int,
+        default=DEPENDENCE_ROWS,
+        help=f"rows sampled for the dependence step (default: {DEPENDENCE_ROWS})",
+    )
+    report.add_argument(
+        "--dependence-trees",
+        type=_positive_int,
+        default=DEPENDENCE_TREES,
+        help=f"trees of each dependence model (default: {DEPENDENCE_TREES})",
     )
     report.add_argument(
         "--n-jobs",
@@ -154,6 +237,21 @@ def check_arguments(args):
     """The importance methods chosen, once the options are known to fit
     together and matplotlib is installed; a ReportError otherwise."""
     methods = _methods(args.method)
+    args.skip = _stages(args.skip)
+    if args.time_budget < 0:
+        raise ReportError(
+            f"--time-budget {args.time_budget:g} is negative; pass a number of "
+            "seconds (0 never measures drop-column)."
+        )
+    if args.scoring is not None:
+        from sklearn.metrics import get_scorer_names
+
+        if args.scoring not in get_scorer_names():
+            raise ReportError(
+                f"--scoring {args.scoring!r} is not a scikit-learn scorer; use one "
+                "of sklearn.metrics.get_scorer_names(), e.g. balanced_accuracy, "
+                "f1_macro, r2, neg_mean_absolute_error."
+            )
     if args.demo and (args.data is not None or args.target is not None):
         raise ReportError(
             "--demo uses scikit-learn's diabetes data; pass either --demo or "
@@ -176,6 +274,22 @@ def check_arguments(args):
             f"--out {str(out)!r}: the directory {str(out.parent)!r} does not exist."
         )
     return methods
+
+
+def _stages(values):
+    """The stages of repeated / comma-separated --skip options."""
+    skipped = []
+    for value in values or []:
+        for name in value.split(","):
+            name = name.strip()
+            if not name:
+                continue
+            if name not in STAGES:
+                raise ReportError(
+                    f"--skip {name!r} is not a stage; choose among {', '.join(STAGES)}."
+                )
+            skipped.append(name)
+    return set(skipped)
 
 
 def _methods(values):

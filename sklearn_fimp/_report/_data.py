@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._columns import recognise_columns
 from ._common import ReportError
 
 #: A numeric target with at most this many distinct values, all of them
@@ -17,6 +18,8 @@ MIN_ROWS = 20
 MAX_NAMES_SHOWN = 40
 #: Where the demo's data comes from, as the report says it.
 DEMO_SOURCE = "scikit-learn's diabetes data (load_diabetes, original units)"
+#: Bytes of a file read to guess its separator.
+SNIFF_BYTES = 65536
 
 
 def _require_pandas(purpose):
@@ -38,17 +41,32 @@ def names_list(names):
     return ", ".join(names)
 
 
-def load_table(path, target, sep, demo):
-    """``(frame, target, source)``: the table to report on, the column to
-    predict and where the table comes from."""
+def load_table(path, target, demo, *, sep=None, encoding="utf-8", decimal="."):
+    """``(frame, target, source, sep)``: the table to report on, the column
+    to predict, where the table comes from and the column separator used."""
     if demo:
         frame, target = demo_table()
-        return frame, target, DEMO_SOURCE
-    return read_table(path, sep), target, str(path)
+        return frame, target, DEMO_SOURCE, None
+    frame, sep = read_table(path, sep=sep, encoding=encoding, decimal=decimal)
+    return frame, target, str(path), sep
 
 
-def read_table(path, sep):
-    """The CSV file as a DataFrame, or a ReportError saying why not."""
+def sniff_separator(path, encoding):
+    """The column separator of a CSV file, guessed from its first lines
+    among comma, semicolon, tab and pipe; a comma when nothing fits."""
+    import csv
+
+    with open(path, encoding=encoding, errors="replace", newline="") as file:
+        sample = file.read(SNIFF_BYTES)
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def read_table(path, *, sep=None, encoding="utf-8", decimal="."):
+    """``(frame, sep)``: the CSV file as a DataFrame and the separator used
+    (sniffed when ``sep`` is None), or a ReportError saying why not."""
     pd = _require_pandas("Reading a CSV file")
     path = Path(path)
     if not path.exists():
@@ -56,16 +74,31 @@ def read_table(path, sep):
     if path.is_dir():
         raise ReportError(f"{str(path)!r} is a directory; pass a CSV file.")
     try:
-        return pd.read_csv(path, sep=sep)
+        if sep is None:
+            sep = sniff_separator(path, encoding)
+        frame = pd.read_csv(path, sep=sep, encoding=encoding, decimal=decimal)
+        return frame, sep
+    except LookupError:
+        raise ReportError(
+            f"--encoding {encoding!r} is not an encoding Python knows; use e.g. "
+            "utf-8, latin-1 or cp1252."
+        ) from None
     except pd.errors.EmptyDataError:
         raise ReportError(
             f"{str(path)!r} is empty; pass a CSV file with a header."
         ) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ReportError(
+            f"{str(path)!r} is not {encoding} text (it holds the byte "
+            f"0x{exc.object[exc.start]:02x}); name its encoding with --encoding, e.g. "
+            "--encoding latin-1 (Western European files from older software) or "
+            "--encoding cp1252."
+        ) from None
+    except (pd.errors.ParserError, ValueError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise ReportError(
             f"{str(path)!r} could not be read as CSV ({message}); check the file, "
-            "or its separator with --sep."
+            f"or its separator with --sep (read with {sep!r})."
         ) from None
     except OSError as exc:
         raise ReportError(f"{str(path)!r} could not be read: {exc.strerror}.") from None
@@ -123,12 +156,29 @@ class PreparedData(NamedTuple):
     task: str
     notes: list
     categorical: list
+    converted: list = []
+    excluded: list = []
+    target_summary: object = None
+    n_rows_total: int = 0
 
 
-def prepare_data(frame, target, task, max_rows, random_state):
+def prepare_data(
+    frame,
+    target,
+    task,
+    max_rows,
+    random_state,
+    *,
+    decimal=".",
+    log_target=False,
+):
     """Check the table and the target; features and target, ready to fit.
 
-    The caller's ``frame`` is not modified.
+    Columns are recognised first (see ``_columns``): numbers written with
+    currency or separators are parsed, dates expanded, identifiers and free
+    text excluded. ``max_rows=None`` keeps every row. With ``log_target``
+    a regression target is replaced by ``log(1 + y)``. The caller's
+    ``frame`` is not modified.
     """
     frame = frame.copy()
     frame.columns = [str(c) for c in frame.columns]
@@ -142,7 +192,8 @@ def prepare_data(frame, target, task, max_rows, random_state):
             f"{int(missing.sum())} rows without a value of the target were left out."
         )
         frame = frame.loc[~missing]
-    if len(frame) > max_rows:
+    n_rows_total = len(frame)
+    if max_rows is not None and len(frame) > max_rows:
         notes.append(
             f"A random sample of {max_rows} of the {len(frame)} rows was used "
             "(--max-rows)."
@@ -163,7 +214,8 @@ def prepare_data(frame, target, task, max_rows, random_state):
             f"needs at least {MIN_ROWS} to fit and to score on held-out rows."
         )
     task = choose_task(y, task)
-    X = frame.drop(columns=[target])
+    columns = recognise_columns(frame.drop(columns=[target]), decimal)
+    X = columns.X
     categorical = [c for c in X.columns if not is_numeric(X[c])]
     numeric = [c for c in X.columns if c not in categorical]
     infinite = [c for c in numeric if np.isinf(X[c].to_numpy(dtype=float)).any()]
@@ -174,10 +226,71 @@ def prepare_data(frame, target, task, max_rows, random_state):
             f"Infinite values in {names_list(infinite)} were treated as missing."
         )
     notes.extend(_column_notes(X, categorical))
+    if X.shape[1] == 0:
+        raise ReportError(
+            "no column is left to predict the target from: "
+            + "; ".join(f"{c!r} ({why})" for c, why in columns.excluded)
+            + "."
+        )
     if task == "classification":
         y = y.astype(str) if not is_numeric(y) else y
         notes.extend(_class_notes(y))
-    return PreparedData(X, y.to_numpy(), task, notes, categorical)
+    summary = target_summary(y, task)
+    if log_target:
+        if task != "regression":
+            raise ReportError(
+                "--log-target needs a regression target; the target is treated "
+                "as classification (use --task regression if it is a quantity)."
+            )
+        if float(y.min()) <= -1:
+            raise ReportError(
+                f"--log-target needs target values above -1 (log(1 + y)); the "
+                f"smallest value of {target!r} is {float(y.min())}."
+            )
+        y = np.log1p(y.astype(float))
+        notes.append(
+            f"The target is modelled as log(1 + {target}) (--log-target): scores "
+            "and importances are on that scale."
+        )
+    return PreparedData(
+        X,
+        y.to_numpy(),
+        task,
+        notes,
+        categorical,
+        columns.converted,
+        columns.excluded,
+        summary,
+        n_rows_total,
+    )
+
+
+def target_summary(y, task):
+    """What the target looks like: class shares, or quantiles and skewness."""
+    from sklearn.utils import Bunch
+
+    if task == "classification":
+        shares = y.value_counts(normalize=True)
+        return Bunch(
+            task=task,
+            classes=[(str(k), float(v)) for k, v in shares.items()],
+            imbalanced=bool(shares.iloc[0] >= 0.6 or shares.iloc[-1] < 0.1),
+        )
+    values = y.to_numpy(dtype=float)
+    quantiles = np.quantile(values, [0, 0.01, 0.25, 0.5, 0.75, 0.99, 1])
+    skewness = float(y.astype(float).skew())
+    return Bunch(
+        task=task,
+        quantiles=dict(
+            zip(
+                ("min", "1%", "25%", "median", "75%", "99%", "max"),
+                map(float, quantiles),
+            )
+        ),
+        mean=float(values.mean()),
+        skewness=skewness,
+        skewed=bool(abs(skewness) > 2 and quantiles[0] > -1),
+    )
 
 
 def _check_target_column(frame, target):

@@ -11,7 +11,7 @@ import io
 import numpy as np
 
 from .._plot._common import heatmap_size
-from ._analysis import METHOD_TEXT, METHOD_TITLES
+from ._analysis import METHOD_TEXT, METHOD_TITLES, has_spread
 from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
 
 STYLE = """
@@ -24,6 +24,28 @@ th { background: #f3f3f3; } tr.kept td { background: #eaf3fb; }
 tr.reference td { background: #f1f1f1; font-style: italic; }
 img { max-width: 100%; height: auto; } .note { color: #555; font-size: 0.9em; }
 code { background: #f3f3f3; padding: 0 0.2em; }
+.summary { background: #f6f9fc; border: 1px solid #cfe0ef; padding: 0.2em 1.2em 0.8em; }
+th.sortable { cursor: pointer; } th.sortable:after { content: " \\2195"; color: #999; }
+"""
+#: Sorts a table with class "sortable" by the clicked column (numbers as
+#: numbers); the page's only script, and it reads no user text as code.
+SORT_SCRIPT = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (th, column) {
+    th.classList.add("sortable");
+    th.addEventListener("click", function () {
+      var body = table.tBodies[0], rows = Array.from(body.rows);
+      var down = th.dataset.order !== "down"; th.dataset.order = down ? "down" : "up";
+      function key(row) { var t = row.cells[column].textContent;
+        var n = parseFloat(t); return isNaN(n) ? t : n; }
+      rows.sort(function (a, b) { var x = key(a), y = key(b);
+        var c = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0)
+          : (typeof x === "number" ? -1 : 1);
+        return down ? -c : c; });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
 """
 
 
@@ -36,12 +58,15 @@ def render_html(sections, title):
         f"<h1>{_e(title)}</h1>",
     ]
     parts.extend(sections)
-    parts.append("</body></html>")
+    parts.append(f"<script>{SORT_SCRIPT}</script></body></html>")
     return "\n".join(parts)
 
 
 # ----------------------------------------------------------------------------
 # building blocks
+
+#: Names listed in a sentence before "and N more (see the table)".
+MAX_NAMES_IN_TEXT = 12
 
 
 def _e(value):
@@ -61,33 +86,274 @@ def _figure_html(figure, alt):
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
 
 
-def _table(header, rows, classes=None):
+def _table(header, rows, classes=None, sortable=False):
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
     body = []
     for i, row in enumerate(rows):
         css = f' class="{_e(classes[i])}"' if classes and classes[i] else ""
         body.append(f"<tr{css}>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
+    table_class = ' class="sortable"' if sortable else ""
     return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f"<table{table_class}><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
     )
 
 
 def _fmt(value):
+    """Three significant digits; never "-0" (a value that rounds to zero)."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
-    return f"{value:.3g}"
+    text = f"{value:.3g}"
+    if text.startswith("-") and float(text) == 0:
+        text = text[1:]
+    return text
+
+
+def _folded(table, n_rows, limit, what):
+    """A table longer than ``limit`` rows, folded under a summary line."""
+    if limit is None or n_rows <= limit:
+        return table
+    return f"<details><summary>{_e(what)} ({n_rows} rows)</summary>{table}</details>"
+
+
+def _score(value):
+    """A score with three decimals; never "-0.000"."""
+    text = f"{value:.3f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _items(texts):
     return "".join(f"<li>{_e(text)}</li>" for text in texts)
 
 
+def _names(names, limit=MAX_NAMES_IN_TEXT):
+    """Names for a sentence: at most ``limit``, then how many more."""
+    names = [str(n) for n in names]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit} more (see the table)"
+
+
+def _metric(task, scoring):
+    if scoring:
+        return scoring
+    return "accuracy" if task == "classification" else "R²"
+
+
+# ----------------------------------------------------------------------------
+# the summary, first on the page
+
+
+def verdicts(facts):
+    """Which features matter, which are uncertain, which are noise.
+
+    A feature *matters* when every method measured puts it above the random
+    column and ImportanceSelector keeps it (when it ran). It is *noise* when
+    the selector drops it and some method puts it below the random column
+    (without the selector: when at least half the methods do). It is
+    *uncertain* otherwise: the selector keeps it but a method ranks it
+    below the random column, or every method ranks it above and the
+    selector drops it.
+    """
+    fitted = facts.fitted
+    random_name = fitted.random_name
+    names = [str(c) for c in fitted.X.columns if str(c) != random_name]
+    above = {n: [] for n in names}
+    for result in (facts.results or {}).values():
+        values = dict(zip(map(str, result.feature_names), result.importances_mean))
+        for n in names:
+            above[n].append(values[n] > values[random_name])
+    kept = None
+    if facts.selector is not None:
+        kept = dict(zip(names, map(bool, facts.selector.support_)))
+    matter, uncertain, noise = [], [], []
+    for n in names:
+        votes = above[n]
+        everywhere = bool(votes) and all(votes)
+        below = len(votes) - sum(votes)
+        selected = None if kept is None else kept[n]
+        if not votes:  # importances skipped: the selector's verdict alone
+            group = uncertain if selected is None else matter if selected else noise
+        elif everywhere and selected is not False:
+            group = matter
+        elif (selected is False and below > 0) or (
+            selected is None and 2 * below >= len(votes)
+        ):
+            group = noise
+        else:
+            group = uncertain
+        group.append(n)
+    order = {n: i for i, n in enumerate(facts.top)}
+    rank = lambda n: order.get(n, len(order))  # noqa: E731
+    return sorted(matter, key=rank), sorted(uncertain, key=rank), noise
+
+
+def summary_html(data, facts, options):
+    """The conclusions and next steps, first on the page."""
+    fitted = facts.fitted
+    metric = _metric(data.task, options.scoring)
+    gap = fitted.score - fitted.chance
+    if fitted.score <= fitted.chance:
+        quality = (
+            "no better than the baseline: the importances below describe a "
+            "model that has not learnt the target, so read them with care"
+        )
+    elif fitted.chance < 1 and gap / (1 - min(fitted.chance, 0.999)) < 0.1:
+        quality = "hardly better than the baseline"
+    else:
+        quality = "clearly better than the baseline"
+    lines = [
+        f"<b>Model</b>: {_e(metric)} {_score(fitted.score)} on held-out rows "
+        f"against {_score(fitted.chance)} for the baseline "
+        f"({_e(_baseline(data.task))}): {quality}."
+    ]
+    matter, uncertain, noise = verdicts(facts)
+    judged = [METHOD_TITLES[m] for m in facts.methods] if facts.results else []
+    if facts.selector is not None:
+        judged.append("ImportanceSelector")
+    if judged:
+        lines.append(
+            f"<b>Features that matter</b> ({len(matter)}; above the random column "
+            f"under {_e(', '.join(judged[:-1]) or judged[0])}"
+            + (f" and kept by {judged[-1]}" if facts.selector is not None else "")
+            + f"): {_e(_names(matter)) or 'none'}."
+        )
+        if uncertain:
+            lines.append(
+                f"<b>Uncertain</b> ({len(uncertain)}; the methods or the selector "
+                "disagree): "
+                f"{_e(_names(uncertain))}."
+            )
+        lines.append(
+            f"<b>Noise</b> ({len(noise)}; "
+            + (
+                "dropped by the selector and below the random column under some method"
+                if facts.selector is not None
+                else "below the random column under at least half the methods"
+            )
+            + f"): {_e(_names(noise)) or 'none'}."
+        )
+    redundant = _redundant(facts)
+    if facts.analyzer is not None:
+        lines.append(
+            f"<b>Redundant</b> (among the {facts.analyzer.n_features_in_} most "
+            "important features): "
+            + (
+                _e(
+                    "; ".join(
+                        f"{f} (explained by {by})" if by else f for f, by in redundant
+                    )
+                )
+                if redundant
+                else "none above the threshold"
+            )
+            + "."
+        )
+    if data.excluded:
+        lines.append(
+            f"<b>Left out</b> before modelling: "
+            f"{_e(_names([c for c, _ in data.excluded]))} (see Data)."
+        )
+    steps = next_steps(data, facts, options, matter, noise, redundant)
+    return (
+        "<div class='summary'><h2>Summary</h2>"
+        f"<ul>{''.join(f'<li>{line}</li>' for line in lines)}</ul>"
+        "<p><b>Next steps</b></p>"
+        f"<ol>{_items(steps)}</ol></div>"
+    )
+
+
+def _baseline(task):
+    if task == "classification":
+        return "predicting the training rows' class shares"
+    return "always predicting the training rows' mean"
+
+
+def _redundant(facts):
+    if facts.analyzer is None:
+        return []
+    path = facts.analyzer.elimination_path_
+    return list(zip(map(str, path["feature"]), path["explained_by"]))
+
+
+def next_steps(data, facts, options, matter, noise, redundant):
+    """Concrete things to do, most useful first."""
+    fitted = facts.fitted
+    steps = []
+    summary = data.target_summary
+    weak = fitted.score <= fitted.chance
+    if data.task == "regression" and summary is not None:
+        if summary.skewed and not options.log_target:
+            steps.append(
+                f"The target is skewed (skewness {summary.skewness:.1f}, max "
+                f"{_fmt(summary.quantiles['max'])} against a median of "
+                f"{_fmt(summary.quantiles['median'])}): rerun with --log-target, "
+                "or --scoring neg_mean_absolute_error, so that a few extreme "
+                "values do not dominate the score."
+            )
+        elif weak:
+            steps.append(
+                "The model does not beat the mean: look for errors or extreme "
+                "values in the target, or add features that explain it."
+            )
+    if data.task == "classification" and summary is not None:
+        if summary.imbalanced and options.scoring is None:
+            steps.append(
+                "The classes are imbalanced: rerun with --scoring "
+                "balanced_accuracy (or f1_macro) so that the rare classes count."
+            )
+        elif weak:
+            steps.append(
+                "The model does not beat the class shares: the features may not "
+                "carry the target, or more rows are needed."
+            )
+    if noise:
+        steps.append(
+            f"Try the model without the {len(noise)} noise feature(s) "
+            f"({_names(noise, 6)}): ImportanceSelector in a Pipeline does this "
+            "and checks the score."
+        )
+    if redundant:
+        steps.append(
+            "Redundant features share their importance: before reading a low "
+            "importance as useless, keep one of each redundant group "
+            "(DependenceAnalyzer's elimination path) and measure again."
+        )
+    if matter:
+        steps.append(
+            f"Check that the leading features ({_names(matter[:5], 5)}) make "
+            "sense for the target and are known at prediction time (not a "
+            "leak of the answer)."
+        )
+    for column, reason in data.excluded:
+        if reason.startswith("free text"):
+            steps.append(
+                f"{column!r} is free text, left out: derive features from it "
+                "(length, key words, categories) if it should matter."
+            )
+    if facts.method_notes:
+        steps.append(
+            "Drop-column importance was replaced by out-of-bag permutation to "
+            "save time: raise --time-budget to measure it."
+        )
+    if data.n_rows_total > len(data.y):
+        steps.append(
+            f"The report used {len(data.y)} of {data.n_rows_total} rows "
+            "(--max-rows); leave --max-rows out to use every row."
+        )
+    if not steps:
+        steps.append("Nothing stands out: the model and its importances look sound.")
+    return steps
+
+
 # ----------------------------------------------------------------------------
 # the sections, in the page's order
 
 
-def overview_html(source, target, data, methods):
-    """The data: where it comes from, the task and why, the columns."""
+def overview_html(source, target, data, methods, sep=None):
+    """The data: where it comes from, the task and why, the target, the
+    columns and what was done with each."""
+    how = dict(data.converted)
     kinds = []
     for column in data.X.columns:
         series = data.X[column]
@@ -97,6 +363,11 @@ def overview_html(source, target, data, methods):
             kind = "number"
         missing = int(series.isna().sum())
         kinds.append([column, kind, missing])
+    for column, reason in data.converted:
+        if column not in data.X.columns:
+            kinds.append([column, reason, ""])
+        else:
+            kinds[list(data.X.columns).index(column)][1] = how[column]
     rule = (
         "it is not numeric, or holds at most "
         f"{MAX_CLASSES_OF_NUMERIC_TARGET} distinct whole numbers"
@@ -105,35 +376,76 @@ def overview_html(source, target, data, methods):
         f"{MAX_CLASSES_OF_NUMERIC_TARGET} distinct values, or fractional ones"
     )
     notes = _items(data.notes)
+    excluded = ""
+    if data.excluded:
+        excluded = (
+            f"<p><b>Left out of the model and of the dependence step "
+            f"({len(data.excluded)} column(s))</b>:</p>"
+            + _table(["column", "why"], data.excluded)
+        )
+    converted = ""
+    if data.converted:
+        converted = "<p><b>Read differently from plain text</b>:</p>" + _table(
+            ["column", "read as"], data.converted
+        )
+    sep_text = "" if sep is None else f" Columns separated by {_e(repr(sep))}."
     return (
         "<h2>Data</h2>"
-        f"<p>Source: <code>{_e(source)}</code>. Target: <code>{_e(target)}</code>, "
-        f"treated as <b>{_e(data.task)}</b> because {_e(rule)} (override with "
-        f"<code>--task</code>). {len(data.y)} rows, {data.X.shape[1]} features, all "
-        "used: string columns are encoded as category codes (in sorted order) "
-        "inside the model's Pipeline; missing values are left to the forest.</p>"
+        f"<p>Source: <code>{_e(source)}</code>.{sep_text} Target: "
+        f"<code>{_e(target)}</code>, treated as <b>{_e(data.task)}</b> because "
+        f"{_e(rule)} (override with <code>--task</code>). {len(data.y)} rows, "
+        f"{data.X.shape[1]} features: string columns are encoded as category "
+        "codes (in sorted order) inside the model's Pipeline; missing values are "
+        "left to the forest.</p>"
+        + _target_html(target, data.target_summary)
         + (f"<ul>{notes}</ul>" if notes else "")
+        + excluded
+        + converted
         + "<details><summary>Columns</summary>"
-        + _table(["column", "read as", "missing values"], kinds)
+        + _table(["column", "read as", "missing values"], kinds, sortable=True)
         + "</details>"
-        + f"<p class='note'>Importance methods compared: {_e(', '.join(methods))}.</p>"
+        + "<p class='note'>Importance methods compared: "
+        + _e(", ".join(METHOD_TITLES[m] for m in methods))
+        + ".</p>"
     )
 
 
-def score_html(score, chance, task, n_train, n_test):
+def _target_html(target, summary):
+    if summary is None:
+        return ""
+    if summary.task == "classification":
+        shares = ", ".join(f"{c}: {share:.0%}" for c, share in summary.classes[:12])
+        more = len(summary.classes) - 12
+        return (
+            f"<p>Target classes ({len(summary.classes)}): {_e(shares)}"
+            + (f" and {more} more" if more > 0 else "")
+            + ("; <b>imbalanced</b>" if summary.imbalanced else "")
+            + ".</p>"
+        )
+    q = summary.quantiles
+    return (
+        f"<p>Target <code>{_e(target)}</code>: "
+        + ", ".join(f"{k} {_fmt(v)}" for k, v in q.items())
+        + f"; mean {_fmt(summary.mean)}, skewness {summary.skewness:.2f}"
+        + ("; <b>skewed</b> (see --log-target)" if summary.skewed else "")
+        + ".</p>"
+    )
+
+
+def score_html(score, chance, task, n_train, n_test, scoring=None):
     """The model's held-out score next to the chance score, with a verdict."""
-    metric = "accuracy" if task == "classification" else "R²"
-    chance_text = (
-        "always predicting the most frequent class"
-        if task == "classification"
-        else "always predicting the mean"
-    )
+    metric = _metric(task, scoring)
     verdict = ""
     if score < chance:
+        advice = (
+            "look for outliers in the target, try --log-target or --scoring "
+            "neg_mean_absolute_error"
+            if task == "regression"
+            else "the classes may be imbalanced: try --scoring balanced_accuracy"
+        )
         verdict = (
             "<p><b>The model predicts the held-out rows worse than that: its "
-            "importances say little about the data (look for outliers in the "
-            "target, or too few rows).</b></p>"
+            f"importances say little about the data ({_e(advice)}).</b></p>"
         )
     elif chance >= 1 or (score - chance) / (1 - chance) < 0.1:
         verdict = (
@@ -144,27 +456,32 @@ def score_html(score, chance, task, n_train, n_test):
     return (
         "<h2>Model</h2>"
         f"<p>A random forest (in a Pipeline that encodes string columns) trained "
-        f"on {n_train} rows scores <b>{metric} = {score:.3f}</b> on the "
-        f"{n_test} held-out rows; {_e(chance_text)} scores {chance:.3f}. "
+        f"on {n_train} rows scores <b>{_e(metric)} = {_score(score)}</b> on the "
+        f"{n_test} held-out rows; {_e(_baseline(task))} scores {_score(chance)}. "
         "Importances are only worth reading for a model that predicts well.</p>"
         + verdict
     )
 
 
-def importance_html(results, random_name, task):
-    """Each method's importances, as bars and a table, next to the random
-    column, and which real features it outranks."""
+def importance_html(results, random_name, task, top, notes=()):
+    """Each method's importances next to the random column: bars of the
+    ``top`` features, and a sortable table of all of them."""
     from .._plot.importance import ImportanceDisplay
 
     titled = {METHOD_TITLES[m]: r for m, r in results.items()}
     first = next(iter(results.values()))
-    n_rows = len(first.feature_names)
+    n_features = len(first.feature_names)
+    n_rows = min(n_features, top + 1)
     figure = _new_figure(
-        max(6.4, 4.2 * len(titled)), min(max(3, 0.3 * n_rows + 1.4), 40)
+        max(6.4, 4.2 * len(titled)), min(max(3, 0.3 * n_rows + 1.6), 12)
     )
     axes = figure.subplots(1, len(titled), sharey=True, squeeze=False)[0]
-    ImportanceDisplay.from_result(titled, probes=[random_name], ax=list(axes))
-    figure_html = _figure_html(figure, "importances of each feature by method")
+    ImportanceDisplay.from_result(
+        titled, probes=[random_name], ax=list(axes), max_features=n_rows
+    )
+    for ax in axes:
+        ax.tick_params(axis="x", labelrotation=30)
+    figure_html = _figure_html(figure, "importances of the leading features by method")
 
     names = [str(n) for n in first.feature_names]
     order = np.argsort(-first.importances_mean, kind="stable")
@@ -172,15 +489,25 @@ def importance_html(results, random_name, task):
         dict(zip(map(str, r.feature_names), zip(r.importances_mean, r.importances_std)))
         for r in results.values()
     ]
+    spreads = [has_spread(m, r) for m, r in results.items()]
     rows, classes = [], []
     for i in order:
         row = [names[i]]
-        for lookup in lookups:
+        for lookup, spread in zip(lookups, spreads):
             mean, std = lookup[names[i]]
-            row.append(f"{_fmt(float(mean))} ± {_fmt(float(std))}")
+            row.append(_fmt(float(mean)))
+            row.append(_fmt(float(std)) if spread else "n/a")
         rows.append(row)
         classes.append("reference" if names[i] == random_name else "")
-    table = _table(["feature"] + list(titled), rows, classes)
+    header = ["feature"]
+    for title in titled:
+        header += [title, "± sd"]
+    table = _folded(
+        _table(header, rows, classes, sortable=True),
+        len(rows),
+        top + 1,
+        "Every feature's importances (sortable table)",
+    )
 
     findings = [
         _random_column_finding(method, result, names, random_name)
@@ -188,15 +515,25 @@ def importance_html(results, random_name, task):
     ]
     described = _items(METHOD_TEXT[m] for m in results)
     unit = "accuracy" if task == "classification" else "R²"
+    shown = (
+        f"The chart shows the {n_rows - 1} leading features of the first method "
+        f"and the random column; the table below the chart lists all "
+        f"{n_features - 1} (open it; click a heading to sort)."
+        if n_rows < n_features
+        else ""
+    )
     return (
         "<h2>Importances, next to a column of random numbers</h2>"
-        f"<p>A column of uniform random numbers, <code>{_e(random_name)}</code> "
+        + (f"<ul>{_items(notes)}</ul>" if notes else "")
+        + f"<p>A column of uniform random numbers, <code>{_e(random_name)}</code> "
         "(grey, hatched), was added to the features: a feature no more important "
         "than it is noise the model learnt. MDI is measured on the training rows "
         "and favours features with many distinct values, so it often ranks the "
         "random column above real features; the other methods measure what the "
         f"model loses without a feature (in {unit} for the score-based ones). "
-        "Bars: mean; whiskers: standard deviation over trees or shuffles.</p>"
+        "Bars: mean; whiskers: standard deviation over trees or shuffles (n/a "
+        f"for drop-column, one refit per feature, whose spread is unknown). "
+        f"{shown}</p>"
         f"<ul>{described}</ul>" + figure_html + f"<ul>{''.join(findings)}</ul>" + table
     )
 
@@ -207,7 +544,7 @@ def _random_column_finding(method, result, names, random_name):
     if below:
         return (
             f"<li>{_e(METHOD_TITLES[method])}: the random column outranks "
-            f"{len(below)} real feature(s): {_e(', '.join(below))}.</li>"
+            f"{len(below)} real feature(s): {_e(_names(below))}.</li>"
         )
     return (
         f"<li>{_e(METHOD_TITLES[method])}: every real feature is above the "
@@ -215,16 +552,19 @@ def _random_column_finding(method, result, names, random_name):
     )
 
 
-def selector_html(selector, feature_names, notes):
-    """What ImportanceSelector kept, with p-values, bars and its threshold;
-    ``notes`` are shown above the figure."""
+def selector_html(selector, feature_names, notes, top=None):
+    """What ImportanceSelector kept, with p-values, bars of the leading
+    features and probes, and its threshold; ``notes`` above the figure."""
     from .._plot.importance import ImportanceDisplay
 
     n_groups = len(selector.groups_)
     result = selector.importances_
     n_rows = len(result.feature_names)
-    figure = _new_figure(7.5, min(max(3, 0.25 * n_rows + 1.4), 60))
-    ImportanceDisplay.from_selector(selector, ax=figure.subplots(), errorbars=False)
+    shown = n_rows if top is None else min(n_rows, 2 * top)
+    figure = _new_figure(7.5, min(max(3, 0.25 * shown + 1.4), 14))
+    ImportanceDisplay.from_selector(
+        selector, ax=figure.subplots(), errorbars=False, max_features=shown
+    )
     figure_html = _figure_html(
         figure, "ImportanceSelector: features, probes, threshold"
     )
@@ -246,22 +586,39 @@ def selector_html(selector, feature_names, notes):
         classes.append("kept" if kept else "")
     kept = [names[j] for j in np.flatnonzero(selector.support_)]
     notes = _items(notes)
+    method = METHOD_TITLES.get(selector.method_, selector.method_)
     return (
         "<h2>Features that beat random probes (ImportanceSelector)</h2>"
         f"<p>ImportanceSelector added {int(result.n_probes)} probe columns "
         "(shuffled copies of the features), fitted the forest, measured every "
-        f"column's importance ({_e(selector.method_.replace('_', '-'))}) and kept "
+        f"column's importance ({_e(method)}) and kept "
         "a feature only when a one-sided test says its importance is above the "
         f"probes' (p-value adjusted by {_e(selector.correction)}'s method at most "
         f"{selector.alpha}). It keeps <b>{len(kept)} of {len(names)}</b> "
-        f"features: {_e(', '.join(kept)) or 'none'}. Bars are mean importances; "
-        "the dashed line is the importance a feature needed.</p>"
+        f"features: {_e(_names(kept)) or 'none'}. Bars are mean importances of "
+        f"the {shown} leading columns (features and probes); the dashed line is "
+        "the importance a feature needed."
+        + (
+            " MDI-oob values are impurity decreases re-measured on out-of-bag "
+            "rows, in the impurity's unit (for regression the target's variance, "
+            "in squared units of the target; for classification the Gini "
+            "impurity): compare them with the probes', not across data sets."
+            if selector.method_ == "oob_mdi"
+            else ""
+        )
+        + "</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
         + figure_html
-        + _table(
-            ["feature", "importance", "p-value", "adjusted p-value", "decision"],
-            rows,
-            classes,
+        + _folded(
+            _table(
+                ["feature", "importance", "p-value", "adjusted p-value", "decision"],
+                rows,
+                classes,
+                sortable=True,
+            ),
+            len(rows),
+            top,
+            "Every feature's p-value and decision (sortable table)",
         )
     )
 
@@ -274,9 +631,26 @@ def _decision(kept, corrected, alpha):
     return "kept (min_features)"
 
 
-def dependence_html(analyzer):
-    """The dependence heatmap and what DependenceAnalyzer would drop; None
-    (a single feature) says there is nothing to measure."""
+def _clustered_order(matrix):
+    """Features ordered so that those that explain each other sit together
+    (average-linkage clustering of the symmetrised matrix)."""
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+
+    n = len(matrix)
+    if n < 3:
+        return np.arange(n)
+    similarity = np.nan_to_num(np.asarray(matrix, dtype=float), nan=0.0)
+    similarity = np.clip((similarity + similarity.T) / 2, 0, None)
+    distance = similarity.max() - similarity if similarity.max() > 0 else similarity
+    np.fill_diagonal(distance, 0)
+    return leaves_list(linkage(squareform(distance, checks=False), "average"))
+
+
+def dependence_html(analyzer, n_features=None, n_rows=None):
+    """The dependence heatmap (clustered, on a colour scale that fits the
+    values) and what DependenceAnalyzer would drop; None (fewer than two
+    features) says there is nothing to measure."""
     from .._plot.dependence import DependenceDisplay
 
     if analyzer is None:
@@ -285,17 +659,27 @@ def dependence_html(analyzer):
             "to measure.</p>"
         )
     n = analyzer.n_features_in_
+    order = _clustered_order(analyzer.dependence_matrix_)
+    names = np.asarray(analyzer.feature_names_in_, dtype=object)[order]
+    dependence = np.asarray(analyzer.dependence_, dtype=float)[order]
+    matrix = np.asarray(analyzer.dependence_matrix_, dtype=float)[np.ix_(order, order)]
+    top = max(1.0, float(np.nanmax(np.r_[dependence, matrix.ravel(), 0.0])))
     figure = _new_figure(*heatmap_size(n + 1, n))
-    DependenceDisplay.from_analyzer(analyzer, ax=figure.subplots())
+    DependenceDisplay(
+        dependence,
+        matrix,
+        names,
+        dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
+    ).plot(ax=figure.subplots(), sort=False, im_kw={"vmax": top})
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
         [
             feature,
-            _fmt(float(dependence)),
+            _fmt(float(dependence_then)),
             "nothing (constant, or no input helps)" if explained is None else explained,
         ]
-        for feature, dependence, explained in zip(
+        for feature, dependence_then, explained in zip(
             path["feature"], path["dependence"], path["explained_by"]
         )
     ]
@@ -313,21 +697,37 @@ def dependence_html(analyzer):
             "DependenceAnalyzer would drop none."
         )
         table = ""
+    scope = ""
+    if n_features is not None and n < n_features:
+        scope = (
+            f" Measured on the {n} most important of the {n_features} features (--top)"
+        )
+    if n_rows is not None:
+        scope += (" and" if scope else " Measured") + (
+            f" on at most {n_rows} rows (--dependence-rows)."
+        )
     return (
         "<h2>Dependence between features</h2>"
         "<p>The dependence of a feature is how well a forest predicts it from all "
         "the other features (out-of-bag R², or chance-corrected accuracy for "
         "categories): near 1, the feature is redundant. The first column is the "
         "dependence; the others say how much it drops when each other feature is "
-        "shuffled, i.e. which features explain it. Redundant features share their "
+        "shuffled, i.e. which features explain it (features that explain each "
+        "other are placed together). Redundant features share their "
         "importance, so a low importance above may only mean that another column "
-        "carries the same information.</p>"
+        f"carries the same information.{_e(scope)}</p>"
         + figure_html
         + f"<p>{_e(verdict)}</p>"
         + table
     )
 
 
-def warnings_html(messages):
-    """The distinct warnings raised while the report was computed."""
-    return f"<h2>Warnings</h2><ul>{_items(messages)}</ul>"
+def skipped_html(title, stage):
+    """A section left out with --skip."""
+    return f"<h2>{_e(title)}</h2><p>Left out (--skip {_e(stage)}).</p>"
+
+
+def warnings_html(caught):
+    """The distinct warnings raised while the report was computed, each
+    with the step that raised it."""
+    return "<h2>Warnings</h2>" + _table(["step", "warning"], caught)

@@ -1,14 +1,19 @@
 """The report's steps in order, from the input to the HTML file."""
 
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+
+from sklearn.utils import Bunch
 
 from .._utils._progress import Progress
 from ._analysis import (
     analyse_dependence,
     fit_model,
     measure_importances,
+    plan_methods,
     select_features,
+    top_features,
 )
 from ._common import PROG, ReportError
 from ._data import load_table, prepare_data
@@ -19,6 +24,8 @@ from ._html import (
     render_html,
     score_html,
     selector_html,
+    skipped_html,
+    summary_html,
     warnings_html,
 )
 
@@ -27,24 +34,41 @@ def run_report(args, methods):
     """Compute everything and write the HTML file; returns the exit status.
 
     ``args`` are the parsed options, checked, and ``methods`` the importance
-    methods to compare. Warnings raised along the way are listed on the page
-    instead of the terminal.
+    methods to compare. Warnings raised along the way are listed on the page,
+    under the step that raised them, instead of the terminal.
     """
     progress = Progress(PROG, not args.quiet, command=True)
-    frame, target, source = load_table(args.data, args.target, args.sep, args.demo)
-    data = prepare_data(frame, target, args.task, args.max_rows, args.random_state)
+    frame, target, source, sep = load_table(
+        args.data,
+        args.target,
+        args.demo,
+        sep=args.sep,
+        encoding=args.encoding,
+        decimal=args.decimal,
+    )
+    data = prepare_data(
+        frame,
+        target,
+        args.task,
+        args.max_rows,
+        args.random_state,
+        decimal=args.decimal,
+        log_target=args.log_target,
+    )
     progress(
         f"{len(data.y)} rows, {data.X.shape[1]} features, target {target!r} "
         f"({data.task})"
+        + (f"; {len(data.excluded)} column(s) left out" if data.excluded else "")
     )
-    sections = [overview_html(source, target, data, methods)]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        sections.extend(_analysis_sections(data, methods, args, progress))
-    messages = list(dict.fromkeys(str(w.message) for w in caught))
-    if messages:
-        progress(f"{len(messages)} distinct warning(s), listed in the report")
-        sections.append(warnings_html(messages))
+    caught = []
+    facts = _analysis(data, methods, args, progress, caught)
+    sections = [
+        summary_html(data, facts, args),
+        overview_html(source, target, data, facts.methods, sep),
+    ] + facts.sections
+    if caught:
+        progress(f"{len(caught)} distinct warning(s), listed in the report")
+        sections.append(warnings_html(caught))
 
     name = "diabetes" if args.demo else Path(source).name
     title = f"Feature importances: {target} from {name}"
@@ -57,30 +81,103 @@ def run_report(args, methods):
     return 0
 
 
-def _analysis_sections(data, methods, options, progress):
-    """The sections after the overview: each step measures, then renders."""
-    fitted = fit_model(data, options, progress)
-    sections = [
-        score_html(
-            fitted.score, fitted.chance, data.task, len(fitted.train), len(fitted.test)
-        )
-    ]
-    results = measure_importances(
-        fitted.model,
-        fitted.X,
-        fitted.y,
-        fitted.train,
-        fitted.test,
-        methods,
-        options,
-        progress,
+@contextmanager
+def _step(name, caught):
+    """Record the warnings of a step, with the step's name, including those
+    of its parallel workers (run as threads, so that their warnings reach
+    this process)."""
+    from joblib import parallel_config
+
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        with parallel_config(backend="threading"):
+            yield
+    for message in dict.fromkeys(str(w.message) for w in records):
+        if (name, message) not in caught:
+            caught.append((name, message))
+
+
+def _analysis(data, methods, options, progress, caught):
+    """Fit, measure and render each step not skipped; the sections and the
+    facts the summary is made of."""
+    verbose = progress.verbose
+    facts = Bunch(
+        methods=list(methods),
+        sections=[],
+        results=None,
+        selector=None,
+        analyzer=None,
+        top=[],
+        method_notes=[],
     )
-    sections.append(importance_html(results, fitted.random_name, data.task))
+    with _step("model", caught):
+        fitted = fit_model(data, options, progress)
+    facts.fitted = fitted
+    facts.sections.append(
+        score_html(
+            fitted.score,
+            fitted.chance,
+            data.task,
+            len(fitted.train),
+            len(fitted.test),
+            options.scoring,
+        )
+    )
+    features = [str(c) for c in data.X.columns]
+    if "importances" in options.skip:
+        facts.sections.append(skipped_html("Importances", "importances"))
+        facts.top = features[: options.top]
+    else:
+        planned, notes = plan_methods(
+            methods, fitted.fit_seconds, data.X.shape[1], options.time_budget
+        )
+        for note in notes:
+            progress(note.split(":")[0] + ": replaced by out-of-bag permutation")
+        facts.methods, facts.method_notes = planned, notes
+        with _step("importances", caught):
+            results = measure_importances(
+                fitted.model,
+                fitted.X,
+                fitted.y,
+                fitted.train,
+                fitted.test,
+                planned,
+                options,
+                progress,
+            )
+        facts.results = results
+        facts.top = top_features(results, fitted.random_name, options.top)
+        facts.sections.append(
+            importance_html(results, fitted.random_name, data.task, options.top, notes)
+        )
 
-    with progress.stage("ImportanceSelector (probes and p-values)"):
-        selector, notes = select_features(data, options)
-        sections.append(selector_html(selector, data.X.columns, notes))
+    if "selector" in options.skip:
+        facts.sections.append(skipped_html("ImportanceSelector", "selector"))
+    else:
+        with (
+            _step("ImportanceSelector", caught),
+            progress.stage("ImportanceSelector (probes and p-values)", inner=True),
+        ):
+            selector, notes = select_features(data, options, verbose)
+        facts.selector = selector
+        facts.sections.append(
+            selector_html(selector, data.X.columns, notes, options.top)
+        )
 
-    with progress.stage("DependenceAnalyzer (one forest per feature)"):
-        sections.append(dependence_html(analyse_dependence(data, options)))
-    return sections
+    if "dependence" in options.skip:
+        facts.sections.append(skipped_html("Dependence", "dependence"))
+    else:
+        chosen = facts.top[: options.top]
+        with (
+            _step("dependence", caught),
+            progress.stage(
+                f"DependenceAnalyzer ({len(chosen)} features, one forest each)",
+                inner=True,
+            ),
+        ):
+            analyzer = analyse_dependence(data, chosen, options, verbose)
+        facts.analyzer = analyzer
+        facts.sections.append(
+            dependence_html(analyzer, len(features), options.dependence_rows)
+        )
+    return facts

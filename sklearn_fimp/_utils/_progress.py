@@ -45,22 +45,28 @@ class Progress:
             print(self._line(message) + self._elapsed(), file=sys.stderr, flush=True)
 
     @contextmanager
-    def stage(self, message):
+    def stage(self, message, *, inner=False):
         """Time the block: print ``message ...`` now and ``1.2 s`` after it.
 
         The two parts share one line, so use it for stages during which
         nothing else is printed. A block that raises ends the line without
-        a time, so that the error starts on a line of its own.
+        a time, so that the error starts on a line of its own. With
+        ``inner=True`` the block prints progress of its own: ``message ...``
+        ends its line, and ``message: done, 1.2 s`` follows the block.
         """
         started = time.perf_counter()
         if self.verbose:
-            print(self._line(message) + " ...", end="", file=sys.stderr, flush=True)
+            end = "\n" if inner else ""
+            print(self._line(message) + " ...", end=end, file=sys.stderr, flush=True)
         try:
             yield
         except BaseException:
-            if self.verbose:
+            if self.verbose and not inner:
                 print(file=sys.stderr, flush=True)
             raise
         if self.verbose:
-            seconds = time.perf_counter() - started
-            print(f" {seconds:.1f} s" + self._elapsed(), file=sys.stderr, flush=True)
+            seconds = f"{time.perf_counter() - started:.1f} s" + self._elapsed()
+            if inner:
+                print(self._line(f"{message}: done, {seconds}"), file=sys.stderr)
+            else:
+                print(f" {seconds}", file=sys.stderr, flush=True)

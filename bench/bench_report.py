@@ -1,0 +1,236 @@
+"""Benchmark of the report command on wide and on long data.
+
+Times ``python -m sklearn_fimp report`` as a whole process, with its
+default settings (every row, the default methods MDI, permutation and
+drop-column, ImportanceSelector and the dependence step), on two generated
+regression tables written to CSV files:
+
+- wide: 2,000 rows x 100 numeric columns;
+- long: 200,000 rows x 20 numeric columns.
+
+In both, the target depends on five columns (``x0`` linearly, ``x1``
+squared, ``x2`` through a sine, ``x3 * x4``) plus noise, and ``x5`` is a
+noisy copy of ``x0`` (a redundant feature); the other columns are noise.
+With ``--rent``, the New York rental listings of
+``../shared/data/rent.csv`` (target ``price``, with ``--log-target``) are
+timed too, when the file is there; the script says so when it is not.
+
+For each run the script records the wall time of the whole process, its
+CPU time (user + system, of the child process), the time of each stage as
+the command prints it on stderr, the methods measured (drop-column gives
+way to out-of-bag permutation over ``--time-budget``), and the machine's
+1-minute load average before and after. On a machine shared with other
+work, a load above the number of cores means the wall times are upper
+bounds; the CPU time is less affected.
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/bench_report.py            # wide and long
+    PYTHONPATH=. python bench/bench_report.py --only wide --n-jobs 2
+    PYTHONPATH=. python bench/bench_report.py --rent
+
+Results are written to docs/bench_report.rst (``--no-write`` to skip).
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+RENT = ROOT.parent / "shared" / "data" / "rent.csv"
+SIZES = {"wide": (2000, 100), "long": (200000, 20)}
+TARGETS = {"wide": 60.0, "long": 120.0}
+STAGE = re.compile(r"^sklearn-fimp: (.+?)(?:: done,| \.\.\.) (\d+\.\d) s$")
+
+
+def make_table(n_rows, n_features, seed=0):
+    """The generated regression table (see the module docstring)."""
+    import pandas as pd
+
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_rows, n_features))
+    X[:, 5] = X[:, 0] + 0.1 * rng.normal(size=n_rows)
+    y = (
+        2 * X[:, 0]
+        + X[:, 1] ** 2
+        + np.sin(3 * X[:, 2])
+        + 0.5 * X[:, 3] * X[:, 4]
+        + 0.5 * rng.normal(size=n_rows)
+    )
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(n_features)])
+    frame["y"] = y
+    return frame
+
+
+def run_report(path, target, extra, n_jobs, out):
+    """Run the command in a child process; its wall and CPU time, stages,
+    exit status and the tail of stderr."""
+    command = [sys.executable, "-m", "sklearn_fimp", "report", str(path)]
+    command += ["--target", target, "--out", str(out), "--n-jobs", str(n_jobs)]
+    command += list(extra)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    stages = []
+    for line in completed.stderr.splitlines():
+        match = STAGE.match(line)
+        if match:
+            stages.append((match.group(1), float(match.group(2))))
+    methods = "drop-column" if "drop-column importance" in completed.stderr else ""
+    if "replaced by out-of-bag permutation" in completed.stderr:
+        methods = "out-of-bag permutation (drop-column over the budget)"
+    return {
+        "status": completed.returncode,
+        "wall": wall,
+        "cpu": cpu,
+        "stages": stages,
+        "load": (load_before, os.getloadavg()[0]),
+        "methods": methods,
+        "stderr": completed.stderr.strip().splitlines()[-3:],
+    }
+
+
+def _git_commit():
+    """The commit measured, with "+ uncommitted changes" when the work tree
+    differs from it."""
+
+    def git(*args):
+        return subprocess.run(
+            ["git", *args], capture_output=True, text=True, cwd=ROOT
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
+    except OSError:
+        return "unknown"
+    return commit + (" + uncommitted changes" if changed else "")
+
+
+def write_rst(rows, n_jobs, notes):
+    import sklearn
+
+    import sklearn_fimp
+
+    lines = [
+        ".. This file is written by bench/bench_report.py; do not edit it.",
+        "",
+        ".. _bench_report:",
+        "",
+        "Benchmark: the report command on wide and long data",
+        "===================================================",
+        "",
+        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
+        f"commit {_git_commit()}",
+        f"- cores (os.cpu_count()): {os.cpu_count()}, --n-jobs {n_jobs}",
+        f"- Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
+        "- ``python -m sklearn_fimp report DATA.csv --target y`` with its "
+        "defaults (every row; each tree on at most --tree-rows 20000 rows; "
+        "MDI, permutation and drop-column, drop-column replaced by "
+        "out-of-bag permutation over --time-budget 60 s; ImportanceSelector; "
+        "dependence of the --top 20 features on --dependence-rows 2000 rows "
+        "with --dependence-trees 30)",
+        "- wall: the whole process, in-script measurement; CPU: user + system "
+        "time of the process; load: 1-minute load average before / after "
+        "(above the number of cores, other work shared the machine and the "
+        "wall time is an upper bound)",
+        "",
+        "Reproduce from the repository root with::",
+        "",
+        "    PYTHONPATH=. python bench/bench_report.py",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - Data",
+        "     - Target (s)",
+        "     - Wall (s)",
+        "     - CPU (s)",
+        "     - Load",
+        "     - Importances measured",
+        "     - Stages (s)",
+    ]
+    for name, shape, target, result in rows:
+        stages = "; ".join(
+            f"{stage} {seconds:.1f}" for stage, seconds in result["stages"]
+        )
+        status = "" if result["status"] == 0 else f" (exit {result['status']})"
+        lines += [
+            f"   * - {name}: {shape[0]:,} x {shape[1]}",
+            f"     - {target if target else 'none'}",
+            f"     - {result['wall']:.1f}{status}",
+            f"     - {result['cpu']:.1f}",
+            f"     - {result['load'][0]:.1f} / {result['load'][1]:.1f}",
+            f"     - {result['methods'] or 'as chosen'}",
+            f"     - {stages}",
+        ]
+    lines += [""] + notes
+    path = ROOT / "docs" / "bench_report.rst"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(SIZES), action="append")
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--rent", action="store_true")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.only or sorted(SIZES, reverse=True):
+            shape = SIZES[name]
+            path = Path(tmp) / f"{name}.csv"
+            make_table(*shape).to_csv(path, index=False)
+            result = run_report(path, "y", [], args.n_jobs, Path(tmp) / "r.html")
+            print(
+                f"{name} {shape[0]}x{shape[1]}: wall {result['wall']:.1f} s, "
+                f"cpu {result['cpu']:.1f} s, load {result['load'][0]:.1f}/"
+                f"{result['load'][1]:.1f}, status {result['status']}",
+                flush=True,
+            )
+            for stage, seconds in result["stages"]:
+                print(f"    {stage}: {seconds:.1f} s")
+            if result["status"]:
+                print("\n".join(result["stderr"]))
+            rows.append((name, shape, TARGETS[name], result))
+        if args.rent:
+            if RENT.exists():
+                import pandas as pd
+
+                shape = pd.read_csv(RENT, nrows=1).shape[1] - 1
+                with open(RENT, "rb") as file:
+                    n_rows = sum(1 for _ in file) - 1
+                result = run_report(
+                    RENT, "price", ["--log-target"], args.n_jobs, Path(tmp) / "r.html"
+                )
+                print(f"rent: wall {result['wall']:.1f} s, cpu {result['cpu']:.1f} s")
+                rows.append(
+                    ("rent.csv (price, --log-target)", (n_rows, shape), None, result)
+                )
+            else:
+                message = f"{RENT} is missing: the rent listings were not timed."
+                print(message)
+                notes.append(message)
+    if not args.no_write:
+        write_rst(rows, args.n_jobs, notes)
+
+
+if __name__ == "__main__":
+    main()

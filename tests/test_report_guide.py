@@ -1,0 +1,282 @@
+"""The report as a guide: messy columns recognised before modelling, the
+summary, the stage options and the size of wide pages."""
+
+import base64
+import re
+import struct
+import warnings
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+from sklearn_fimp._report import _run, main  # noqa: E402
+
+FAST = ["--n-estimators", "8", "--dependence-trees", "5", "--quiet"]
+N_ROWS = 120
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """The columns the model and the dependence step were given."""
+    record = {}
+    fit_model, analyse_dependence = _run.fit_model, _run.analyse_dependence
+
+    def fit(data, options, progress):
+        record["model"] = [str(c) for c in data.X.columns]
+        return fit_model(data, options, progress)
+
+    def dependence(data, features, options, verbose=0):
+        record["dependence"] = [str(f) for f in features]
+        return analyse_dependence(data, features, options, verbose)
+
+    monkeypatch.setattr(_run, "fit_model", fit)
+    monkeypatch.setattr(_run, "analyse_dependence", dependence)
+    return record
+
+
+def _base(seed=0):
+    rng = np.random.RandomState(seed)
+    signal = rng.normal(size=N_ROWS)
+    return rng, pd.DataFrame({"signal": signal, "noise": rng.uniform(size=N_ROWS)})
+
+
+def _report(tmp_path, frame, *options, write=None, target="y"):
+    path = tmp_path / "data.csv"
+    if write is None:
+        frame.to_csv(path, index=False)
+    else:
+        write(frame, path)
+    out = tmp_path / "report.html"
+    argv = ["report", str(path), "--target", target, "--out", str(out)]
+    assert main(argv + list(options) + FAST) == 0
+    return out.read_text(encoding="utf-8")
+
+
+def _left_out(text, column):
+    """The reason the Data section gives for leaving ``column`` out."""
+    match = re.search(rf"<tr><td>{re.escape(column)}</td><td>([^<]*)</td></tr>", text)
+    assert match, f"{column} is not listed as left out"
+    return match.group(1)
+
+
+def _not_seen(seen, column):
+    assert column not in seen["model"]
+    assert column not in seen["dependence"]
+
+
+def test_identifier_columns_are_left_out(tmp_path, seen):
+    rng, frame = _base()
+    frame["customer"] = [f"C-{i:05d}" for i in rng.permutation(N_ROWS)]
+    frame["row_id"] = np.arange(1, N_ROWS + 1)
+    frame["y"] = 3 * frame.signal + 0.1 * rng.normal(size=N_ROWS)
+    text = _report(tmp_path, frame)
+    assert _left_out(text, "customer").startswith("identifier: 120 distinct values")
+    assert _left_out(text, "row_id").startswith("identifier: a distinct whole number")
+    for column in ("customer", "row_id"):
+        _not_seen(seen, column)
+    assert "Left out of the model and of the dependence step (2 column(s))" in text
+    assert seen["model"] == ["signal", "noise"]
+
+
+def test_free_text_is_left_out_with_a_next_step(tmp_path, seen):
+    rng, frame = _base()
+    words = np.array(["cosy", "flat", "near", "park", "bright", "quiet", "big"])
+    frame["description"] = [
+        " ".join(rng.choice(words, size=rng.randint(4, 9))) for _ in range(N_ROWS)
+    ]
+    frame["y"] = 3 * frame.signal + 0.1 * rng.normal(size=N_ROWS)
+    text = _report(tmp_path, frame)
+    assert _left_out(text, "description").startswith("free text:")
+    _not_seen(seen, "description")
+    assert "&#x27;description&#x27; is free text, left out: derive features" in text
+
+
+def test_dates_are_expanded_into_parts(tmp_path, seen):
+    rng, frame = _base()
+    dates = pd.Timestamp("2021-01-01") + pd.to_timedelta(
+        rng.randint(0, 365, size=N_ROWS), unit="D"
+    )
+    frame["listed"] = dates.strftime("%Y-%m-%d")
+    frame["y"] = dates.month + 0.1 * rng.normal(size=N_ROWS)
+    text = _report(tmp_path, frame)
+    parts = ["listed_year", "listed_month", "listed_weekday", "listed_days"]
+    assert f"expanded into {', '.join(parts)}" in text
+    assert seen["model"] == ["signal", "noise"] + parts
+    _not_seen(seen, "listed")
+    # the month carries the target: it is the first feature of the summary
+    summary = text[text.index("Features that matter") :]
+    assert summary.index("listed_") < summary.index("</li>")
+
+
+def test_currency_is_parsed_as_numbers(tmp_path, seen):
+    rng, frame = _base()
+    amount = rng.uniform(100, 5000, size=N_ROWS).round(2)
+    frame["price"] = [f"${a:,.2f}" for a in amount]
+    frame["y"] = amount / 1000 + 0.1 * rng.normal(size=N_ROWS)
+    text = _report(tmp_path, frame)
+    assert (
+        "<td>price</td><td>numbers written with currency symbols and thousands "
+        "separators</td>"
+    ) in text
+    assert "price" in seen["model"]
+    from sklearn_fimp._report._columns import recognise_columns
+
+    parsed = recognise_columns(frame[["price"]]).X["price"]
+    np.testing.assert_allclose(parsed.to_numpy(), amount)
+
+
+def test_decimal_commas_and_a_sniffed_separator(tmp_path, seen):
+    rng, frame = _base()
+    amount = rng.uniform(0, 20000, size=N_ROWS).round(1)
+    frame["amount"] = amount
+    frame["y"] = amount / 1000 + 0.1 * rng.normal(size=N_ROWS)
+
+    def write(frame, path):
+        european = frame.copy()
+        european["amount"] = [
+            f"{a:,.1f}".replace(",", " ").replace(".", ",").replace(" ", ".")
+            for a in amount
+        ]
+        european.to_csv(path, sep=";", decimal=",", index=False)
+
+    text = _report(tmp_path, frame, "--decimal", ",", write=write)
+    assert "Columns separated by &#x27;;&#x27;" in text
+    assert "numbers written with thousands separators and decimal commas" in text
+    assert seen["model"] == ["signal", "noise", "amount"]
+    from sklearn_fimp._report._data import read_table
+
+    table, sep = read_table(tmp_path / "data.csv", decimal=",")
+    assert sep == ";"
+    np.testing.assert_allclose(table["signal"], frame["signal"])
+
+
+def test_latin1_file_needs_and_takes_its_encoding(tmp_path, capsys, seen):
+    rng, frame = _base()
+    frame["city"] = rng.choice(["Zürich", "Genève", "Besançon"], size=N_ROWS)
+    frame["y"] = (frame.city == "Genève") + 0.1 * rng.normal(size=N_ROWS)
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False, encoding="latin-1")
+    status = main(["report", str(path), "--target", "y", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "is not utf-8 text" in err and "--encoding latin-1" in err
+
+    def write(frame, path):
+        frame.to_csv(path, index=False, encoding="latin-1")
+
+    text = _report(tmp_path, frame, "--encoding", "latin-1", write=write)
+    assert "<td>city</td><td>categories (3 values, ordinal codes)</td>" in text
+    assert "city" in seen["model"]
+
+
+def test_summary_scoring_log_target_and_spreads(tmp_path):
+    rng, frame = _base()
+    frame["y"] = np.exp(2 * frame.signal + 0.1 * rng.normal(size=N_ROWS))
+    text = _report(tmp_path, frame)
+    assert text.index("<h2>Summary</h2>") < text.index("<h2>Data</h2>")
+    assert "skewed" in text and "rerun with --log-target" in text
+    assert re.search(r"Features that matter</b> \(\d+;[^)]*\): signal", text)
+    # drop-column with one refit has no spread; no value prints as -0
+    assert "<td>n/a</td>" in text
+    assert not re.search(r">-0(\.0*)?<", text)
+
+    text = _report(
+        tmp_path, frame, "--log-target", "--scoring", "neg_mean_absolute_error"
+    )
+    assert "log(1 + y)" in text and "neg_mean_absolute_error =" in text
+    assert "rerun with --log-target" not in text
+
+
+def test_skip_stages_and_warnings_by_step(tmp_path, monkeypatch):
+    from joblib import Parallel, delayed
+
+    def warn_in_workers(data, features, options, verbose=0):
+        Parallel(n_jobs=2)(delayed(warnings.warn)(f"worker {i}") for i in range(2))
+        return None
+
+    monkeypatch.setattr(_run, "analyse_dependence", warn_in_workers)
+    rng, frame = _base()
+    frame["y"] = frame.signal + 0.1 * rng.normal(size=N_ROWS)
+    text = _report(tmp_path, frame, "--skip", "importances,selector")
+    assert "Left out (--skip importances)" in text
+    assert "Left out (--skip selector)" in text
+    assert "<tr><td>dependence</td><td>worker 0</td></tr>" in text
+    assert "<tr><td>dependence</td><td>worker 1</td></tr>" in text
+
+
+def test_bad_stage_or_scoring_is_named(tmp_path, capsys):
+    rng, frame = _base()
+    frame["y"] = frame.signal
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    for option, value, fix in [
+        ("--skip", "plots", "choose among importances, selector, dependence"),
+        ("--scoring", "accuracy_score", "is not a scikit-learn scorer"),
+        ("--time-budget", "-1", "is negative"),
+    ]:
+        status = main(["report", str(path), "--target", "y", option, value])
+        err = capsys.readouterr().err
+        assert status == 2 and option in err and fix in err
+
+
+def _png_heights(text):
+    heights = []
+    for data in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text):
+        header = base64.b64decode(data[:64])
+        heights.append(struct.unpack(">II", header[16:24])[1])
+    return heights
+
+
+def test_wide_page_stays_small_and_charts_hold_top_rows(tmp_path):
+    rng = np.random.RandomState(0)
+    n_rows, n_features, top = 200, 100, 10
+    X = rng.normal(size=(n_rows, n_features))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(n_features)])
+    frame["y"] = X[:, 0] + X[:, 1] + 0.1 * rng.normal(size=n_rows)
+    text = _report(tmp_path, frame, "--top", str(top), "--time-budget", "0")
+    # drop-column gives way to out-of-bag permutation over the time budget
+    assert "Out-of-bag permutation importance, which needs no refit" in text
+    assert len(text.encode()) < 1_000_000
+    importance, selector, heatmap = _png_heights(text)
+    dpi = 90
+    # figure heights (inches) of top + 1 bars, 2 * top selector rows and a
+    # heatmap of top features
+    assert importance <= (0.3 * (top + 1) + 1.6) * dpi + 1
+    assert selector <= (0.25 * 2 * top + 1.4) * dpi + 1
+    assert heatmap <= 12 * dpi
+    assert "The chart shows the 10 leading features" in text
+    # every feature is still in the sortable table
+    for j in range(n_features):
+        assert f"<td>x{j}</td>" in text
+    assert "Measured on the 10 most important of the 100 features" in text
+
+
+def test_verdicts_reconcile_methods_and_selector():
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._report._html import verdicts
+
+    names = ["a", "b", "c", "d", "random"]
+
+    def result(values):
+        return Bunch(feature_names=np.array(names), importances_mean=np.array(values))
+
+    facts = Bunch(
+        fitted=Bunch(random_name="random", X=pd.DataFrame(columns=names)),
+        results={
+            "mdi": result([5, 5, 0, 0, 1]),
+            "permutation": result([5, 0, 5, 0, 1]),
+        },
+        selector=Bunch(support_=np.array([True, True, False, False])),
+        top=["a", "b", "c", "d"],
+    )
+    # a: above everywhere and kept; b: kept but below under permutation;
+    # c: dropped, below under MDI; d: dropped and below everywhere
+    assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
+    facts.selector = None  # without the selector: half the methods suffice
+    assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
+    facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))
+    assert verdicts(facts) == (["a", "c"], [], ["b", "d"])
