@@ -80,9 +80,10 @@ html_show_sourcelink = False
 
 # -- Docstring hooks ---------------------------------------------------------
 # Inherited scikit-learn methods (set_output, get_metadata_routing, ...) link
-# to labels of scikit-learn's own documentation, which this site does not
-# have: their :ref: roles are shown as plain text.
-_REF_ROLE = re.compile(r":ref:`([^`<]*?)\s*<[^`>]*>`|:ref:`([^`]*)`")
+# to labels and glossary terms of scikit-learn's own documentation, which
+# this site does not have: their :ref: and :term: roles are shown as plain
+# text.
+_REF_ROLE = re.compile(r":(?:ref|term):`([^`<]*?)\s*<[^`>]*>`|:(?:ref|term):`([^`]*)`")
 
 
 def _plain_refs(line):

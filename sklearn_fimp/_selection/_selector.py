@@ -283,7 +283,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Read the model's own importances instead of measuring them, as
         SelectFromModel does: "auto" reads ``coef_`` or
         ``feature_importances_``, a string an attribute path (such as
-        "named_steps.ridge.coef_" for a Pipeline whose steps keep the
+        ``"named_steps.ridge.coef_"`` for a Pipeline whose steps keep the
         columns), a callable ``getter(fitted_estimator)`` returns them; a
         coefficient matrix (one row per class or output) gives the L1 norm
         of each column, and a group's importance is the sum of its
