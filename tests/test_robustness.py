@@ -938,7 +938,7 @@ OUT_OF_RANGE = [
     ("ImportanceSelector", "alpha", 0),
     ("ImportanceSelector", "alpha", 1.0),
     ("ImportanceSelector", "n_probes", 1),
-    ("ImportanceSelector", "method", "shap"),
+    ("ImportanceSelector", "method", "gain"),
     ("ImportanceSelector", "min_features", -1),
     ("ImportanceSelector", "max_features", 0),
     ("ImportanceSelector", "correction", "sidak"),
