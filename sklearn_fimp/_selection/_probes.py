@@ -42,13 +42,14 @@ def _probe_columns(X, columns, kind, rng):
     return [draw(size=n) for _ in columns], None
 
 
-def add_probes(X, groups, feature_names, kind, n_probes, rng):
+def add_probes(X, groups, feature_names, kind, n_probes, rng, *, mirrors=False):
     """X with probe columns appended (X is not modified).
 
     Each probe mirrors one group of real features (a single feature when
     there are no groups): ``n_probes`` groups are drawn, every group once
     before any twice. Returns the new table, the probe groups (column
-    positions in it) and the probe labels.
+    positions in it) and the probe labels, and with ``mirrors=True`` the
+    index of the group each probe mirrors.
     """
     n_groups = len(groups)
     rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
@@ -67,7 +68,10 @@ def add_probes(X, groups, feature_names, kind, n_probes, rng):
             names.extend(f"{label}_{i}" for i in range(len(columns)))
         start = n_features + len(names) - len(columns)
         probe_groups.append(np.arange(start, start + len(columns)))
-    return _append_columns(X, values, dtypes, names), probe_groups, labels
+    table = _append_columns(X, values, dtypes, names)
+    if mirrors:
+        return table, probe_groups, labels, mirrored
+    return table, probe_groups, labels
 
 
 def _append_columns(X, values, dtypes, names):

@@ -1,0 +1,633 @@
+"""Calibration of the probe test: how often is noise kept, where truth is known?
+
+Every regime draws data sets whose noise columns are independent of y and of
+the signal columns, so a kept noise column is a false discovery. Per regime
+and selector, over the seeds:
+
+- FWER: the share of data sets with at least one noise column kept
+  (``correction="holm"``), with its binomial (Clopper-Pearson) 95% upper
+  bound;
+- FDR: the mean false discovery proportion (``correction="fdr_bh"``; 0 for
+  a data set where nothing is kept), with a 95% upper bound (mean + 1.645
+  standard errors);
+- power (regimes with signal): the mean share of informative columns kept
+  (Holm).
+
+Regimes (name: task, rows, columns):
+
+- ``reg-mixed-300``: regression, pure noise, n=300: 5 N(0, 1) and 5
+  three-level columns (the issue's first regime).
+- ``bin-mixed-300``: the same columns, binary y.
+- ``reg-normal-2000``: regression, pure noise, n=2000, 20 N(0, 1) columns.
+- ``mc3-corr-1000``: three classes, pure noise, n=1000: 10 N(0, 1)
+  columns, 10 noisy copies of them (x + N(0, 0.5^2), correlation 0.89) and
+  10 five-level columns.
+- ``bin-small-100``: binary, pure noise, n=100, p=5: two binary, two
+  ten-level and one N(0, 1) column.
+- ``friedman-600``: ``make_friedman1(n_samples=600, n_features=25,
+  noise=1)``: 5 informative columns, 20 uniform noise columns.
+- ``mc4-signal-1000``: ``make_classification(n_samples=1000,
+  n_features=40, n_informative=5, n_redundant=0, n_classes=4,
+  shuffle=False)``: 5 informative, 35 N(0, 1) noise columns (the noise is
+  independent of y and of the informative ones).
+- ``bin-wide-300``: binary, pure noise, n=300, p=500: 250 N(0, 1) and 250
+  four-level columns.
+- ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
+  N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
+  binary and 4 seven-level columns.
+
+Selectors:
+
+- probe tests of ``sklearn_fimp`` computed from the same rounds of probes
+  (``sklearn_fimp._selection._rounds.measure_rounds``: each round appends
+  one fresh shadow per feature, refits the model and measures every
+  column with the selector's importance method):
+
+  - ``t-1fit``: the test ``ImportanceSelector`` used up to version 0.x: one
+    fit, a t prediction interval of the feature against the probes' means;
+  - ``rank-pool``: features averaged over the rounds, rank p-value against
+    all probes of all rounds, raw importances;
+  - ``std-rank``: features averaged over the rounds and standardized by
+    their own shadows, rank p-value against the probes' standardized
+    scores;
+  - ``std-tail``: the same with a generalized Pareto tail beyond the last
+    ten probe scores;
+  - ``hits``: Boruta's statistic on the same rounds: rounds in which the
+    feature beats the largest probe, binomial test against 1/2;
+
+  for every ``method`` (``auto`` resolves to ``oob_mdi`` for forests), the
+  forests being ``RandomForest*(n_estimators=trees)`` and for ``permutation``
+  also Ridge / LogisticRegression;
+- ``BorutaPy``: ``BorutaPy(RandomForest*(max_depth=5), n_estimators="auto",
+  alpha=0.05, max_iter=50)`` (its own two-step correction), through its
+  public API; confirmed features count as kept.
+
+Wide-data power (``--power``): F1 against the informative columns on 600 x
+300 data with 8 informative columns (``make_classification(600, 300,
+n_informative=8, n_redundant=0, shuffle=False)`` and a regression twin
+``make_regression(600, 300, n_informative=8, noise=10, shuffle=False)``
+with ``y`` passed through ``tanh`` of its standardized value), seeds 100+,
+ours against BorutaPy, with the seconds of each, in one run.
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/bench_calibration.py --quick   # minutes
+    PYTHONPATH=. python bench/bench_calibration.py           # full, writes docs
+
+The table is printed and written to ``docs/bench_calibration.rst``.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import shlex
+import sys
+import time
+import warnings
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import sklearn
+from joblib import Parallel, delayed
+from scipy import stats
+from sklearn.datasets import make_classification, make_friedman1, make_regression
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression, Ridge
+
+import sklearn_fimp
+from sklearn_fimp import ImportanceSelector
+from sklearn_fimp._selection._probe_test import (
+    adjust_pvalues,
+    probe_test,
+    rank_pvalues,
+    standardized_scores,
+    tail_pvalues,
+)
+from sklearn_fimp._selection._rounds import measure_rounds
+from sklearn_fimp._utils._progress import Progress
+
+SCRIPT = Path(__file__).resolve()
+REPO_ROOT = SCRIPT.parents[1]
+DOCS_FILE = REPO_ROOT / "docs" / "bench_calibration.rst"
+ALPHA = 0.05
+TESTS = ("t-1fit", "rank-pool", "std-rank", "std-tail", "hits")
+
+
+# --------------------------------------------------------------------------
+# regimes: (X, y, informative mask)
+
+
+def _levels(rng, n, k, size):
+    return rng.randint(k, size=(n, size)).astype(float)
+
+
+def reg_mixed_300(rng):
+    X = np.hstack([rng.standard_normal((300, 5)), _levels(rng, 300, 3, 5)])
+    return X, rng.standard_normal(300), np.zeros(10, bool)
+
+
+def bin_mixed_300(rng):
+    X = np.hstack([rng.standard_normal((300, 5)), _levels(rng, 300, 3, 5)])
+    return X, rng.randint(2, size=300), np.zeros(10, bool)
+
+
+def reg_normal_2000(rng):
+    return (
+        rng.standard_normal((2000, 20)),
+        rng.standard_normal(2000),
+        np.zeros(20, bool),
+    )
+
+
+def mc3_corr_1000(rng):
+    base = rng.standard_normal((1000, 10))
+    copies = base + 0.5 * rng.standard_normal((1000, 10))
+    X = np.hstack([base, copies, _levels(rng, 1000, 5, 10)])
+    return X, rng.randint(3, size=1000), np.zeros(30, bool)
+
+
+def bin_small_100(rng):
+    X = np.hstack(
+        [
+            _levels(rng, 100, 2, 2),
+            _levels(rng, 100, 10, 2),
+            rng.standard_normal((100, 1)),
+        ]
+    )
+    return X, rng.randint(2, size=100), np.zeros(5, bool)
+
+
+def friedman_600(rng):
+    X, y = make_friedman1(600, 25, noise=1.0, random_state=rng)
+    return X, y, np.arange(25) < 5
+
+
+def mc4_signal_1000(rng):
+    X, y = make_classification(
+        1000,
+        40,
+        n_informative=5,
+        n_redundant=0,
+        n_repeated=0,
+        n_classes=4,
+        shuffle=False,
+        random_state=rng,
+    )
+    return X, y, np.arange(40) < 5
+
+
+def bin_wide_300(rng):
+    X = np.hstack([rng.standard_normal((300, 250)), _levels(rng, 300, 4, 250)])
+    return X, rng.randint(2, size=300), np.zeros(500, bool)
+
+
+def bin_large_5000(rng):
+    n = 5000
+    signal = rng.standard_normal((n, 4))
+    logit = signal @ np.array([1.0, 0.7, 0.5, 0.3])
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-logit))).astype(int)
+    z = rng.standard_normal((n, 4))
+    pairs = np.hstack([z, 0.8 * z + 0.6 * rng.standard_normal((n, 4))])
+    X = np.hstack([signal, pairs, _levels(rng, n, 2, 4), _levels(rng, n, 7, 4)])
+    return X, y, np.arange(20) < 4
+
+
+def wide_classification(rng):
+    X, y = make_classification(
+        600, 300, n_informative=8, n_redundant=0, shuffle=False, random_state=rng
+    )
+    return X, y, np.arange(300) < 8
+
+
+def wide_regression(rng):
+    X, y = make_regression(
+        600, 300, n_informative=8, noise=10.0, shuffle=False, random_state=rng
+    )
+    return X, np.tanh((y - y.mean()) / y.std()), np.arange(300) < 8
+
+
+POWER = {
+    "wide-classification": ("classification", wide_classification),
+    "wide-regression": ("regression", wide_regression),
+}
+
+REGIMES = {
+    "reg-mixed-300": ("regression", reg_mixed_300),
+    "bin-mixed-300": ("classification", bin_mixed_300),
+    "reg-normal-2000": ("regression", reg_normal_2000),
+    "mc3-corr-1000": ("classification", mc3_corr_1000),
+    "bin-small-100": ("classification", bin_small_100),
+    "friedman-600": ("regression", friedman_600),
+    "mc4-signal-1000": ("classification", mc4_signal_1000),
+    "bin-wide-300": ("classification", bin_wide_300),
+    "bin-large-5000": ("classification", bin_large_5000),
+}
+
+
+def make_data(regime, seed):
+    task, make = REGIMES[regime] if regime in REGIMES else POWER[regime]
+    X, y, informative = make(np.random.RandomState(seed))
+    return X, y, informative, task
+
+
+# --------------------------------------------------------------------------
+# selectors
+
+
+def forest(task, seed, trees, **params):
+    model = RandomForestRegressor if task == "regression" else RandomForestClassifier
+    return model(n_estimators=trees, random_state=seed, **params)
+
+
+def linear(task, seed):
+    if task == "regression":
+        return Ridge()
+    return LogisticRegression(max_iter=1000)
+
+
+def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
+    """Importances of features and shadows over ``n_rounds`` rounds."""
+    estimator = forest(task, seed, trees) if model == "forest" else linear(task, seed)
+    selector = ImportanceSelector(estimator, method=method, random_state=seed)
+    resolved = selector._resolve_method(estimator, y)
+    progress = Progress("bench", 0)
+    names = np.array([f"x{i}" for i in range(X.shape[1])], dtype=object)
+    groups = [np.array([i]) for i in range(X.shape[1])]
+
+    def measure(X_measured, all_groups, all_labels, round_seed):
+        round_estimator = estimator
+        if "random_state" in estimator.get_params():
+            round_estimator = sklearn.base.clone(estimator).set_params(
+                random_state=round_seed
+            )
+        result, _ = selector._measure(
+            round_estimator,
+            resolved,
+            X_measured,
+            y,
+            {},
+            None,
+            all_groups,
+            all_labels,
+            round_seed,
+            progress,
+        )
+        return result.importances_mean
+
+    return measure_rounds(
+        measure,
+        X,
+        groups,
+        list(names),
+        names,
+        "shadow",
+        max(X.shape[1], 20),
+        n_rounds,
+        np.random.RandomState(seed),
+    )
+
+
+def test_pvalues(real, probes, owners, test):
+    n_groups = real.shape[1]
+    if test == "t-1fit":
+        return probe_test(real[0], probes[0])[1]
+    if test == "rank-pool":
+        return rank_pvalues(real.mean(axis=0), probes.ravel())
+    if test == "hits":
+        hits = (real > probes.max(axis=1, keepdims=True)).sum(axis=0)
+        return stats.binom.sf(hits - 1, real.shape[0], 0.5)
+    scores, null = standardized_scores(real, probes, owners, n_groups)
+    if test == "std-rank":
+        return rank_pvalues(scores, null)
+    return tail_pvalues(scores, null)
+
+
+def between_share(values):
+    """Share of the variance of noise importances (rounds x features) that
+    lies between features: 0 when rounds are independent draws, 1 when a
+    feature's importance is fixed by the data and only the fit varies."""
+    if values.shape[0] < 2 or values.shape[1] < 2:
+        return np.nan
+    within = values.var(axis=0, ddof=1).mean()
+    between = values.mean(axis=0).var(ddof=1) - within / values.shape[0]
+    total = between + within
+    return float(max(between, 0.0) / total) if total > 0 else np.nan
+
+
+def outcome(kept_holm, kept_bh, informative):
+    noise = ~informative
+    false_bh = int(np.sum(kept_bh & noise))
+    return dict(
+        any_false=bool(np.any(kept_holm & noise)),
+        fdp=false_bh / max(int(kept_bh.sum()), 1),
+        power=(float(np.mean(kept_holm[informative])) if informative.any() else np.nan),
+        f1=f1_score(kept_holm, informative),
+    )
+
+
+def f1_score(kept, informative):
+    true = int(np.sum(kept & informative))
+    if true == 0:
+        return 0.0
+    return 2 * true / (int(kept.sum()) + int(informative.sum()))
+
+
+def run_probes(regime, seed, method, model, n_rounds, trees):
+    X, y, informative, task = make_data(regime, seed)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        real, probes, owners = probe_rounds(
+            X, y, task, seed, method, model, n_rounds, trees
+        )
+    seconds = time.perf_counter() - start
+    rows = []
+    noise = ~informative
+    diagnosis = dict(
+        probe_skew=float(stats.skew(probes[0])),
+        between_share=between_share(real[:, noise]),
+    )
+    for test in TESTS:
+        pvalues = test_pvalues(real, probes, owners, test)
+        holm = adjust_pvalues(pvalues, "holm") <= ALPHA
+        bh = adjust_pvalues(pvalues, "fdr_bh") <= ALPHA
+        label = f"{method} ({model}) {test}"
+        one_fit = seconds / n_rounds if test == "t-1fit" else seconds
+        rows.append(
+            dict(regime=regime, seed=seed, selector=label, seconds=one_fit)
+            | outcome(holm, bh, informative)
+            | dict(noise_p=pvalues[noise])
+            | diagnosis
+        )
+    return rows
+
+
+def run_boruta(regime, seed):
+    from boruta import BorutaPy
+
+    X, y, informative, task = make_data(regime, seed)
+    selector = BorutaPy(
+        forest(task, seed, 100, max_depth=5),
+        n_estimators="auto",
+        alpha=ALPHA,
+        max_iter=50,
+        random_state=seed,
+    )
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        selector.fit(X, y)
+    seconds = time.perf_counter() - start
+    kept = np.asarray(selector.support_, dtype=bool)
+    row = dict(regime=regime, seed=seed, selector="BorutaPy", seconds=seconds)
+    return [row | outcome(kept, kept, informative)]
+
+
+# --------------------------------------------------------------------------
+# plan and summary
+
+
+def plan(regimes, seeds, configs, boruta):
+    jobs = []
+    for regime in regimes:
+        for seed in seeds:
+            for method, model, n_rounds, trees in configs(regime):
+                jobs.append(
+                    delayed(run_probes)(regime, seed, method, model, n_rounds, trees)
+                )
+            if boruta:
+                jobs.append(delayed(run_boruta)(regime, seed))
+    return jobs
+
+
+def clopper_pearson_upper(k, n, level=0.95):
+    return 1.0 if k == n else float(stats.beta.ppf(level, k + 1, n - k))
+
+
+def summarize(rows):
+    table = {}
+    for row in rows:
+        table.setdefault((row["regime"], row["selector"]), []).append(row)
+    out = []
+    for (regime, selector), group in table.items():
+        n = len(group)
+        k = sum(r["any_false"] for r in group)
+        fdp = np.array([r["fdp"] for r in group])
+        power = np.array([r["power"] for r in group])
+        out.append(
+            dict(
+                regime=regime,
+                selector=selector,
+                n=n,
+                fwer_k=k,
+                fwer=k / n,
+                fwer_upper=clopper_pearson_upper(k, n),
+                fdr=float(fdp.mean()),
+                fdr_upper=float(fdp.mean() + 1.645 * fdp.std(ddof=1) / np.sqrt(n))
+                if n > 1
+                else np.nan,
+                power=float(np.nanmean(power)) if np.isfinite(power).any() else np.nan,
+                f1=float(np.mean([r["f1"] for r in group])),
+                seconds=float(np.mean([r["seconds"] for r in group])),
+            )
+        )
+    return out
+
+
+def diagnose(rows):
+    """Null p-values of noise features per test, and what one fit shares."""
+    table = {}
+    for row in rows:
+        if "noise_p" in row:
+            table.setdefault((row["regime"], row["selector"]), []).append(row)
+    out = []
+    for (regime, selector), group in table.items():
+        p = np.concatenate([r["noise_p"] for r in group])
+        if len(p) == 0:
+            continue
+        out.append(
+            dict(
+                regime=regime,
+                selector=selector,
+                n_pvalues=len(p),
+                le_01=float(np.mean(p <= 0.01)),
+                le_05=float(np.mean(p <= 0.05)),
+                probe_skew=float(np.nanmean([r["probe_skew"] for r in group])),
+                between_share=float(np.nanmean([r["between_share"] for r in group])),
+            )
+        )
+    return out
+
+
+def text_diagnosis(diagnosis):
+    header = (
+        f"{'regime':<16} {'selector':<40} {'p-values':>8} {'P(p<=.01)':>9} "
+        f"{'P(p<=.05)':>9} {'skew':>5} {'between':>7}"
+    )
+    lines = [header, "-" * len(header)]
+    for d in diagnosis:
+        lines.append(
+            f"{d['regime']:<16} {d['selector']:<40} {d['n_pvalues']:>8} "
+            f"{d['le_01']:9.3f} {d['le_05']:9.3f} {d['probe_skew']:5.2f} "
+            f"{d['between_share']:7.2f}"
+        )
+    return "\n".join(lines)
+
+
+def text_table(summary):
+    header = (
+        f"{'regime':<16} {'selector':<40} {'n':>3} {'FWER':>10} {'upper':>6} "
+        f"{'FDR':>6} {'upper':>6} {'power':>6} {'F1':>5} {'s':>7}"
+    )
+    lines = [header, "-" * len(header)]
+    for s in summary:
+        lines.append(
+            f"{s['regime']:<16} {s['selector']:<40} {s['n']:>3} "
+            f"{s['fwer_k']:>3}={s['fwer']:5.1%} {s['fwer_upper']:6.1%} "
+            f"{s['fdr']:6.1%} {s['fdr_upper']:6.1%} {s['power']:6.2f} "
+            f"{s['f1']:5.2f} {s['seconds']:7.2f}"
+        )
+    return "\n".join(lines)
+
+
+def version(package):
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _percent(x):
+    return "" if not np.isfinite(x) else f"{100 * x:.1f}"
+
+
+def rst(summary, diagnosis, command, seconds, notes):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        ".. This file is written by bench/bench_calibration.py; do not edit it.",
+        "",
+        "Benchmark: calibration of the probe test",
+        "========================================",
+        "",
+        f"- date: {now}; whole run {seconds / 60:.1f} min",
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores (shared), "
+        f"{platform.system()} {platform.release()}",
+        f"- Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {version('scipy')}, scikit-learn {sklearn.__version__}, "
+        f"sklearn_fimp {sklearn_fimp.__version__}, boruta {version('boruta')}",
+        f"- alpha = q = {ALPHA}",
+        "",
+        "Reproduce from the repository root with::",
+        "",
+        f"    {command}",
+        "",
+        "Regimes and selectors are described at the top of "
+        "``bench/bench_calibration.py``. FWER: share of data sets with any noise "
+        "column kept (Holm), with the Clopper-Pearson 95% upper bound; FDR: mean "
+        "false discovery proportion (Benjamini-Hochberg), with mean + 1.645 "
+        "standard errors; power: mean share of informative columns kept (Holm); "
+        "time: mean seconds per data set, one core.",
+        "",
+    ]
+    lines += [f"{note}" for note in notes] + ([""] if notes else [])
+    lines += [
+        ".. list-table:: Error rates at alpha = 0.05",
+        "   :header-rows: 1",
+        "",
+        "   * - Regime",
+        "     - Selector",
+        "     - Data sets",
+        "     - FWER (%)",
+        "     - FWER 95% upper (%)",
+        "     - FDR (%)",
+        "     - FDR 95% upper (%)",
+        "     - Power",
+        "     - F1",
+        "     - Time (s)",
+    ]
+    for s in summary:
+        power = "" if not np.isfinite(s["power"]) else f"{s['power']:.2f}"
+        lines += [
+            f"   * - {s['regime']}",
+            f"     - {s['selector']}",
+            f"     - {s['n']}",
+            f"     - {s['fwer_k']} = {_percent(s['fwer'])}",
+            f"     - {_percent(s['fwer_upper'])}",
+            f"     - {_percent(s['fdr'])}",
+            f"     - {_percent(s['fdr_upper'])}",
+            f"     - {power}",
+            f"     - {s['f1']:.2f}",
+            f"     - {s['seconds']:.2f}",
+        ]
+    if diagnosis:
+        lines += [
+            "",
+            ".. list-table:: Unadjusted p-values of the noise columns "
+            "(valid: P(p <= a) <= a), skewness of the probes' importances in "
+            "one fit, and the share of a noise column's importance variance "
+            "that is fixed by the data (between features, over rounds)",
+            "   :header-rows: 1",
+            "",
+            "   * - Regime",
+            "     - Test",
+            "     - p-values",
+            "     - P(p <= 0.01)",
+            "     - P(p <= 0.05)",
+            "     - Probe skewness",
+            "     - Between share",
+        ]
+        for d in diagnosis:
+            lines += [
+                f"   * - {d['regime']}",
+                f"     - {d['selector']}",
+                f"     - {d['n_pvalues']}",
+                f"     - {d['le_01']:.3f}",
+                f"     - {d['le_05']:.3f}",
+                f"     - {d['probe_skew']:.2f}",
+                f"     - {d['between_share']:.2f}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--regimes", nargs="*", default=None)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--trees", type=int, default=100)
+    parser.add_argument("--methods", nargs="*", default=["auto"])
+    parser.add_argument("--no-boruta", action="store_true")
+    parser.add_argument("--power", action="store_true")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+    regimes = args.regimes or list(POWER if args.power else REGIMES)
+    n_seeds = args.seeds or (10 if args.quick else 60)
+    seeds = range(100, 100 + n_seeds) if args.power else range(n_seeds)
+
+    def configs(regime):
+        return [(m, "forest", args.rounds, args.trees) for m in args.methods]
+
+    start = time.perf_counter()
+    jobs = plan(regimes, seeds, configs, not args.no_boruta)
+    results = Parallel(n_jobs=args.jobs, verbose=5)(jobs)
+    rows = [row for rows in results for row in rows]
+    print(text_table(summarize(rows)))
+    print()
+    print(text_diagnosis(diagnose(rows)))
+    if args.write:
+        command = "PYTHONPATH=. python bench/bench_calibration.py " + shlex.join(
+            sys.argv[1:]
+        )
+        text = rst(
+            summarize(rows), diagnose(rows), command, time.perf_counter() - start, []
+        )
+        DOCS_FILE.write_text(text)
+        print(f"wrote {DOCS_FILE}")
+
+
+if __name__ == "__main__":
+    main()

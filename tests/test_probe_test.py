@@ -1,0 +1,138 @@
+"""The probe test's pure functions: p-values, tails, standardized scores."""
+
+import numpy as np
+import pytest
+
+from sklearn_fimp._selection._probe_test import (
+    rank_pvalues,
+    standardized_scores,
+    tail_pvalues,
+)
+from sklearn_fimp._selection._probes import add_probes
+from sklearn_fimp._selection._rounds import measure_rounds
+
+
+def test_rank_pvalues_counts_null_values_at_least_as_large():
+    null = np.array([0.1, 0.2, 0.2, 0.5])
+    pvalues = rank_pvalues([0.2, 0.6, 0.0], null)
+    # (1 + #{null >= s}) / (N + 1), ties counted as at least as large
+    np.testing.assert_allclose(pvalues, [4 / 5, 1 / 5, 5 / 5])
+
+
+def test_rank_pvalues_are_exact_for_exchangeable_draws():
+    # 2000 statistics each with 99 null draws from the same distribution:
+    # P(p <= 0.05) is exactly 5/100; the binomial(2000, 0.05) count lies
+    # within 100 +- 35 with probability > 0.999 (z = 3.6).
+    rng = np.random.RandomState(0)
+    pvalues = np.array(
+        [
+            rank_pvalues(rng.standard_exponential(1), rng.standard_exponential(99))[0]
+            for _ in range(2000)
+        ]
+    )
+    assert abs(np.sum(pvalues <= 0.05) - 100) <= 35
+
+
+def test_tail_pvalues_equal_rank_pvalues_inside_the_null_values():
+    rng = np.random.RandomState(0)
+    null = rng.standard_normal(1000)
+    statistics = np.array([-1.0, 0.0, 1.5, 2.0])
+    np.testing.assert_allclose(
+        tail_pvalues(statistics, null), rank_pvalues(statistics, null)
+    )
+
+
+def test_tail_pvalues_extrapolate_beyond_the_null_values():
+    rng = np.random.RandomState(0)
+    null = rng.standard_exponential(5000)
+    statistics = np.array([10.0, 12.0, 14.0])
+    pvalues = tail_pvalues(statistics, null)
+    # beyond every null value (the largest is near log(5000) = 8.5) the rank
+    # p-value is stuck at 1 / 5001; the exponential tail is a generalized
+    # Pareto tail of shape 0, and the fitted one extrapolates to the order
+    # of exp(-s) (its shape, fitted on 250 values, errs on the heavy side)
+    assert np.all(pvalues < 1 / 5001)
+    assert np.all(np.diff(pvalues) < 0)
+    ratio = pvalues / np.exp(-statistics)
+    assert np.all((ratio > 0.3) & (ratio < 100))
+
+
+def test_tail_pvalues_keep_rank_pvalues_for_small_nulls():
+    null = np.arange(10.0)
+    np.testing.assert_allclose(tail_pvalues([20.0], null), rank_pvalues([20.0], null))
+
+
+def test_standardized_scores_use_each_features_own_probes():
+    # two features, two rounds of two shadows each (one per feature and
+    # round, plus one more of feature 0)
+    real = np.array([[1.0, 10.0], [3.0, 30.0]])
+    probes = np.array([[0.0, 0.0, 1.0], [1.0, 10.0, 2.0]])
+    owners = np.array([[0, 1, 0], [0, 1, 0]])
+    scores, null = standardized_scores(real, probes, owners, 2)
+    own0 = np.array([0.0, 1.0, 1.0, 2.0])
+    assert scores[0] == pytest.approx((2.0 - own0.mean()) / own0.std(ddof=1))
+    # feature 1 has only two shadows: standardized by them all the same
+    own1 = np.array([0.0, 10.0])
+    assert scores[1] == pytest.approx((20.0 - own1.mean()) / own1.std(ddof=1))
+    # leave-one-out null scores of feature 0's four shadows; feature 1's two
+    # are too few to give any
+    expected = [
+        (v - np.delete(own0, i).mean()) / np.delete(own0, i).std(ddof=1)
+        for i, v in enumerate(own0)
+    ]
+    np.testing.assert_allclose(np.sort(null), np.sort(expected))
+
+
+def test_add_probes_reports_the_mirrored_groups():
+    X = np.arange(12.0).reshape(4, 3)
+    groups = [np.array([0]), np.array([1]), np.array([2])]
+    table, probe_groups, labels, mirrored = add_probes(
+        X,
+        groups,
+        ["a", "b", "c"],
+        "shadow",
+        5,
+        np.random.RandomState(0),
+        mirrors=True,
+    )
+    for g, columns in zip(mirrored, probe_groups):
+        np.testing.assert_array_equal(np.sort(table[:, columns[0]]), np.sort(X[:, g]))
+    assert sorted(mirrored[:3]) == [0, 1, 2]
+
+
+def test_measure_rounds_draws_fresh_probes_each_round():
+    X = np.arange(40.0).reshape(20, 2)
+    groups = [np.array([0]), np.array([1])]
+    seen = []
+
+    def measure(X_measured, all_groups, all_labels, seed):
+        seen.append(X_measured[:, 2:].copy())
+        return np.asarray(X_measured[0], dtype=float)
+
+    real, probes, owners = measure_rounds(
+        measure,
+        X,
+        groups,
+        ["a", "b"],
+        np.array(["a", "b"]),
+        "shadow",
+        2,
+        3,
+        np.random.RandomState(0),
+    )
+    assert real.shape == (3, 2) and probes.shape == (3, 2)
+    np.testing.assert_array_equal(real, np.tile(X[0], (3, 1)))
+    assert not np.array_equal(seen[0], seen[1])
+    np.testing.assert_array_equal(np.sort(owners, axis=1), [[0, 1]] * 3)
+    again = measure_rounds(
+        measure,
+        X,
+        groups,
+        ["a", "b"],
+        np.array(["a", "b"]),
+        "shadow",
+        2,
+        3,
+        np.random.RandomState(0),
+    )
+    np.testing.assert_array_equal(again[1], probes)
