@@ -79,6 +79,7 @@ The table is printed and written to ``docs/bench_calibration.rst``.
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import shlex
@@ -112,7 +113,10 @@ SCRIPT = Path(__file__).resolve()
 REPO_ROOT = SCRIPT.parents[1]
 DOCS_FILE = REPO_ROOT / "docs" / "bench_calibration.rst"
 ALPHA = 0.05
-TESTS = ("t-1fit", "rank-pool", "std-rank", "std-tail", "hits")
+#: Directory where the rounds' importances are kept (``--cache``), so that
+#: another test can be evaluated on the same fits without refitting.
+CACHE = os.environ.get("BENCH_CALIBRATION_CACHE")
+TESTS = ("t-1fit", "rank-pool", "std-rank", "std-tail", "avg-tail", "hits")
 
 
 # --------------------------------------------------------------------------
@@ -298,7 +302,9 @@ def test_pvalues(real, probes, owners, test):
     if test == "hits":
         hits = (real > probes.max(axis=1, keepdims=True)).sum(axis=0)
         return stats.binom.sf(hits - 1, real.shape[0], 0.5)
-    scores, null = standardized_scores(real, probes, owners, n_groups)
+    scores, null = standardized_scores(
+        real, probes, owners, n_groups, averaged=test == "avg-tail"
+    )
     if test == "std-rank":
         return rank_pvalues(scores, null)
     return tail_pvalues(scores, null)
@@ -336,13 +342,25 @@ def f1_score(kept, informative):
 
 def run_probes(regime, seed, method, model, n_rounds, trees):
     X, y, informative, task = make_data(regime, seed)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        real, probes, owners = probe_rounds(
-            X, y, task, seed, method, model, n_rounds, trees
-        )
-    seconds = time.perf_counter() - start
+    cached = (
+        Path(CACHE, f"{regime}-{seed}-{method}-{model}-{n_rounds}-{trees}.npz")
+        if CACHE
+        else None
+    )
+    if cached is not None and cached.exists():
+        with np.load(cached) as saved:
+            real, probes, owners = saved["real"], saved["probes"], saved["owners"]
+            seconds = float(saved["seconds"])
+    else:
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            real, probes, owners = probe_rounds(
+                X, y, task, seed, method, model, n_rounds, trees
+            )
+        seconds = time.perf_counter() - start
+        if cached is not None:
+            np.savez(cached, real=real, probes=probes, owners=owners, seconds=seconds)
     rows = []
     noise = ~informative
     diagnosis = dict(
@@ -603,6 +621,7 @@ def main(argv=None):
     parser.add_argument("--no-boruta", action="store_true")
     parser.add_argument("--power", action="store_true")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--log", default=None, help="append every row to this file")
     args = parser.parse_args(argv)
     regimes = args.regimes or list(POWER if args.power else REGIMES)
     n_seeds = args.seeds or (10 if args.quick else 60)
@@ -613,8 +632,17 @@ def main(argv=None):
 
     start = time.perf_counter()
     jobs = plan(regimes, seeds, configs, not args.no_boruta)
-    results = Parallel(n_jobs=args.jobs, verbose=5)(jobs)
-    rows = [row for rows in results for row in rows]
+    rows = []
+    log = open(args.log, "a") if args.log else None  # noqa: SIM115
+    for result in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs):
+        for row in result:
+            rows.append(row)
+            short = {k: v for k, v in row.items() if k != "noise_p"}
+            print(short, flush=True)
+            if log is not None:
+                record = dict(row, noise_p=[float(p) for p in row.get("noise_p", [])])
+                log.write(json.dumps(record, default=float) + "\n")
+                log.flush()
     print(text_table(summarize(rows)))
     print()
     print(text_diagnosis(diagnose(rows)))

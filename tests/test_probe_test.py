@@ -2,10 +2,12 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from sklearn_fimp._selection._probe_test import (
     rank_pvalues,
     standardized_scores,
+    tail_critical_value,
     tail_pvalues,
 )
 from sklearn_fimp._selection._probes import add_probes
@@ -136,3 +138,20 @@ def test_measure_rounds_draws_fresh_probes_each_round():
         np.random.RandomState(0),
     )
     np.testing.assert_array_equal(again[1], probes)
+
+
+def test_tail_critical_value_inverts_tail_pvalues():
+    null = np.random.RandomState(0).standard_normal(3000)
+    for pvalue in (0.1, 0.01, 1e-4, 1e-6):
+        critical = tail_critical_value(null, pvalue)
+        assert tail_pvalues([critical], null)[0] <= pvalue * (1 + 1e-9)
+        assert tail_pvalues([critical - 1e-3], null)[0] > pvalue
+
+
+def test_tail_pvalues_never_use_a_bounded_tail():
+    # the normal tail is lighter than any generalized Pareto tail of shape
+    # >= 0 that the fit falls back to: beyond the null values the p-values
+    # are larger than the normal ones (conservative), not smaller
+    null = np.random.RandomState(0).standard_normal(3000)
+    statistics = np.array([4.0, 5.0, 6.0])
+    assert np.all(tail_pvalues(statistics, null) > stats.norm.sf(statistics))

@@ -97,6 +97,29 @@ def rank_pvalues(statistics, null):
     return (1.0 + at_least) / (len(null) + 1.0)
 
 
+def _fit_tail(null, min_exceedances, tail_size):
+    """``(threshold, shape, scale, tail_size)`` of the generalized Pareto
+    tail of the sorted ``null`` values, or None when they are too few or
+    all equal."""
+    n = len(null)
+    if tail_size is None:
+        tail_size = max(min(n // 10, 250), 2 * min_exceedances)
+    tail_size = min(tail_size, n - 1)
+    if tail_size < 2 * min_exceedances:
+        return None
+    threshold = null[n - tail_size - 1]
+    excess = null[n - tail_size :] - threshold
+    if not np.ptp(excess) > 0:
+        return None
+    shape, _, scale = stats.genpareto.fit(excess, floc=0.0)
+    if shape < 0:
+        # A bounded tail (shape < 0) would put a ceiling on the null values
+        # that a few hundred of them cannot vouch for; an exponential tail
+        # (shape 0, the normal distribution's limit) errs on the safe side.
+        shape, scale = 0.0, float(excess.mean())
+    return threshold, shape, scale, tail_size
+
+
 def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     """Rank p-values, with a generalized Pareto tail beyond the null values.
 
@@ -104,8 +127,10 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     p-value is the rank p-value of :func:`rank_pvalues`. Beyond that the
     rank p-value can only say "fewer than ``min_exceedances / N``"; there a
     generalized Pareto distribution fitted to the ``tail_size`` largest null
-    values (by maximum likelihood, the threshold at the next value down)
-    extrapolates the tail, as for permutation p-values smaller than the
+    values (by maximum likelihood, the threshold at the next value down;
+    default: a tenth of them, between ``2 * min_exceedances`` and 250; a
+    fitted shape below 0, a bounded tail, is replaced by the exponential
+    tail of shape 0) extrapolates the tail, as for permutation p-values smaller than the
     number of permutations can resolve (Knijnenburg et al. 2009). The
     extrapolated p-value is capped by the rank p-value at the point where
     the tail takes over, so that p-values stay monotone in the statistic.
@@ -118,27 +143,60 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     null = np.sort(np.asarray(null, dtype=np.float64))
     n = len(null)
     pvalues = rank_pvalues(statistics, null)
-    if tail_size is None:
-        tail_size = max(min(n // 10, 250), 2 * min_exceedances)
-    tail_size = min(tail_size, n - 1)
     at_least = n - np.searchsorted(null, statistics, side="left")
     beyond = at_least < min_exceedances
-    if not np.any(beyond) or tail_size < 2 * min_exceedances:
+    if not np.any(beyond):
         return pvalues
-    threshold = null[n - tail_size - 1]
-    excess = null[n - tail_size :] - threshold
-    if not np.ptp(excess) > 0:
+    tail = _fit_tail(null, min_exceedances, tail_size)
+    if tail is None:
         return pvalues
-    shape, _, scale = stats.genpareto.fit(excess, floc=0.0)
-    tail = (tail_size / (n + 1.0)) * stats.genpareto.sf(
+    threshold, shape, scale, size = tail
+    extrapolated = (size / (n + 1.0)) * stats.genpareto.sf(
         statistics[beyond] - threshold, shape, loc=0.0, scale=scale
     )
-    cap = (1.0 + min_exceedances - 1) / (n + 1.0)
-    pvalues[beyond] = np.minimum(tail, cap)
+    pvalues[beyond] = np.minimum(extrapolated, min_exceedances / (n + 1.0))
     return pvalues
 
 
-def standardized_scores(real, probes, owners, n_groups):
+def tail_critical_value(null, pvalue, *, min_exceedances=10, tail_size=None):
+    """The smallest statistic whose :func:`tail_pvalues` is at most ``pvalue``
+    (up to the resolution of the null values); inf when none is."""
+    null = np.sort(np.asarray(null, dtype=np.float64))
+    n = len(null)
+    if (
+        n == 0
+        or pvalue < 1.0 / (n + 1.0)
+        and _fit_tail(null, min_exceedances, tail_size) is None
+    ):
+        return np.inf
+    count = int(np.floor(pvalue * (n + 1.0) + 1e-9)) - 1  # null values >= it
+    if count >= min_exceedances:
+        return float(np.nextafter(null[n - count - 1], np.inf))
+    tail = _fit_tail(null, min_exceedances, tail_size)
+    if tail is None:
+        return float(np.nextafter(null[-1], np.inf)) if count >= 0 else np.inf
+    threshold, shape, scale, size = tail
+    level = min(pvalue, min_exceedances / (n + 1.0)) * (n + 1.0) / size
+    return float(threshold + stats.genpareto.isf(level, shape, loc=0.0, scale=scale))
+
+
+def _averaged_spread(history, spread):
+    """Spread of a noise feature's mean importance over rounds.
+
+    A feature's importance in round r is ``A + e_r``: ``A`` fixed by the
+    data (its chance association with y), ``e_r`` the round's own noise
+    (the fit, the probes), with variances ``a`` and ``w``. One probe of a
+    round draws both afresh, so the probes' variance estimates ``a + w``;
+    the variance of the feature's own importances over the ``R`` rounds
+    estimates ``w``; the mean over rounds has variance ``a + w / R``.
+    """
+    rounds = len(history)
+    within = np.var(history, ddof=1)
+    fixed = max(spread**2 - within, 0.0)
+    return float(np.sqrt(fixed + min(within, spread**2) / rounds))
+
+
+def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     """Each feature's mean importance over rounds, in units of its own probes.
 
     ``real`` (n_rounds, n_groups) holds each feature's importance in each
@@ -191,9 +249,40 @@ def standardized_scores(real, probes, owners, n_groups):
         if values is None or len(values) < 2 or not np.std(values) > 0:
             values = probes
         center, spread = values.mean(), values.std(ddof=1)
+        if averaged and real.shape[0] > 1:
+            spread = _averaged_spread(real[:, g], spread)
         if not spread > 0:
             scores[g] = np.inf if mean_real[g] > center else -np.inf
         else:
             scores[g] = (mean_real[g] - center) / spread
     null = np.concatenate(null) if null else np.zeros(0)
     return scores, null
+
+
+def decide(pvalues, corrected, scores, alpha):
+    """Per-feature decisions and ranking from raw and corrected p-values.
+
+    "confirmed": the corrected p-value is at most ``alpha``; "tentative":
+    only the raw one is (the feature beats the probes on its own, but not
+    after the correction for the number of features tested); "rejected":
+    neither. The ranking is 1 for confirmed features, 2 for tentative ones,
+    and 3, 4, ... for rejected ones by decreasing score (ties share a rank).
+
+    Returns
+    -------
+    decisions : ndarray of str of shape (n_groups,)
+    ranking : ndarray of int of shape (n_groups,)
+    """
+    pvalues = np.asarray(pvalues, dtype=np.float64)
+    corrected = np.asarray(corrected, dtype=np.float64)
+    confirmed = corrected <= alpha
+    tentative = ~confirmed & (pvalues <= alpha)
+    decisions = np.where(
+        confirmed, "confirmed", np.where(tentative, "tentative", "rejected")
+    ).astype(object)
+    ranking = np.where(confirmed, 1, 2)
+    rejected = np.flatnonzero(~confirmed & ~tentative)
+    if len(rejected):
+        dense = stats.rankdata(-np.asarray(scores)[rejected], method="dense")
+        ranking[rejected] = 2 + dense.astype(int)
+    return decisions, ranking
