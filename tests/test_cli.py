@@ -12,7 +12,8 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")
 
-from sklearn_fimp._report._cli import choose_task, main  # noqa: E402
+from sklearn_fimp._report import main  # noqa: E402
+from sklearn_fimp._report._data import choose_task  # noqa: E402
 
 SCRIPT_COLUMN = "<script>alert(1)</script>"
 FAST = ["--n-estimators", "8", "--quiet"]

@@ -1,5 +1,7 @@
 """``verbose``: progress of long computations on stderr, silence by default."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -162,3 +164,43 @@ def test_tree_engine_reports_each_batch_of_groups(data, capsys, monkeypatch):
     assert [f"tree engine: {g} of 4 groups done" in err for g in (1, 2, 3, 4)] == [
         True
     ] * 4
+
+
+def test_progress_command_lines_and_timed_stages(capsys):
+    # the sklearn-fimp command's lines: "name: message", and a timed stage
+    # on one line, "name: message ... 1.2 s"
+    from sklearn_fimp._utils._progress import Progress
+
+    progress = Progress("prog", True, command=True)
+    progress("reading")
+    with progress.stage("fitting"):
+        pass
+    assert re.fullmatch(
+        r"prog: reading\nprog: fitting \.\.\. \d+\.\d s\n", capsys.readouterr().err
+    )
+    # a computation's lines keep their form, and gain the stage's time
+    progress = Progress("name", 1)
+    progress("step")
+    with progress.stage("stage"):
+        pass
+    assert re.fullmatch(
+        r"\[name\] step \(elapsed \d+\.\ds\)\n"
+        r"\[name\] stage \.\.\. \d+\.\d s \(elapsed \d+\.\ds\)\n",
+        capsys.readouterr().err,
+    )
+
+
+def test_progress_stage_silent_or_failing(capsys):
+    from sklearn_fimp._utils._progress import Progress
+
+    for verbose in (0, False):
+        progress = Progress("prog", verbose, command=True)
+        progress("reading")
+        with progress.stage("fitting"):
+            pass
+        assert capsys.readouterr().err == ""
+    # a stage that raises ends its line, so that the error starts a new one
+    progress = Progress("prog", True, command=True)
+    with pytest.raises(KeyError), progress.stage("fitting"):
+        raise KeyError("x")
+    assert capsys.readouterr().err == "prog: fitting ...\n"

@@ -21,7 +21,7 @@ from .._utils._models import supports_oob
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed, with_shared_seed
 from .._utils._validation import explain_input_errors
-from ._oob_permutation import oob_permutation_importance
+from ._oob_permutation import _oob_permutation_importance
 
 #: Trees of the default forests. OOB R² and forest-level permutation
 #: importances computed from 100 trees vary by about 0.01 between seeds on
@@ -382,13 +382,16 @@ def measure_feature(values, feature, inputs, kind, estimator, seed, n_repeats):
             f"from {len(inputs)} others."
         )
         raise
-    result = oob_permutation_importance(
+    columns = np.arange(X_inputs.shape[1])
+    result = _oob_permutation_importance(
         model,
         X_inputs,
         y,
+        labels=[f"x{j}" for j in columns],
+        groups=[np.array([j]) for j in columns],
+        seed=seed,
         n_repeats=n_repeats,
         scoring=chance_corrected_accuracy if kind == CLASSIFICATION else None,
-        random_state=seed,
     )
     return Measurement(
         feature,

@@ -4,9 +4,7 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import clone, is_classifier
-from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit, check_cv
-from sklearn.utils.multiclass import type_of_target
+from sklearn.base import clone
 
 from .._utils._compat import HasMethods, StrOptions, validate_params
 from .._utils._frames import drop_columns, take_rows
@@ -15,6 +13,7 @@ from .._utils._progress import Progress
 from .._utils._random import draw_seed, with_shared_seed
 from .._utils._result import importance_result
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
+from .._utils._splits import held_out_splits
 from .._utils._validation import check_inputs, explain_input_errors, subset
 from ._bagging import (
     bagged_members,
@@ -24,31 +23,12 @@ from ._bagging import (
 )
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 
-HOLDOUT_FRACTION = 0.2
 
-
-def _splits(estimator, cv, X, y, seed):
+def _splits(estimator, cv, y, seed):
     """Train/test index pairs, or None for out-of-bag scoring."""
     if cv is None and supports_oob(estimator):
         return None
-    if cv is None:
-        stratify = is_classifier(estimator) and type_of_target(y) in (
-            "binary",
-            "multiclass",
-        )
-        if stratify:
-            # a class with one row, or more classes than test rows, cannot
-            # be split by class; fall back to a plain random split
-            _, counts = np.unique(y, return_counts=True)
-            n_test = int(np.ceil(HOLDOUT_FRACTION * len(y)))
-            stratify = counts.min() >= 2 and len(y) - n_test >= len(counts)
-            stratify = stratify and n_test >= len(counts)
-        splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
-            n_splits=1, test_size=HOLDOUT_FRACTION, random_state=seed
-        )
-    else:
-        splitter = check_cv(cv, y, classifier=is_classifier(estimator))
-    return list(splitter.split(np.zeros((len(y), 1)), y))
+    return held_out_splits(estimator, cv, y, seed)
 
 
 def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
@@ -199,23 +179,54 @@ def drop_column_importance(
     X, feature_names, y, sample_weight = check_inputs(
         estimator, X, y, sample_weight, fitted=False
     )
-    labels, groups_ = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
-    for label, columns in zip(labels, groups_):
+    labels, groups = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    for label, columns in zip(labels, groups):
         if len(columns) == X.shape[1]:
             raise ValueError(
                 f"groups: dropping group {label!r} would leave no feature to "
                 "train on; remove it from groups or use ungrouped='separate'."
             )
-    seed = draw_seed(random_state)
+    return _drop_column_importance(
+        estimator,
+        X,
+        y,
+        labels=labels,
+        groups=groups,
+        seed=draw_seed(random_state),
+        sample_weight=sample_weight,
+        scoring=scoring,
+        cv=cv,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
+
+
+def _drop_column_importance(
+    estimator,
+    X,
+    y,
+    *,
+    labels,
+    groups,
+    seed,
+    sample_weight=None,
+    scoring=None,
+    cv=None,
+    n_jobs=None,
+    verbose=0,
+):
+    """:func:`drop_column_importance` on validated input: X an array or
+    frame, y an array, ``groups`` the column positions of each of
+    ``labels`` (none of them all of X's columns) and ``seed`` an int."""
     estimator = with_shared_seed(estimator, seed)
     scorer = get_scorer(estimator, scoring)
-    splits = _splits(estimator, cv, X, y, seed)
+    splits = _splits(estimator, cv, y, seed)
     evaluation = "oob" if splits is None else ("holdout" if cv is None else "cv")
     splits = [None] if splits is None else splits
-    dropped_sets = [None] + list(groups_)
+    dropped_sets = [None] + list(groups)
     Progress("drop_column_importance", verbose)(
         f"fitting {len(dropped_sets)} models (the baseline and one without each "
-        f"of {len(groups_)} features or groups) on {len(splits)} splits, "
+        f"of {len(groups)} features or groups) on {len(splits)} splits, "
         f"totalling {len(dropped_sets) * len(splits)} fits"
     )
     scores = Parallel(n_jobs=n_jobs, verbose=verbose)(
@@ -228,7 +239,7 @@ def drop_column_importance(
     return importance_result(
         baseline - scores[1:],
         labels,
-        groups=groups_,
+        groups=groups,
         baseline_score=float(baseline.mean()),
         baseline_scores=baseline,
         evaluation=evaluation,

@@ -171,11 +171,18 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     True
     """
     check_is_fitted(estimator)
-    vectors, boosted = _per_tree_decrease(estimator)
-    n_features = estimator.n_features_in_
     names = getattr(estimator, "feature_names_in_", None)
     if names is None:
-        names = [f"x{i}" for i in range(n_features)]
+        names = [f"x{i}" for i in range(estimator.n_features_in_)]
+    return _mdi_importance(estimator, labels=names, normalization=normalization)
+
+
+def _mdi_importance(estimator, *, labels, normalization="sklearn"):
+    """:func:`mdi_importance` of a fitted tree model, its features named
+    ``labels``."""
+    vectors, boosted = _per_tree_decrease(estimator)
+    n_features = estimator.n_features_in_
+    names = labels
     details = {"method": "mdi", "normalization": normalization, "n_trees": len(vectors)}
     if not vectors:
         return importance_result(np.zeros((n_features, 1)), names, **details)

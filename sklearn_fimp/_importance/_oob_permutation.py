@@ -1,6 +1,7 @@
 """Permutation importance on the out-of-bag rows of a bagged ensemble."""
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -310,24 +311,65 @@ def oob_permutation_importance(
             "scale=True is the z-score of per-tree importances; pass "
             "per_tree=True with it, or scale=False."
         )
-    progress = Progress("oob_permutation_importance", verbose)
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
-    members = bagged_members(estimator, X.shape[0])
-    labels, groups_ = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
-    X_checked = ensemble_input(estimator, X)
-    scorer = get_scorer(estimator, scoring)
-    details = {
-        "groups": groups_,
-        "method": "oob_permutation",
-        "per_tree": per_tree,
-        "scale": scale,
-        "scoring": scoring,
-        "n_repeats": n_repeats,
-        "max_samples": max_samples,
-    }
+    labels, groups = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    return _oob_permutation_importance(
+        estimator,
+        X,
+        y,
+        labels=labels,
+        groups=groups,
+        seed=draw_seed(random_state),
+        sample_weight=sample_weight,
+        scoring=scoring,
+        n_repeats=n_repeats,
+        per_tree=per_tree,
+        scale=scale,
+        max_samples=max_samples,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
 
-    seed = draw_seed(random_state)
-    ensemble = tree_ensemble(estimator)
+
+class _OutOfBag(NamedTuple):
+    """What every out-of-bag score of one call reads: the fitted ensemble
+    (and its engine form, or None), its members with their out-of-bag rows,
+    the evaluation rows of X (in the ensemble's input dtype), y and the
+    weights, and the scorer."""
+
+    estimator: object
+    ensemble: object
+    members: list
+    X: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray | None
+    scorer: object
+    scoring: object
+
+
+def _oob_permutation_importance(
+    estimator,
+    X,
+    y,
+    *,
+    labels,
+    groups,
+    seed,
+    sample_weight=None,
+    scoring=None,
+    n_repeats=5,
+    per_tree=False,
+    scale=False,
+    max_samples=None,
+    n_jobs=None,
+    verbose=0,
+):
+    """:func:`oob_permutation_importance` on validated input: X the
+    estimator's training rows (array or frame), y an array, ``groups`` the
+    column positions of each of ``labels`` and ``seed`` an int."""
+    progress = Progress("oob_permutation_importance", verbose)
+    members = bagged_members(estimator, X.shape[0])
+    X_checked = ensemble_input(estimator, X)
     shuffle_seed = permutation_seed(seed)
     rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
     if rows is not None:
@@ -340,69 +382,109 @@ def oob_permutation_importance(
                 f"max_samples={max_samples} keeps no row that is out of bag for "
                 "any member; pass a larger max_samples, or None."
             )
-    if not per_tree:
+    oob = _OutOfBag(
+        estimator,
+        tree_ensemble(estimator),
+        members,
+        X_checked,
+        y,
+        sample_weight,
+        get_scorer(estimator, scoring),
+        scoring,
+    )
+    details = {
+        "groups": groups,
+        "method": "oob_permutation",
+        "per_tree": per_tree,
+        "scale": scale,
+        "scoring": scoring,
+        "n_repeats": n_repeats,
+        "max_samples": max_samples,
+        "random_state": seed,
+    }
+    if per_tree:
+        importances, baseline, tree_importances = _per_tree_drops(
+            oob, groups, n_repeats, seed, scale, n_jobs, verbose, progress
+        )
+        details["tree_importances"] = tree_importances
+    else:
         permutations = row_permutations(
             shuffle_seed, y.shape[0], n_repeats, n_total=X.shape[0]
         )
-        rerouted = np.zeros(len(groups_), dtype=bool)
-        if ensemble is not None:
-            rerouted = worth_rerouting(
-                ensemble,
-                X_checked,
-                groups_,
-                tree_rows=[m.oob_rows for m in members],
-            )
-        scores = np.empty((len(groups_), n_repeats))
-        progress(
-            f"scoring {len(groups_)} features or groups x {n_repeats} repeats on "
-            f"{y.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
+        scores, baseline = _forest_level_drops(
+            oob, groups, permutations, n_jobs, verbose, progress
         )
-        sums = None
-        if rerouted.any():
-            _check_non_finite_rows(members, X_checked)
-            engine_scores, *sums = fast_oob_permuted_scores(
-                estimator,
-                ensemble,
-                members,
-                X_checked,
-                y,
-                sample_weight,
-                [groups_[g] for g in np.flatnonzero(rerouted)],
-                permutations,
-                scorer,
-                n_jobs,
-                scoring=scoring,
-                progress=progress,
-            )
-            scores[rerouted] = engine_scores
-        plain = np.flatnonzero(~rerouted)
-        if len(plain):
-            results = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
-                delayed(_forest_level_scores)(
-                    estimator,
-                    members,
-                    X_checked,
-                    y,
-                    sample_weight,
-                    [groups_[plain[i]] for i in batch],
-                    permutations,
-                    scorer,
-                )
-                for batch in _batches(plain, n_jobs)
-            )
-            scores[plain] = np.concatenate(results, axis=0)
-        if sums is None:  # the engine, which sums them on its way, did not run
-            sums = oob_sums(estimator, members, X_checked)
-        baseline = score_oob_sums(scorer, estimator, *sums, y, sample_weight)
-        progress("done")
-        return importance_result(
-            baseline - scores,
-            labels,
-            baseline_score=baseline,
-            random_state=seed,
-            **details,
-        )
+        importances = baseline - scores
+    progress("done")
+    return importance_result(importances, labels, baseline_score=baseline, **details)
 
+
+def _forest_level_drops(oob, groups, permutations, n_jobs, verbose, progress):
+    """Scores of the forest on its out-of-bag rows with each group permuted
+    by each permutation (the tree engine where it pays, every row
+    re-predicted elsewhere), and the unpermuted score."""
+    n_repeats = len(permutations)
+    rerouted = np.zeros(len(groups), dtype=bool)
+    if oob.ensemble is not None:
+        rerouted = worth_rerouting(
+            oob.ensemble,
+            oob.X,
+            groups,
+            tree_rows=[m.oob_rows for m in oob.members],
+        )
+    scores = np.empty((len(groups), n_repeats))
+    progress(
+        f"scoring {len(groups)} features or groups x {n_repeats} repeats on "
+        f"{oob.y.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
+    )
+    sums = None
+    if rerouted.any():
+        _check_non_finite_rows(oob.members, oob.X)
+        engine_scores, *sums = fast_oob_permuted_scores(
+            oob.estimator,
+            oob.ensemble,
+            oob.members,
+            oob.X,
+            oob.y,
+            oob.sample_weight,
+            [groups[g] for g in np.flatnonzero(rerouted)],
+            permutations,
+            oob.scorer,
+            n_jobs,
+            scoring=oob.scoring,
+            progress=progress,
+        )
+        scores[rerouted] = engine_scores
+    plain = np.flatnonzero(~rerouted)
+    if len(plain):
+        results = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
+            delayed(_forest_level_scores)(
+                oob.estimator,
+                oob.members,
+                oob.X,
+                oob.y,
+                oob.sample_weight,
+                [groups[plain[i]] for i in batch],
+                permutations,
+                oob.scorer,
+            )
+            for batch in _batches(plain, n_jobs)
+        )
+        scores[plain] = np.concatenate(results, axis=0)
+    if sums is None:  # the engine, which sums them on its way, did not run
+        sums = oob_sums(oob.estimator, oob.members, oob.X)
+    baseline = score_oob_sums(
+        oob.scorer, oob.estimator, *sums, oob.y, oob.sample_weight
+    )
+    return scores, baseline
+
+
+def _per_tree_drops(oob, groups, n_repeats, seed, scale, n_jobs, verbose, progress):
+    """Breiman's per-tree importances: the mean over members of each
+    member's score drop on its own out-of-bag rows (z-scored with
+    ``scale``), the mean of the members' baselines, and each member's drops
+    averaged over repeats."""
+    members = oob.members
     seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=len(members))
     used = [t for t, m in enumerate(members) if len(m.oob_rows)]
     if scale and len(used) < 2:
@@ -413,26 +495,25 @@ def oob_permutation_importance(
         )
     batches = _batches(used, n_jobs)
     progress(
-        f"scoring {len(groups_)} features or groups x {n_repeats} repeats in "
+        f"scoring {len(groups)} features or groups x {n_repeats} repeats in "
         f"{len(used)} members, in {len(batches)} batches"
     )
     results = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
         delayed(_batch_member_drops)(
-            estimator,
-            ensemble,
-            X_checked,
-            y,
-            sample_weight,
+            oob.estimator,
+            oob.ensemble,
+            oob.X,
+            oob.y,
+            oob.sample_weight,
             [(used[i], members[used[i]], seeds[used[i]]) for i in batch],
-            groups_,
+            groups,
             n_repeats,
-            scorer,
-            scoring,
+            oob.scorer,
+            oob.scoring,
         )
         for batch in batches
     )
     results = [result for batch in results for result in batch]
-    progress("done")
     baselines = np.array([b for b, _ in results])
     drops = np.stack([d for _, d in results])  # (n_members, n_groups, n_repeats)
     importances = drops.mean(axis=0)
@@ -441,11 +522,4 @@ def oob_permutation_importance(
         importances = np.divide(
             importances, spread, out=np.zeros_like(importances), where=spread > 0
         )
-    return importance_result(
-        importances,
-        labels,
-        baseline_score=float(baselines.mean()),
-        tree_importances=drops.mean(axis=2).T,
-        random_state=seed,
-        **details,
-    )
+    return importances, float(baselines.mean()), drops.mean(axis=2).T

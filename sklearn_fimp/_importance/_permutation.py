@@ -38,11 +38,11 @@ def _batches(items, n_jobs):
     return [list(b) for b in np.array_split(np.arange(len(items)), n_batches)]
 
 
-def _permuted_scores(estimator, X, y, sample_weight, members, permutations, scorer):
-    """Scores after permuting each member set; one copy of X for the batch."""
+def _permuted_scores(estimator, X, y, sample_weight, groups, permutations, scorer):
+    """Scores after permuting each group; one copy of X for the batch."""
     X_work = writable_copy(X)
-    scores = np.empty((len(members), len(permutations)))
-    for g, columns in enumerate(members):
+    scores = np.empty((len(groups), len(permutations)))
+    for g, columns in enumerate(groups):
         for r, permutation in enumerate(permutations):
             X_work = assign_permuted(X_work, X, columns, permutation)
             scores[g, r] = score(scorer, estimator, X_work, y, sample_weight)
@@ -51,7 +51,7 @@ def _permuted_scores(estimator, X, y, sample_weight, members, permutations, scor
 
 
 def generic_permuted_scores(
-    estimator, X, y, sample_weight, members, permutations, scorer, n_jobs, verbose=0
+    estimator, X, y, sample_weight, groups, permutations, scorer, n_jobs, verbose=0
 ):
     """Score of ``estimator`` with each group permuted by each permutation.
 
@@ -65,14 +65,14 @@ def generic_permuted_scores(
     -------
     scores : ndarray of shape (n_groups, n_repeats)
     """
-    batches = _batches(members, n_jobs)
+    batches = _batches(groups, n_jobs)
     results = Parallel(n_jobs=n_jobs, verbose=verbose)(
         delayed(_permuted_scores)(
             estimator,
             X,
             y,
             sample_weight,
-            [members[g] for g in batch],
+            [groups[g] for g in batch],
             permutations,
             scorer,
         )
@@ -206,10 +206,43 @@ def permutation_importance(
     >>> int(result.importances_mean.argmax())
     1
     """
-    progress = Progress("permutation_importance", verbose)
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
-    labels, members = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
-    seed = draw_seed(random_state)
+    labels, groups = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    return _permutation_importance(
+        estimator,
+        X,
+        y,
+        labels=labels,
+        groups=groups,
+        seed=draw_seed(random_state),
+        sample_weight=sample_weight,
+        scoring=scoring,
+        n_repeats=n_repeats,
+        max_samples=max_samples,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
+
+
+def _permutation_importance(
+    estimator,
+    X,
+    y,
+    *,
+    labels,
+    groups,
+    seed,
+    sample_weight=None,
+    scoring=None,
+    n_repeats=5,
+    max_samples=None,
+    n_jobs=None,
+    verbose=0,
+):
+    """:func:`permutation_importance` on validated input: X a numpy array or
+    frame of the model's columns, y an array, ``groups`` the column
+    positions of each of ``labels`` and ``seed`` an int."""
+    progress = Progress("permutation_importance", verbose)
     shuffle_seed = permutation_seed(seed)
     rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
     X_eval, y_eval = take_rows(X, rows), subset(y, rows)
@@ -219,14 +252,14 @@ def permutation_importance(
     )
     scorer = get_scorer(estimator, scoring)
     baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)
-    scores = np.empty((len(members), n_repeats))
+    scores = np.empty((len(groups), n_repeats))
     ensemble = tree_ensemble(estimator)
-    rerouted = np.zeros(len(members), dtype=bool)
+    rerouted = np.zeros(len(groups), dtype=bool)
     if ensemble is not None:
         X_engine = engine_input(estimator, X_eval)
-        rerouted = worth_rerouting(ensemble, X_engine, members)
+        rerouted = worth_rerouting(ensemble, X_engine, groups)
     progress(
-        f"scoring {len(members)} features or groups x {n_repeats} repeats on "
+        f"scoring {len(groups)} features or groups x {n_repeats} repeats on "
         f"{y_eval.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
     )
     if rerouted.any():
@@ -236,7 +269,7 @@ def permutation_importance(
             X_engine,
             y_eval,
             weight_eval,
-            [members[g] for g in np.flatnonzero(rerouted)],
+            [groups[g] for g in np.flatnonzero(rerouted)],
             permutations,
             scorer,
             n_jobs,
@@ -249,7 +282,7 @@ def permutation_importance(
             X_eval,
             y_eval,
             weight_eval,
-            [members[g] for g in np.flatnonzero(~rerouted)],
+            [groups[g] for g in np.flatnonzero(~rerouted)],
             permutations,
             scorer,
             n_jobs,
@@ -259,7 +292,7 @@ def permutation_importance(
     return importance_result(
         baseline - scores,
         labels,
-        groups=members,
+        groups=groups,
         baseline_score=baseline,
         method="permutation",
         scoring=scoring,

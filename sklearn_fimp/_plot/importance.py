@@ -7,48 +7,9 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
+from .._methods import METHODS, REFITS
 from ._common import check_matplotlib, is_axes, member_label, plain_text
 
-#: How each method is named in titles and legends.
-METHOD_TITLES = {
-    "mdi": "MDI",
-    "oob_mdi": "MDI-oob",
-    "permutation": "permutation",
-    "oob_permutation": "out-of-bag permutation",
-    "drop_column": "drop-column",
-}
-METHODS = tuple(METHOD_TITLES)
-
-#: Scorers whose values lie in [0, 1] (or at most 1): a drop of 0.1 in them
-#: is a large effect whatever the data.
-UNIT_SCALE_SCORINGS = frozenset(
-    {
-        "accuracy",
-        "balanced_accuracy",
-        "r2",
-        "explained_variance",
-        "roc_auc",
-        "roc_auc_ovr",
-        "roc_auc_ovo",
-        "roc_auc_ovr_weighted",
-        "roc_auc_ovo_weighted",
-        "average_precision",
-        "f1",
-        "f1_macro",
-        "f1_micro",
-        "f1_weighted",
-        "precision",
-        "precision_macro",
-        "precision_micro",
-        "precision_weighted",
-        "recall",
-        "recall_macro",
-        "recall_micro",
-        "recall_weighted",
-        "jaccard",
-        "top_k_accuracy",
-    }
-)
 #: ``min_upper_bound="auto"``: the x axis of a unit-scale method extends at
 #: least this far, so that a model that relies on nothing much does not show
 #: bars that fill the plot.
@@ -80,34 +41,23 @@ def _check_result(result, param):
     return result
 
 
+def _registered(result):
+    """The registry entry of the method that computed ``result``, if any."""
+    return METHODS.get(result.get("method"))
+
+
 def _on_unit_scale(result):
     """Whether a result's importances are at most about 1 by construction:
     normalised MDI, or drops in a score such as accuracy or R²."""
-    method = result.get("method")
-    if method == "mdi":
-        return result.get("normalization", "sklearn") is not None
-    if method in ("permutation", "oob_permutation", "drop_column"):
-        scoring = result.get("scoring")
-        if result.get("scale", False):
-            return False
-        return scoring is None or (
-            isinstance(scoring, str) and scoring in UNIT_SCALE_SCORINGS
-        )
-    return False
+    method = _registered(result)
+    return method is not None and bool(method.on_unit_scale(result))
 
 
 def _unit(result):
-    method = result.get("method")
-    if method == "mdi":
-        return "share of impurity decrease"
-    if method == "oob_mdi":
-        return "out-of-bag impurity decrease"
-    scoring = result.get("scoring")
-    if result.get("scale", False):
-        return "score drop / standard error"
-    if isinstance(scoring, str):
-        return f"drop in {scoring}"
-    return "drop in score"
+    """The axis label of ``result``'s values (a result of no known method is
+    read as a score drop, as permutation functions of other packages give)."""
+    method = _registered(result) or METHODS["permutation"]
+    return method.unit(result)
 
 
 def _labels_and_members(result, column_names, n_real=None):
@@ -161,8 +111,10 @@ def _labels_and_members(result, column_names, n_real=None):
 
 
 def _method_title(result, fallback):
-    method = result.get("method")
-    return METHOD_TITLES.get(method, fallback if fallback is not None else "")
+    method = _registered(result)
+    if method is not None:
+        return method.title
+    return fallback if fallback is not None else ""
 
 
 class ImportanceDisplay:
@@ -433,23 +385,15 @@ class ImportanceDisplay:
         -------
         display : ImportanceDisplay
         """
-        from .. import (
-            drop_column_importance,
-            mdi_importance,
-            oob_mdi_importance,
-            oob_permutation_importance,
-            permutation_importance,
-        )
-
         check_matplotlib(f"{cls.__name__}.from_estimator")
-        methods = [method] if isinstance(method, str) else list(method)
-        if not methods or not all(isinstance(m, str) for m in methods):
+        names = [method] if isinstance(method, str) else list(method)
+        if not names or not all(isinstance(m, str) for m in names):
             raise ValueError(
                 f"method={method!r}: pass one of {list(METHODS)} or a non-empty "
                 "list of them."
             )
-        unknown = [m for m in methods if m not in METHODS]
-        if unknown or len(set(methods)) != len(methods):
+        unknown = [m for m in names if m not in METHODS]
+        if unknown or len(set(names)) != len(names):
             raise ValueError(
                 f"method={method!r}: "
                 + (
@@ -459,55 +403,29 @@ class ImportanceDisplay:
                 )
                 + f"; use distinct methods among {list(METHODS)}."
             )
-        if groups is not None and {"mdi", "oob_mdi"} & set(methods):
+        single = [m for m in names if not METHODS[m].measures_groups]
+        if groups is not None and single:
             raise ValueError(
-                f"groups={groups!r} cannot be used with method 'mdi' or 'oob_mdi', "
-                "which measure single features; drop groups or use the "
-                "permutation and drop-column methods."
+                f"groups={groups!r} cannot be used with method {single}, which "
+                "measures single features; drop groups or use the permutation "
+                "and drop-column methods."
             )
-        shared = {"scoring": scoring, "sample_weight": sample_weight}
         results = {}
-        for name in methods:
-            if name == "mdi":
+        for name in names:
+            entry = METHODS[name]
+            if entry.rows != REFITS:
                 check_is_fitted(estimator)
-                result = mdi_importance(estimator)
-            elif name == "oob_mdi":
-                result = oob_mdi_importance(
-                    estimator, X, y, sample_weight=sample_weight
-                )
-            elif name == "permutation":
-                result = permutation_importance(
-                    estimator,
-                    X,
-                    y,
-                    n_repeats=n_repeats,
-                    groups=groups,
-                    n_jobs=n_jobs,
-                    random_state=random_state,
-                    **shared,
-                )
-            elif name == "oob_permutation":
-                result = oob_permutation_importance(
-                    estimator,
-                    X,
-                    y,
-                    n_repeats=n_repeats,
-                    groups=groups,
-                    n_jobs=n_jobs,
-                    random_state=random_state,
-                    **shared,
-                )
-            else:
-                result = drop_column_importance(
-                    estimator,
-                    X,
-                    y,
-                    groups=groups,
-                    n_jobs=n_jobs,
-                    random_state=random_state,
-                    **shared,
-                )
-            results[METHOD_TITLES[name]] = result
+            results[entry.title] = entry.compute(
+                estimator,
+                X,
+                y,
+                scoring=scoring,
+                n_repeats=n_repeats,
+                groups=groups,
+                sample_weight=sample_weight,
+                n_jobs=n_jobs,
+                random_state=random_state,
+            )
         column_names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         return cls.from_result(
             results, column_names=column_names, probes=probes, ax=ax, **kw
@@ -731,28 +649,10 @@ class ImportanceDisplay:
         display : ImportanceDisplay
         """
         check_matplotlib(f"{type(self).__name__}.plot")
-        from matplotlib.patches import Patch
-
         means, stds, names = self._arrays()
         n_methods, n_features = means.shape
-        method_names = (
-            [f"method {i}" for i in range(n_methods)]
-            if self.method_names is None
-            else [str(m) for m in self.method_names]
-        )
-        if len(method_names) != n_methods:
-            raise ValueError(
-                f"method_names has {len(method_names)} entries for {n_methods} "
-                "methods; pass one name per row of importances_mean."
-            )
-        if sort_by is None:
-            sort_row = 0
-        elif sort_by in method_names:
-            sort_row = method_names.index(sort_by)
-        else:
-            raise ValueError(
-                f"sort_by={sort_by!r} is not one of the methods drawn, {method_names}."
-            )
+        method_names = self._method_names(n_methods)
+        sort_row = self._sort_row(sort_by, method_names)
         if max_features is not None and (
             not isinstance(max_features, numbers.Integral) or max_features < 1
         ):
@@ -845,24 +745,52 @@ class ImportanceDisplay:
                 linewidth=1.5,
                 label=f"threshold ({self.threshold:.3g})",
             )
-        handles = []
-        if selected is not None:
-            handles.append(Patch(color=KEPT_COLOR, label="kept"))
-            handles.append(Patch(color=KEPT_COLOR, alpha=0.35, label="not kept"))
-        if probe_rows.any():
-            handles.append(
-                Patch(facecolor=PROBE_COLOR, edgecolor="0.3", hatch="//", label="probe")
-            )
-        if self.threshold_line_ is not None:
-            handles.append(self.threshold_line_)
-        if handles:
-            axes[0].legend(handles=handles, loc="best", fontsize="small")
+        self._legend(axes[0], selected is not None, probe_rows.any())
 
         self.feature_order_ = order
         self.axes_ = axes
         self.ax_ = axes[0]
         self.figure_ = figure
         return self
+
+    def _method_names(self, n_methods):
+        names = (
+            [f"method {i}" for i in range(n_methods)]
+            if self.method_names is None
+            else [str(m) for m in self.method_names]
+        )
+        if len(names) != n_methods:
+            raise ValueError(
+                f"method_names has {len(names)} entries for {n_methods} "
+                "methods; pass one name per row of importances_mean."
+            )
+        return names
+
+    @staticmethod
+    def _sort_row(sort_by, method_names):
+        if sort_by is None:
+            return 0
+        if sort_by in method_names:
+            return method_names.index(sort_by)
+        raise ValueError(
+            f"sort_by={sort_by!r} is not one of the methods drawn, {method_names}."
+        )
+
+    def _legend(self, axis, with_selection, with_probes):
+        from matplotlib.patches import Patch
+
+        handles = []
+        if with_selection:
+            handles.append(Patch(color=KEPT_COLOR, label="kept"))
+            handles.append(Patch(color=KEPT_COLOR, alpha=0.35, label="not kept"))
+        if with_probes:
+            handles.append(
+                Patch(facecolor=PROBE_COLOR, edgecolor="0.3", hatch="//", label="probe")
+            )
+        if self.threshold_line_ is not None:
+            handles.append(self.threshold_line_)
+        if handles:
+            axis.legend(handles=handles, loc="best", fontsize="small")
 
     def _set_xlim(self, axis, values, spread, bound, with_threshold):
         finite = np.isfinite(values)

@@ -1,1 +1,29 @@
-"""The ``sklearn-fimp`` command: an HTML report on a CSV file."""
+"""The ``sklearn-fimp`` command: one self-contained HTML report per data set.
+
+``sklearn-fimp report DATA.csv --target COLUMN`` fits a random forest to
+predict ``COLUMN`` from the other columns and writes one HTML file (figures
+embedded as PNG) with the model's score, its importances under several
+methods next to a column of random numbers, the features
+:class:`~sklearn_fimp.ImportanceSelector` keeps (with p-values) and the
+dependence analysis of :class:`~sklearn_fimp.DependenceAnalyzer`.
+``sklearn-fimp report --demo`` does the same on scikit-learn's diabetes
+data, so it runs on a fresh machine with no input.
+
+Exit status: 0 on success; 2 when the input cannot be used (missing file,
+unknown target column, a target with one value, a bad option) or pandas or
+matplotlib is missing, with a one-line message on stderr and no traceback.
+
+The steps, one module each:
+
+- ``_arguments``: the parser, the checks of the options, and ``main``;
+- ``_run``: the report's steps in order, and writing the file;
+- ``_data``: reading the CSV file or the demo table, the task, the features
+  and target, and notes on the columns;
+- ``_analysis``: the importance methods, the model, the held-out split, the
+  importances, ImportanceSelector and DependenceAnalyzer;
+- ``_html``: the page: its sections, tables, figures and style.
+"""
+
+from ._arguments import main
+
+__all__ = ["main"]

@@ -7,10 +7,9 @@ from copy import deepcopy
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.feature_selection import SelectorMixin
-from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit, check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.metadata_routing import (
@@ -22,14 +21,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._importance._drop_column import HOLDOUT_FRACTION, drop_column_importance
 from .._importance._groups import resolve_groups
-from .._importance._mdi import (
-    mdi_importance,
-)
-from .._importance._oob_mdi import oob_mdi_importance
-from .._importance._oob_permutation import oob_permutation_importance
-from .._importance._permutation import permutation_importance
+from .._methods import METHODS, check_method, resolve_auto
 from .._utils._compat import (
     HasMethods,
     Interval,
@@ -39,21 +32,19 @@ from .._utils._compat import (
     fit_context,
     routing_enabled,
 )
-from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars, take_rows
-from .._utils._models import has_bagged_trees, has_trees, single_output, supports_oob
+from .._utils._frames import drop_columns, is_dataframe
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, with_shared_seed
-from .._utils._result import importance_result
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
 from .._utils._validation import (
     check_finite_target,
     discard_fit_on_error,
     explain_input_errors,
 )
+from ._measure import measure_importances
 from ._probe_test import adjust_pvalues, critical_pvalue, probe_test
 from ._probes import add_probes
 
-METHODS = ("auto", "mdi", "oob_mdi", "permutation", "oob_permutation", "drop_column")
 PROBE_KINDS = ("shadow", "uniform", "normal")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 #: "auto" adds one probe per feature (or group), and at least this many, so
@@ -102,43 +93,6 @@ def _parse_threshold(threshold, importances):
 def _select_columns(X, support):
     """Columns of X where ``support`` is True, keeping X's container."""
     return drop_columns(X, np.flatnonzero(~support))
-
-
-def _split_params(params, rows, n_rows):
-    """Fit parameters restricted to ``rows`` (per-row values are indexed)."""
-    out = {}
-    for key, value in params.items():
-        if is_pandas(value) or is_polars(value):
-            per_row = value.shape[0] == n_rows
-            out[key] = take_rows(value, rows) if per_row else value
-            continue
-        array = (
-            np.asarray(value)
-            if hasattr(value, "__array__") or isinstance(value, (list, tuple))
-            else None
-        )
-        if array is not None and array.ndim >= 1 and array.shape[0] == n_rows:
-            out[key] = array[rows]
-        else:
-            out[key] = value
-    return out
-
-
-def _centred_target(model, y, weight):
-    """y minus its (weighted) mean for regressors, y itself otherwise.
-
-    MDI-oob adds ``(mu_child - mu_node) * y_i`` over out-of-bag rows. Their
-    increments do not sum to zero as the in-bag rows' do, so a target with
-    a large mean adds noise of size ``mean(y) * sum(increments)`` whose
-    expectation is zero. Centring y removes it without changing what is
-    estimated (the in-bag means shift by the same constant, leaving the
-    increments as they are): on Friedman's data this multiplies the
-    signal-to-noise ratio of a weak feature several times.
-    """
-    if is_classifier(model):
-        return y
-    y = np.asarray(y, dtype=np.float64)
-    return y - np.average(y, axis=0, weights=weight)
 
 
 def _refit_note(support):
@@ -385,7 +339,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit"]), None],
-        "method": [StrOptions(set(METHODS))],
+        "method": [StrOptions({"auto", *METHODS})],
         "threshold": [Interval(numbers.Real, None, None, closed="neither"), str],
         "probes": [StrOptions(set(PROBE_KINDS))],
         "n_probes": [
@@ -533,79 +487,17 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     # fit
 
     def _resolve_method(self, estimator, y):
-        """The method to use, after checking the estimator supports it."""
-        name = f"{type(estimator).__name__}(...)"
-        grouped = self.groups is not None
-        method = self.method
-        if method == "auto":
-            if isinstance(estimator, Pipeline) or not single_output(y):
-                method = "permutation"
-            elif has_bagged_trees(estimator) and not grouped:
-                method = "oob_mdi"
-            elif supports_oob(estimator):
-                method = "oob_permutation"
-            else:
-                method = "permutation"
-        if grouped and method in ("mdi", "oob_mdi"):
-            raise ValueError(
-                f"groups={self.groups!r} selects whole groups, which needs a "
-                f"method that permutes or drops them together; method={method!r} "
-                "measures single features. Use method='oob_permutation', "
-                "'permutation' or 'drop_column', or groups=None."
-            )
-        if isinstance(estimator, Pipeline) and method in (
-            "mdi",
-            "oob_mdi",
-            "oob_permutation",
-        ):
-            raise ValueError(
-                f"method={method!r} reads the model's trees or out-of-bag rows, "
-                f"but estimator={name} is a Pipeline whose steps transform X "
-                "first, so its importances cannot be mapped back to X's "
-                "columns. Use method='permutation' or 'drop_column', which "
-                "permute or drop the Pipeline's raw input columns."
-            )
-        if method == "mdi" and not has_trees(estimator):
-            raise ValueError(
-                f"method='mdi' reads impurity decreases from trees, and "
-                f"estimator={name} has none. Use method='permutation' (any "
-                "model) or 'drop_column'."
-            )
-        if method == "oob_mdi" and not has_bagged_trees(estimator):
-            suggestion = (
-                "'mdi' or 'permutation'" if has_trees(estimator) else ("'permutation'")
-            )
-            raise ValueError(
-                f"method='oob_mdi' needs bagged decision trees fitted with "
-                f"bootstrap=True (RandomForest*, ExtraTrees*(bootstrap=True), "
-                f"Bagging* of trees), and estimator={name} is not one. Use "
-                f"method={suggestion}, or an estimator with bootstrap=True."
-            )
-        if method == "oob_permutation" and not supports_oob(estimator):
-            raise ValueError(
-                f"method='oob_permutation' needs out-of-bag rows, which "
-                f"estimator={name} does not have (a RandomForest*, "
-                "ExtraTrees* or Bagging* model with bootstrap=True has). Use "
-                "method='permutation', or an estimator with bootstrap=True."
-            )
-        if method in ("oob_mdi", "oob_permutation") and not single_output(y):
-            raise ValueError(
-                f"method={method!r} supports a single target, and y has "
-                f"{np.shape(y)[1]} columns. Use method='permutation'."
-            )
-        if self.prefit and method == "drop_column":
-            raise ValueError(
-                "method='drop_column' refits the model without each feature, "
-                "which prefit=True rules out. Use method='permutation' with "
-                "validation rows, or prefit=False."
-            )
-        if self.max_samples is not None and method not in (
-            "permutation",
-            "oob_permutation",
-        ):
+        """The registry entry of the method to use, after checking that the
+        estimator (and ``groups``, y, ``prefit``, ``max_samples``) allow it."""
+        name = self.method
+        if name == "auto":
+            name = resolve_auto(estimator, y, grouped=self.groups is not None)
+        method = METHODS[name]
+        check_method(method, estimator, y=y, groups=self.groups, prefit=self.prefit)
+        if self.max_samples is not None and not method.scores_rows:
             raise ValueError(
                 f"max_samples={self.max_samples!r} limits the rows importances "
-                f"are scored on, and method={method!r} scores none (or refits on "
+                f"are scored on, and method={name!r} scores none (or refits on "
                 "all of them). Use method='permutation' or 'oob_permutation', "
                 "or max_samples=None."
             )
@@ -620,6 +512,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             )
 
     def _check_X_y(self, X, y):
+        """X and y validated (the one validation of X in ``fit``), and the
+        feature names."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target "
@@ -663,7 +557,44 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
                 "target value per row of X."
             )
-        return X, y
+        feature_names = np.asarray(
+            [str(c) for c in X.columns]
+            if frame
+            else [f"x{i}" for i in range(X.shape[1])],
+            dtype=object,
+        )
+        return X, y, feature_names
+
+    def _estimator_to_measure(self, y, seed):
+        """The estimator to fit (a clone, its unset seeds set to ``seed``), or
+        the fitted one with ``prefit=True``."""
+        if self.prefit:
+            if self.estimator is None:
+                raise ValueError(
+                    "prefit=True selects with a model you already fitted, and "
+                    "estimator=None gives none. Pass the fitted estimator, or "
+                    "prefit=False."
+                )
+            check_is_fitted(self.estimator)
+            return self.estimator
+        if self.estimator is None:
+            return _default_estimator(y).set_params(random_state=seed)
+        return with_shared_seed(self.estimator, seed)
+
+    def _uses_probes(self):
+        """Whether the threshold is the probe test (a bad threshold string
+        or probes with ``prefit=True`` are rejected here, before any fit)."""
+        use_probes = isinstance(self.threshold, str) and self.threshold == "probes"
+        if use_probes and self.prefit:
+            raise ValueError(
+                "threshold='probes' with prefit=True: the fitted estimator has "
+                "never seen probe columns, so no method can measure their "
+                "importance without refitting it. Pass prefit=False, or a "
+                "float, 'mean' or 'median' threshold."
+            )
+        if not use_probes:
+            _parse_threshold(self.threshold, np.zeros(1))
+        return use_probes
 
     @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
@@ -692,52 +623,23 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self : ImportanceSelector
             The fitted selector.
         """
-        X, y = self._check_X_y(X, y)
-        feature_names = np.asarray(
-            [str(c) for c in X.columns]
-            if is_dataframe(X)
-            else [f"x{i}" for i in range(X.shape[1])],
-            dtype=object,
-        )
+        # prepare: validate once, route the parameters, draw every seed
+        # before any parallel work
+        X, y, feature_names = self._check_X_y(X, y)
         fit_kwargs, score_weight = self._routed_params(fit_params)
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
-
         progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
-        # Every seed is drawn here, before any parallel work.
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
-
-        if self.prefit:
-            if self.estimator is None:
-                raise ValueError(
-                    "prefit=True selects with a model you already fitted, and "
-                    "estimator=None gives none. Pass the fitted estimator, or "
-                    "prefit=False."
-                )
-            check_is_fitted(self.estimator)
-            estimator = self.estimator
-        elif self.estimator is None:
-            estimator = _default_estimator(y).set_params(random_state=seed)
-        else:
-            estimator = with_shared_seed(self.estimator, seed)
-
+        estimator = self._estimator_to_measure(y, seed)
         method = self._resolve_method(estimator, y)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         self._check_counts(len(groups))
-        use_probes = isinstance(self.threshold, str) and self.threshold == "probes"
-        if use_probes and self.prefit:
-            raise ValueError(
-                "threshold='probes' with prefit=True: the fitted estimator has "
-                "never seen probe columns, so no method can measure their "
-                "importance without refitting it. Pass prefit=False, or a "
-                "float, 'mean' or 'median' threshold."
-            )
-        if not use_probes:
-            _parse_threshold(self.threshold, np.zeros(1))  # reject bad strings early
+        use_probes = self._uses_probes()
 
-        X_measured, all_groups, all_labels = X, list(groups), list(labels)
-        n_probes = 0
+        # add probes
+        X_measured, probe_labels, probe_groups = X, [], []
         if use_probes:
             n_probes = (
                 max(len(groups), MIN_AUTO_PROBES)
@@ -752,92 +654,93 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 n_probes,
                 np.random.RandomState(probe_seed),
             )
-            all_groups += probe_groups
-            all_labels += probe_labels
 
+        # measure
         progress(
-            f"measuring {method!r} importances of {len(groups)} features or "
-            f"groups and {n_probes} probes on {X.shape[0]} rows"
+            f"measuring {method.name!r} importances of {len(groups)} features or "
+            f"groups and {len(probe_groups)} probes on {X.shape[0]} rows"
         )
+        options = {
+            "labels": labels + probe_labels,
+            "groups": groups + probe_groups,
+            "seed": importance_seed,
+            "sample_weight": score_weight,
+            "scoring": self.scoring,
+            "n_repeats": self.n_repeats,
+            "cv": self.cv,
+            "n_jobs": self.n_jobs,
+            "verbose": self.verbose,
+            "centre_target": True,
+        }
         result, model = self._measure(
-            estimator,
-            method,
-            X_measured,
-            y,
-            fit_kwargs,
-            score_weight,
-            all_groups,
-            all_labels,
-            importance_seed,
-            progress,
+            estimator, method, X_measured, y, fit_kwargs, options, progress
         )
-        n_real = len(groups)
-        result.feature_names = np.asarray(all_labels, dtype=object)
-        result.groups = all_groups
-        result.is_probe = np.arange(len(all_groups)) >= n_real
-        result.n_probes = n_probes
-        means = result.importances_mean[:n_real]
+        result.feature_names = np.asarray(labels + probe_labels, dtype=object)
+        result.groups = groups + probe_groups
+        result.is_probe = np.arange(len(result.groups)) >= len(groups)
+        result.n_probes = len(probe_groups)
 
-        if use_probes:
-            probe_means = result.importances_mean[n_real:]
-            if not np.any(result.importances[n_real:]):
-                warnings.warn(
-                    f"estimator={type(estimator).__name__}(...) gave every probe "
-                    "column an importance of 0, so 'beats the probes' "
-                    "reduces to 'importance above 0'. If a step drops columns "
-                    "it does not know (a ColumnTransformer listing columns by "
-                    "name), let it pass them (remainder='passthrough' or "
-                    "make_column_selector), or use a numeric threshold.",
-                    UserWarning,
-                    stacklevel=3,
-                )
-            statistics, pvalues = probe_test(means, probe_means)
-            corrected = adjust_pvalues(pvalues, self.correction)
-            passed = corrected <= self.alpha
-            critical = critical_pvalue(corrected, self.alpha, self.correction)
-            spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / len(probe_means))
-            threshold = float(
-                probe_means.mean()
-                + (spread * stats.t.isf(critical, len(probe_means) - 1))
-            )
-            order = np.lexsort((-means, pvalues))
-            result.statistics = np.concatenate(
-                [statistics, np.full(len(probe_means), np.nan)]
-            )
-            result.pvalues = np.concatenate(
-                [pvalues, np.full(len(probe_means), np.nan)]
-            )
-        else:
-            threshold = _parse_threshold(self.threshold, means)
-            passed = means >= threshold
-            order = np.argsort(-means, kind="stable")
-            pvalues = corrected = None
-            result.statistics = result.pvalues = None
-
+        # decide
+        passed, order, threshold, pvalues, corrected = self._decide(
+            result, len(groups), use_probes, estimator
+        )
         chosen = self._apply_counts(passed, order, use_probes)
         support = np.zeros(X.shape[1], dtype=bool)
         for g in np.flatnonzero(chosen):
             support[groups[g]] = True
-
-        self.method_ = method
+        self.method_ = method.name
         self.importances_ = result
         self.threshold_ = threshold
         self.groups_ = groups
         self.support_ = support
         self.pvalues_ = self._per_feature(pvalues, groups, X.shape[1])
         self.pvalues_corrected_ = self._per_feature(corrected, groups, X.shape[1])
-
         progress(f"kept {int(support.sum())} of {X.shape[1]} features")
+
+        # refit
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
         elif self.refit and support.any():
             progress(f"refitting on the {int(support.sum())} kept features")
             self.estimator_ = self._refit(estimator, X, y, fit_kwargs)
-        elif self.refit:
-            self.estimator_ = None
         else:
-            self.estimator_ = model
+            self.estimator_ = None if self.refit else model
         return self
+
+    def _decide(self, result, n_real, use_probes, estimator):
+        """Which features (or groups) pass the threshold, in which order of
+        significance, the threshold as an importance, and the p-values (None
+        without probes). Sets the result's ``statistics`` and ``pvalues``."""
+        means = result.importances_mean[:n_real]
+        if not use_probes:
+            threshold = _parse_threshold(self.threshold, means)
+            result.statistics = result.pvalues = None
+            order = np.argsort(-means, kind="stable")
+            return means >= threshold, order, threshold, None, None
+        probe_means = result.importances_mean[n_real:]
+        if not np.any(result.importances[n_real:]):
+            warnings.warn(
+                f"estimator={type(estimator).__name__}(...) gave every probe "
+                "column an importance of 0, so 'beats the probes' "
+                "reduces to 'importance above 0'. If a step drops columns "
+                "it does not know (a ColumnTransformer listing columns by "
+                "name), let it pass them (remainder='passthrough' or "
+                "make_column_selector), or use a numeric threshold.",
+                UserWarning,
+                stacklevel=4,
+            )
+        statistics, pvalues = probe_test(means, probe_means)
+        corrected = adjust_pvalues(pvalues, self.correction)
+        critical = critical_pvalue(corrected, self.alpha, self.correction)
+        spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / len(probe_means))
+        threshold = float(
+            probe_means.mean() + (spread * stats.t.isf(critical, len(probe_means) - 1))
+        )
+        missing = np.full(len(probe_means), np.nan)
+        result.statistics = np.concatenate([statistics, missing])
+        result.pvalues = np.concatenate([pvalues, missing])
+        order = np.lexsort((-means, pvalues))
+        return corrected <= self.alpha, order, threshold, pvalues, corrected
 
     @staticmethod
     def _per_feature(values, groups, n_features):
@@ -893,165 +796,21 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 chosen[g] = True
         return chosen
 
-    def _measure(
-        self,
-        estimator,
-        method,
-        X,
-        y,
-        fit_kwargs,
-        score_weight,
-        groups,
-        labels,
-        seed,
-        progress,
-    ):
+    def _measure(self, estimator, method, X, y, fit_kwargs, options, progress):
         """The importance result over real and probe columns, and the model
         fitted on them (None when several were fitted)."""
-        grouped = dict(zip(labels, [list(map(int, g)) for g in groups]))
-        if method == "drop_column":
-            extra = set(fit_kwargs) - {"sample_weight"}
-            if extra:
-                raise ValueError(
-                    f"method='drop_column' passes only sample_weight to the "
-                    f"estimator's fit; got {sorted(extra)}. Use another method "
-                    "or drop those parameters."
-                )
-            result = drop_column_importance(
-                estimator,
-                X,
-                y,
-                scoring=self.scoring,
-                cv=self.cv,
-                groups=grouped,
-                ungrouped="drop",
-                sample_weight=fit_kwargs.get("sample_weight"),
-                n_jobs=self.n_jobs,
-                verbose=self.verbose,
-                random_state=seed,
-            )
-            return result, None
-        if method == "permutation":
-            return self._permutation(
-                estimator, X, y, fit_kwargs, score_weight, grouped, seed, progress
-            )
-        if not self.prefit:
-            progress(f"fitting {type(estimator).__name__}")
-        model = estimator if self.prefit else clone(estimator).fit(X, y, **fit_kwargs)
-        if method == "mdi":
-            result = mdi_importance(model)
-        elif method == "oob_mdi":
-            result = oob_mdi_importance(
-                model,
-                X,
-                _centred_target(model, y, score_weight),
-                sample_weight=score_weight,
-            )
-        else:
-            result = oob_permutation_importance(
-                model,
-                X,
-                y,
-                n_repeats=self.n_repeats,
-                groups=grouped,
-                ungrouped="drop",
-                scoring=self.scoring,
-                max_samples=self._rows_limit(X.shape[0]),
-                sample_weight=score_weight,
-                n_jobs=self.n_jobs,
-                verbose=self.verbose,
-                random_state=seed,
-            )
-        return result, model
-
-    def _splits(self, estimator, y, seed):
-        n = len(y)
-        if self.cv is not None:
-            cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
-            return list(cv.split(np.zeros((n, 1)), y))
-        stratify = False
-        if is_classifier(estimator) and type_of_target(y) in ("binary", "multiclass"):
-            _, counts = np.unique(y, return_counts=True)
-            n_test = int(np.ceil(HOLDOUT_FRACTION * n))
-            stratify = counts.min() >= 2 and n_test >= len(counts)
-            stratify = stratify and n - n_test >= len(counts)
-        splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
-            n_splits=1, test_size=HOLDOUT_FRACTION, random_state=seed
+        return measure_importances(
+            estimator,
+            method,
+            X,
+            y,
+            fit_kwargs=fit_kwargs,
+            options=options,
+            prefit=self.prefit,
+            cv=self.cv,
+            max_samples=self.max_samples,
+            progress=progress,
         )
-        return list(splitter.split(np.zeros((n, 1)), y))
-
-    def _rows_limit(self, n_rows):
-        """``max_samples`` for ``n_rows`` evaluation rows: at most all of them."""
-        if isinstance(self.max_samples, numbers.Integral):
-            return min(self.max_samples, n_rows)
-        return self.max_samples
-
-    def _permutation(
-        self, estimator, X, y, fit_kwargs, score_weight, groups, seed, progress
-    ):
-        """Permutation importance on held-out rows (or each split of cv)."""
-        n = X.shape[0]
-        if self.prefit:
-            result = permutation_importance(
-                estimator,
-                X,
-                y,
-                scoring=self.scoring,
-                n_repeats=self.n_repeats,
-                groups=groups,
-                ungrouped="drop",
-                max_samples=self._rows_limit(X.shape[0]),
-                sample_weight=score_weight,
-                n_jobs=self.n_jobs,
-                verbose=self.verbose,
-                random_state=seed,
-            )
-            return result, estimator
-        split_seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=2)
-        splits = self._splits(estimator, y, int(split_seeds[0]))
-        repeat_seeds = np.random.RandomState(split_seeds[1]).randint(
-            MAX_SEED + 1, size=len(splits)
-        )
-        results, model = [], None
-        for k, ((train, test), repeat_seed) in enumerate(zip(splits, repeat_seeds)):
-            progress(
-                f"split {k + 1} of {len(splits)}: fitting on {len(train)} rows, "
-                f"scoring on {len(test)}"
-            )
-            model = clone(estimator).fit(
-                take_rows(X, train), y[train], **_split_params(fit_kwargs, train, n)
-            )
-            results.append(
-                permutation_importance(
-                    model,
-                    take_rows(X, test),
-                    y[test],
-                    scoring=self.scoring,
-                    n_repeats=self.n_repeats,
-                    groups=groups,
-                    ungrouped="drop",
-                    max_samples=self._rows_limit(len(test)),
-                    sample_weight=None if score_weight is None else score_weight[test],
-                    n_jobs=self.n_jobs,
-                    verbose=self.verbose,
-                    random_state=int(repeat_seed),
-                )
-            )
-        if len(results) == 1:
-            return results[0], model
-        baselines = np.array([r.baseline_score for r in results])
-        combined = importance_result(
-            np.hstack([r.importances for r in results]),
-            results[0].feature_names,
-            groups=results[0].groups,
-            baseline_score=float(baselines.mean()),
-            baseline_scores=baselines,
-            method="permutation",
-            scoring=self.scoring,
-            n_repeats=self.n_repeats,
-            random_state=int(seed),
-        )
-        return combined, None
 
     def _refit(self, estimator, X, y, fit_kwargs):
         X_selected = _select_columns(X, self.support_)

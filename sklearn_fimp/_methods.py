@@ -1,0 +1,334 @@
+"""The registry of importance methods: one entry per measure.
+
+Each entry says what a method is called (in plots, the report and error
+messages), which public function computes it and which private core the
+selectors call with input they have already validated, what it needs from
+the model and the rows, and how its values are read (unit and scale).
+:class:`~sklearn_fimp.ImportanceSelector`, the Displays and the report
+dispatch from here, and the capability checks below give their error
+messages. Adding a measure is one entry in ``METHODS`` (and its module in
+``_importance/``).
+"""
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ._importance._drop_column import _drop_column_importance, drop_column_importance
+from ._importance._mdi import _mdi_importance, mdi_importance
+from ._importance._oob_mdi import _oob_mdi_importance, oob_mdi_importance
+from ._importance._oob_permutation import (
+    _oob_permutation_importance,
+    oob_permutation_importance,
+)
+from ._importance._permutation import _permutation_importance, permutation_importance
+from ._utils._models import has_bagged_trees, has_trees, single_output, supports_oob
+
+#: What a method measures on. MODEL_ONLY: the fitted model alone (X and y
+#: are not used); TRAINING_ROWS: the rows the model was fitted on, each
+#: scored by the members that did not see it (out of bag); HELD_OUT_ROWS:
+#: rows the model did not train on; REFITS: the method fits clones of the
+#: model itself.
+MODEL_ONLY = "model"
+TRAINING_ROWS = "training"
+HELD_OUT_ROWS = "held_out"
+REFITS = "refits"
+
+#: Scorers whose values lie in [0, 1] (or at most 1): a drop of 0.1 in them
+#: is a large effect whatever the data.
+UNIT_SCALE_SCORINGS = frozenset(
+    {
+        "accuracy",
+        "balanced_accuracy",
+        "r2",
+        "explained_variance",
+        "roc_auc",
+        "roc_auc_ovr",
+        "roc_auc_ovo",
+        "roc_auc_ovr_weighted",
+        "roc_auc_ovo_weighted",
+        "average_precision",
+        "f1",
+        "f1_macro",
+        "f1_micro",
+        "f1_weighted",
+        "precision",
+        "precision_macro",
+        "precision_micro",
+        "precision_weighted",
+        "recall",
+        "recall_macro",
+        "recall_micro",
+        "recall_weighted",
+        "jaccard",
+        "top_k_accuracy",
+    }
+)
+
+
+def _score_drop_unit(result):
+    scoring = result.get("scoring")
+    if result.get("scale", False):
+        return "score drop / standard error"
+    if isinstance(scoring, str):
+        return f"drop in {scoring}"
+    return "drop in score"
+
+
+def _score_drop_on_unit_scale(result):
+    scoring = result.get("scoring")
+    if result.get("scale", False):
+        return False
+    return scoring is None or (
+        isinstance(scoring, str) and scoring in UNIT_SCALE_SCORINGS
+    )
+
+
+def _any_model(estimator):
+    return True
+
+
+@dataclass(frozen=True)
+class ImportanceMethod:
+    """One importance measure and what it needs.
+
+    Attributes
+    ----------
+    name : str
+        The ``method=`` value.
+    title : str
+        Its name in plots, legends and the report ("MDI-oob").
+    description : str
+        One sentence for the report.
+    function : callable
+        The public function (validates its input).
+    core : callable
+        The private core: validated X and y, resolved ``labels`` and
+        ``groups``, a drawn ``seed``.
+    rows : str
+        What it measures on: MODEL_ONLY, TRAINING_ROWS, HELD_OUT_ROWS or
+        REFITS.
+    reads_model : bool
+        Whether it reads the model's internals (trees, bags), which a
+        Pipeline hides: such a method cannot map importances back to the
+        Pipeline's input columns.
+    supports : callable
+        ``supports(estimator)``: whether a (possibly unfitted) model has
+        what the method reads.
+    requirement : str
+        What ``supports`` asks for, in words, for error messages.
+    measures_groups : bool
+        Whether it can permute or drop groups of columns together.
+    single_output : bool
+        Whether it needs a single target.
+    unit, on_unit_scale : callable
+        ``unit(result)``: the axis label of a result; ``on_unit_scale``:
+        whether its values are at most about 1 by construction.
+    """
+
+    name: str
+    title: str
+    description: str
+    function: Callable
+    core: Callable
+    rows: str
+    reads_model: bool
+    supports: Callable
+    requirement: str
+    measures_groups: bool
+    single_output: bool
+    unit: Callable
+    on_unit_scale: Callable
+
+    @property
+    def scores_rows(self):
+        """Whether the method scores rows (``max_samples`` can limit them)."""
+        return self.rows in (TRAINING_ROWS, HELD_OUT_ROWS) and self.name not in (
+            "oob_mdi",
+        )
+
+    def compute(self, estimator, X, y, **options):
+        """Call the public function with the options it accepts."""
+        arguments = (estimator,) if self.rows == MODEL_ONLY else (estimator, X, y)
+        return self.function(*arguments, **_accepted(self.function, options))
+
+    def measure(self, estimator, X, y, **options):
+        """Call the private core with the options it accepts (X, y, groups
+        and seed already validated, resolved and drawn)."""
+        arguments = (estimator,) if self.rows == MODEL_ONLY else (estimator, X, y)
+        return self.core(*arguments, **_accepted(self.core, options))
+
+
+def _accepted(function, options):
+    parameters = inspect.signature(function).parameters
+    return {key: value for key, value in options.items() if key in parameters}
+
+
+METHODS = {
+    method.name: method
+    for method in [
+        ImportanceMethod(
+            name="mdi",
+            title="MDI",
+            description="mean decrease in impurity, read from the trees, on "
+            "training rows",
+            function=mdi_importance,
+            core=_mdi_importance,
+            rows=MODEL_ONLY,
+            reads_model=True,
+            supports=has_trees,
+            requirement="a tree model (DecisionTree*, RandomForest*, "
+            "ExtraTrees*, Bagging* of trees, GradientBoosting*, "
+            "HistGradientBoosting*, XGBoost or LightGBM trees)",
+            measures_groups=False,
+            single_output=False,
+            unit=lambda result: "share of impurity decrease",
+            on_unit_scale=lambda result: (
+                result.get("normalization", "sklearn") is not None
+            ),
+        ),
+        ImportanceMethod(
+            name="oob_mdi",
+            title="MDI-oob",
+            description="impurity decreases re-scored on out-of-bag rows",
+            function=oob_mdi_importance,
+            core=_oob_mdi_importance,
+            rows=TRAINING_ROWS,
+            reads_model=True,
+            supports=has_bagged_trees,
+            requirement="bagged decision trees fitted with bootstrap=True "
+            "(RandomForest*, ExtraTrees*(bootstrap=True), Bagging* of trees)",
+            measures_groups=False,
+            single_output=True,
+            unit=lambda result: "out-of-bag impurity decrease",
+            on_unit_scale=lambda result: False,
+        ),
+        ImportanceMethod(
+            name="permutation",
+            title="permutation",
+            description="drop in the held-out score when the column is shuffled",
+            function=permutation_importance,
+            core=_permutation_importance,
+            rows=HELD_OUT_ROWS,
+            reads_model=False,
+            supports=_any_model,
+            requirement="a fitted model or Pipeline",
+            measures_groups=True,
+            single_output=False,
+            unit=_score_drop_unit,
+            on_unit_scale=_score_drop_on_unit_scale,
+        ),
+        ImportanceMethod(
+            name="oob_permutation",
+            title="out-of-bag permutation",
+            description="drop in the out-of-bag score when the column is shuffled",
+            function=oob_permutation_importance,
+            core=_oob_permutation_importance,
+            rows=TRAINING_ROWS,
+            reads_model=True,
+            supports=supports_oob,
+            requirement="out-of-bag rows (a RandomForest*, ExtraTrees* or "
+            "Bagging* model with bootstrap=True)",
+            measures_groups=True,
+            single_output=True,
+            unit=_score_drop_unit,
+            on_unit_scale=_score_drop_on_unit_scale,
+        ),
+        ImportanceMethod(
+            name="drop_column",
+            title="drop-column",
+            description="drop in the held-out score when the model is retrained "
+            "without the column",
+            function=drop_column_importance,
+            core=_drop_column_importance,
+            rows=REFITS,
+            reads_model=False,
+            supports=_any_model,
+            requirement="a model or Pipeline that can be refitted",
+            measures_groups=True,
+            single_output=False,
+            unit=_score_drop_unit,
+            on_unit_scale=_score_drop_on_unit_scale,
+        ),
+    ]
+}
+
+
+def get_method(name, *, param="method"):
+    """The registry entry of ``name``, or an error listing the methods."""
+    if name not in METHODS:
+        raise ValueError(
+            f"{param}={name!r} is not an importance method; use one of "
+            f"{sorted(METHODS)}."
+        )
+    return METHODS[name]
+
+
+def resolve_auto(estimator, y, *, grouped):
+    """The method "auto" stands for: MDI-oob for bagged trees (out-of-bag
+    permutation when groups are measured), out-of-bag permutation for other
+    bagged models, permutation on held-out rows otherwise."""
+    if _hides_model(estimator) or not single_output(y):
+        return "permutation"
+    if has_bagged_trees(estimator) and not grouped:
+        return "oob_mdi"
+    if supports_oob(estimator):
+        return "oob_permutation"
+    return "permutation"
+
+
+def _hides_model(estimator):
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(estimator, Pipeline)
+
+
+def check_method(method, estimator, *, y=None, groups=None, prefit=False):
+    """Raise a ValueError saying why ``method`` cannot measure ``estimator``
+    (with these ``groups``, target and ``prefit``), and what to use instead.
+    """
+    name = f"{type(estimator).__name__}(...)"
+    if groups is not None and not method.measures_groups:
+        raise ValueError(
+            f"groups={groups!r} selects whole groups, which needs a method that "
+            f"permutes or drops them together; method={method.name!r} measures "
+            "single features. Use method='oob_permutation', 'permutation' or "
+            "'drop_column', or groups=None."
+        )
+    if method.reads_model and _hides_model(estimator):
+        raise ValueError(
+            f"method={method.name!r} reads the model's trees or out-of-bag rows, "
+            f"but estimator={name} is a Pipeline whose steps transform X first, "
+            "so its importances cannot be mapped back to X's columns. Use "
+            "method='permutation' or 'drop_column', which permute or drop the "
+            "Pipeline's raw input columns."
+        )
+    if not method.supports(estimator):
+        alternatives = [
+            repr(other.name)
+            for other in METHODS.values()
+            if other.name != method.name and other.supports(estimator)
+        ]
+        raise ValueError(
+            f"method={method.name!r} needs {method.requirement}, and "
+            f"estimator={name} is not one. Use method="
+            + ", ".join(alternatives[:-1])
+            + (" or " if len(alternatives) > 1 else "")
+            + alternatives[-1]
+            + (
+                ", or an estimator with bootstrap=True."
+                if method.name.startswith("oob")
+                else "."
+            )
+        )
+    if y is not None and method.single_output and not single_output(y):
+        raise ValueError(
+            f"method={method.name!r} supports a single target, and y has "
+            f"{y.shape[1]} columns. Use method='permutation'."
+        )
+    if prefit and method.rows == REFITS:
+        raise ValueError(
+            f"method={method.name!r} refits the model without each feature, "
+            "which prefit=True rules out. Use method='permutation' with "
+            "validation rows, or prefit=False."
+        )
