@@ -13,7 +13,12 @@ from ._importance._mdi import mdi_importance
 from ._importance._oob_mdi import oob_mdi_importance
 from ._importance._oob_permutation import oob_permutation_importance
 from ._importance._permutation import permutation_importance
-from ._plot import CorrelationDisplay, DependenceDisplay, ImportanceDisplay
+from ._plot import (
+    CorrelationDisplay,
+    DependenceDisplay,
+    ImportanceDisplay,
+    ProbeDisplay,
+)
 from ._selection._dependence_analyzer import DependenceAnalyzer
 from ._selection._selector import ImportanceSelector
 
@@ -26,6 +31,7 @@ __all__ = [
     "DependenceDisplay",
     "ImportanceDisplay",
     "ImportanceSelector",
+    "ProbeDisplay",
     "drop_column_importance",
     "feature_dependence",
     "feature_groups",

@@ -7,5 +7,11 @@ with the ``plot`` extra).
 from .correlation import CorrelationDisplay
 from .dependence import DependenceDisplay
 from .importance import ImportanceDisplay
+from .probes import ProbeDisplay
 
-__all__ = ["CorrelationDisplay", "DependenceDisplay", "ImportanceDisplay"]
+__all__ = [
+    "CorrelationDisplay",
+    "DependenceDisplay",
+    "ImportanceDisplay",
+    "ProbeDisplay",
+]
