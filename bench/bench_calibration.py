@@ -642,12 +642,14 @@ def main(argv=None):
 
     start = time.perf_counter()
     if args.from_log is not None:
-        rows = [
-            json.loads(line)
-            for path in args.from_log
-            for line in Path(path).read_text().splitlines()
-            if line.strip()
-        ]
+        rows, seen = [], set()
+        for path in args.from_log:
+            for line in Path(path).read_text().splitlines():
+                row = json.loads(line) if line.strip() else None
+                key = row and (row["regime"], row["seed"], row["selector"])
+                if row is not None and key not in seen:  # one row per data set
+                    seen.add(key)
+                    rows.append(row)
         report(rows, args, start)
         return
     boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)
