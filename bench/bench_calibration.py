@@ -106,16 +106,24 @@ from sklearn_fimp._selection._probe_test import (
     standardized_scores,
     tail_pvalues,
 )
-from sklearn_fimp._selection._rounds import measure_rounds
-from sklearn_fimp._utils._progress import Progress
 
 SCRIPT = Path(__file__).resolve()
 REPO_ROOT = SCRIPT.parents[1]
 DOCS_FILE = REPO_ROOT / "docs" / "bench_calibration.rst"
 ALPHA = 0.05
+ALL_METHODS = (
+    "auto",
+    "mdi",
+    "oob_mdi",
+    "permutation",
+    "oob_permutation",
+    "drop_column",
+)
 #: Directory where the rounds' importances are kept (``--cache``), so that
 #: another test can be evaluated on the same fits without refitting.
 CACHE = os.environ.get("BENCH_CALIBRATION_CACHE")
+#: Probe tests compared on the same rounds; "std-tail" is the one that
+#: ImportanceSelector uses (the others are the candidates it was chosen from).
 TESTS = ("t-1fit", "rank-pool", "std-rank", "std-tail", "avg-tail", "hits")
 
 
@@ -252,44 +260,23 @@ def linear(task, seed):
 
 
 def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
-    """Importances of features and shadows over ``n_rounds`` rounds."""
+    """Importances of features and shadows over ``n_rounds`` rounds, measured
+    by ``ImportanceSelector.fit`` itself (public API, ``refit=False``)."""
     estimator = forest(task, seed, trees) if model == "forest" else linear(task, seed)
-    selector = ImportanceSelector(estimator, method=method, random_state=seed)
-    resolved = selector._resolve_method(estimator, y)
-    progress = Progress("bench", 0)
-    names = np.array([f"x{i}" for i in range(X.shape[1])], dtype=object)
-    groups = [np.array([i]) for i in range(X.shape[1])]
-
-    def measure(X_measured, all_groups, all_labels, round_seed):
-        round_estimator = estimator
-        if "random_state" in estimator.get_params():
-            round_estimator = sklearn.base.clone(estimator).set_params(
-                random_state=round_seed
-            )
-        result, _ = selector._measure(
-            round_estimator,
-            resolved,
-            X_measured,
-            y,
-            {},
-            None,
-            all_groups,
-            all_labels,
-            round_seed,
-            progress,
-        )
-        return result.importances_mean
-
-    return measure_rounds(
-        measure,
-        X,
-        groups,
-        list(names),
-        names,
-        "shadow",
-        max(X.shape[1], 20),
-        n_rounds,
-        np.random.RandomState(seed),
+    selector = ImportanceSelector(
+        estimator,
+        method=method,
+        n_rounds=n_rounds,
+        alpha=ALPHA,
+        min_features=0,
+        refit=False,
+        random_state=seed,
+    ).fit(X, y)
+    result = selector.importances_
+    return (
+        selector.importance_history_,
+        selector.probe_history_,
+        np.asarray(result.mirrors),
     )
 
 
@@ -343,7 +330,7 @@ def f1_score(kept, informative):
 def run_probes(regime, seed, method, model, n_rounds, trees):
     X, y, informative, task = make_data(regime, seed)
     cached = (
-        Path(CACHE, f"{regime}-{seed}-{method}-{model}-{n_rounds}-{trees}.npz")
+        Path(CACHE, f"sel-{regime}-{seed}-{method}-{model}-{n_rounds}-{trees}.npz")
         if CACHE
         else None
     )
@@ -415,7 +402,7 @@ def plan(regimes, seeds, configs, boruta):
                 jobs.append(
                     delayed(run_probes)(regime, seed, method, model, n_rounds, trees)
                 )
-            if boruta:
+            if regime in boruta:
                 jobs.append(delayed(run_boruta)(regime, seed))
     return jobs
 
@@ -549,7 +536,8 @@ def rst(summary, diagnosis, command, seconds, notes):
         "time: mean seconds per data set, one core.",
         "",
     ]
-    lines += [f"{note}" for note in notes] + ([""] if notes else [])
+    for note in notes:
+        lines += [note, ""]
     lines += [
         ".. list-table:: Error rates at alpha = 0.05",
         "   :header-rows: 1",
@@ -620,7 +608,25 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="*", default=["auto"])
     parser.add_argument("--no-boruta", action="store_true")
     parser.add_argument("--power", action="store_true")
+    parser.add_argument(
+        "--all-methods-on",
+        nargs="*",
+        default=[],
+        help="regimes on which every method (and a linear model) is measured",
+    )
+    parser.add_argument(
+        "--boruta-on", nargs="*", default=None, help="regimes BorutaPy runs on"
+    )
     parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--from-log",
+        nargs="*",
+        default=None,
+        help="summarize rows recorded with --log instead of running",
+    )
+    parser.add_argument(
+        "--note", action="append", default=[], help="a line for the docs page"
+    )
     parser.add_argument("--log", default=None, help="append every row to this file")
     args = parser.parse_args(argv)
     regimes = args.regimes or list(POWER if args.power else REGIMES)
@@ -628,10 +634,28 @@ def main(argv=None):
     seeds = range(100, 100 + n_seeds) if args.power else range(n_seeds)
 
     def configs(regime):
-        return [(m, "forest", args.rounds, args.trees) for m in args.methods]
+        methods = ALL_METHODS if regime in args.all_methods_on else args.methods
+        out = [(m, "forest", args.rounds, args.trees) for m in methods]
+        if regime in args.all_methods_on:
+            out.append(("permutation", "linear", args.rounds, args.trees))
+        return out
 
     start = time.perf_counter()
-    jobs = plan(regimes, seeds, configs, not args.no_boruta)
+    if args.from_log is not None:
+        rows, seen = [], set()
+        for path in args.from_log:
+            for line in Path(path).read_text().splitlines():
+                row = json.loads(line) if line.strip() else None
+                key = row and (row["regime"], row["seed"], row["selector"])
+                if row is not None and key not in seen:  # one row per data set
+                    seen.add(key)
+                    rows.append(row)
+        report(rows, args, start)
+        return
+    boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)
+    if args.no_boruta:
+        boruta_on = set()
+    jobs = plan(regimes, seeds, configs, boruta_on)
     rows = []
     log = open(args.log, "a") if args.log else None  # noqa: SIM115
     for result in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs):
@@ -643,6 +667,10 @@ def main(argv=None):
                 record = dict(row, noise_p=[float(p) for p in row.get("noise_p", [])])
                 log.write(json.dumps(record, default=float) + "\n")
                 log.flush()
+    report(rows, args, start)
+
+
+def report(rows, args, start):
     print(text_table(summarize(rows)))
     print()
     print(text_diagnosis(diagnose(rows)))
@@ -651,7 +679,11 @@ def main(argv=None):
             sys.argv[1:]
         )
         text = rst(
-            summarize(rows), diagnose(rows), command, time.perf_counter() - start, []
+            summarize(rows),
+            diagnose(rows),
+            command,
+            time.perf_counter() - start,
+            args.note,
         )
         DOCS_FILE.write_text(text)
         print(f"wrote {DOCS_FILE}")

@@ -90,11 +90,22 @@ print("noise columns kept:", [c for c in kept if c.startswith("noise")])
 # :meth:`ImportanceDisplay.from_selector
 # <sklearn_fimp.ImportanceDisplay.from_selector>` draws what the selector
 # measured: kept features in colour, dropped ones pale, probes grey and
-# hatched, and ``threshold_`` as a dashed line: the probes' mean plus the
-# critical value of the test at the level Holm's correction reached.
+# hatched (the mean over the rounds of probes).
 import matplotlib.pyplot as plt
 
 from sklearn_fimp import ImportanceDisplay
 
 fig, ax = plt.subplots(figsize=(7, 8), layout="constrained")
 display = ImportanceDisplay.from_selector(selector, ax=ax, max_features=40)
+
+# %%
+# Each feature over the rounds of probes
+# --------------------------------------
+# :class:`~sklearn_fimp.ProbeDisplay` draws each feature's importance in every
+# round of probes as a box, green when confirmed, yellow when tentative, red
+# when rejected, against the smallest, mean and largest probe of each round
+# (in blue), as R's Boruta does.
+from sklearn_fimp import ProbeDisplay
+
+fig, ax = plt.subplots(figsize=(7, 8), layout="constrained")
+ProbeDisplay.from_estimator(selector, ax=ax, max_features=25)

@@ -19,6 +19,7 @@ from ._plot import (
     CorrelationDisplay,
     DependenceDisplay,
     ImportanceDisplay,
+    ProbeDisplay,
     RecursiveSelectionDisplay,
 )
 from ._selection._dependence_analyzer import DependenceAnalyzer
@@ -38,6 +39,7 @@ __all__ = [
     "conditional_permutation_importance",
     "RecursiveImportanceSelector",
     "RecursiveSelectionDisplay",
+    "ProbeDisplay",
     "drop_column_importance",
     "feature_dependence",
     "feature_groups",

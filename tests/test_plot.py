@@ -21,6 +21,7 @@ from sklearn_fimp import (  # noqa: E402
     DependenceDisplay,
     ImportanceDisplay,
     ImportanceSelector,
+    ProbeDisplay,
     permutation_importance,
 )
 from sklearn_fimp._utils._result import importance_result  # noqa: E402
@@ -247,13 +248,11 @@ def fitted_selector():
     return selector.fit(X, y)
 
 
-def test_importance_display_from_selector_draws_threshold_and_probes(fitted_selector):
+def test_importance_display_from_selector_draws_probes(fitted_selector):
     selector = fitted_selector
     display = ImportanceDisplay.from_selector(selector)
-    line = display.threshold_line_
-    assert line is not None
-    np.testing.assert_allclose(line.get_xdata(), [selector.threshold_] * 2)
-    assert display.ax_.get_xlim()[0] <= selector.threshold_ <= display.ax_.get_xlim()[1]
+    # the probe test's threshold is a score per feature, not one importance
+    assert display.threshold_line_ is None
 
     labels = _tick_labels(display.ax_)
     patches = display.bars_[0].patches
@@ -269,7 +268,6 @@ def test_importance_display_from_selector_draws_threshold_and_probes(fitted_sele
         assert (patch.get_alpha() == 1.0) == (label in kept)
     legend = [t.get_text() for t in display.ax_.get_legend().get_texts()]
     assert "probe" in legend and "kept" in legend
-    assert any(t.startswith("threshold") for t in legend)
 
 
 def test_importance_display_from_selector_rejects_unfitted_and_other_objects(
@@ -515,3 +513,63 @@ def test_displays_let_style_keywords_override_their_defaults():
         text_kw={"fontsize": 20}
     )
     assert display.text_[0, 0].get_fontsize() == 20
+
+
+# ----------------------------------------------------------------------------
+# ProbeDisplay
+
+
+def test_probe_display_boxes_per_feature_coloured_by_decision(fitted_selector):
+    selector = fitted_selector
+    display = ProbeDisplay.from_estimator(selector)
+    n_features = len(selector.groups_)
+    boxes = display.boxes_["boxes"]
+    assert len(boxes) == 3 + n_features  # probes' min, mean, max, then features
+    labels = [t.get_text() for t in display.ax_.get_yticklabels()]
+    assert labels[:3] == ["probes: min", "probes: mean", "probes: max"]
+    medians = np.median(selector.importance_history_, axis=0)
+    assert np.all(np.diff(medians[display.order_]) >= 0)
+    colours = {
+        "confirmed": "tab:green",
+        "tentative": "gold",
+        "rejected": "tab:red",
+    }
+    from matplotlib.colors import to_rgba
+
+    for box, feature in zip(boxes[3:], display.order_):
+        decision = selector.decisions_[feature]
+        assert box.get_facecolor() == to_rgba(colours[decision])
+    # each box is the feature's importances over the rounds
+    first = boxes[3].get_path().vertices[:, 0]
+    history = selector.importance_history_[:, display.order_[0]]
+    assert first.min() == pytest.approx(np.percentile(history, 25))
+    assert first.max() == pytest.approx(np.percentile(history, 75))
+
+
+def test_probe_display_max_features_and_axes(fitted_selector):
+    _, ax = plt.subplots()
+    display = ProbeDisplay.from_estimator(fitted_selector, ax=ax, max_features=2)
+    assert display.ax_ is ax and len(display.boxes_["boxes"]) == 3 + 2
+    medians = np.median(fitted_selector.importance_history_, axis=0)
+    np.testing.assert_array_equal(
+        np.sort(display.order_), np.sort(np.argsort(medians)[-2:])
+    )
+
+
+def test_probe_display_errors(fitted_selector, small_forest):
+    with pytest.raises(TypeError, match="fitted sklearn_fimp.ImportanceSelector"):
+        ProbeDisplay.from_estimator(small_forest[0])
+    forest, X, y = small_forest
+    no_probes = ImportanceSelector(
+        RandomForestRegressor(n_estimators=5), threshold="mean", random_state=0
+    ).fit(X, y)
+    with pytest.raises(ValueError, match="threshold='probes'"):
+        ProbeDisplay.from_estimator(no_probes)
+    with pytest.raises(ValueError, match="one name and one decision"):
+        ProbeDisplay(np.zeros((3, 2)), np.zeros((3, 4)), ["a"], ["rejected"]).plot()
+    with pytest.raises(ValueError, match="'confirmed', 'tentative' or 'rejected'"):
+        ProbeDisplay(np.zeros((3, 1)), np.zeros((3, 4)), ["a"], ["maybe"]).plot()
+    with pytest.raises(ValueError, match="max_features=0"):
+        ProbeDisplay(np.zeros((3, 1)), np.zeros((3, 4)), ["a"], ["rejected"]).plot(
+            max_features=0
+        )

@@ -126,8 +126,15 @@ def test_selector_groups_of_rows_need_a_cv(labels):
     with pytest.raises(ValueError, match=r"fit got groups=.*cv=None.*GroupKFold"):
         selector.fit(X, y, groups=np.arange(len(y)) % 3)
     # a splitter that ignores groups ignores them, as in scikit-learn
+    # (a numeric threshold measures once, so the result keeps one column per
+    # split and repeat)
     kept = ImportanceSelector(
-        Ridge(), method="permutation", cv=KFold(3), n_repeats=2, random_state=0
+        Ridge(),
+        method="permutation",
+        threshold=0.0,
+        cv=KFold(3),
+        n_repeats=2,
+        random_state=0,
     )
     with pytest.warns(UserWarning, match="groups parameter is ignored by KFold"):
         kept.fit(X, y, groups=np.arange(len(y)) % 3)
@@ -280,7 +287,8 @@ def test_selector_importance_getter_with_a_pipeline_and_probes(labels):
     # the three informative features beat the probes' coefficients
     assert set(np.flatnonzero(selector.support_)) >= {0, 1, 2}
     assert selector.importances_.n_probes == 20
-    assert selector.importances_.importances.shape == (28, 1)
+    # one column per round of probes, each round a refit with fresh probes
+    assert selector.importances_.importances.shape == (28, selector.n_rounds)
 
 
 def test_selector_importance_getter_errors(labels):

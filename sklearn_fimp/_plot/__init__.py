@@ -7,6 +7,7 @@ with the ``plot`` extra).
 from .correlation import CorrelationDisplay
 from .dependence import DependenceDisplay
 from .importance import ImportanceDisplay
+from .probes import ProbeDisplay
 from .recursive import RecursiveSelectionDisplay
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "DependenceDisplay",
     "ImportanceDisplay",
     "RecursiveSelectionDisplay",
+    "ProbeDisplay",
 ]

@@ -437,8 +437,9 @@ class ImportanceDisplay:
 
         The selector is a fitted :class:`~sklearn_fimp.ImportanceSelector`.
         Kept features are drawn in colour, rejected ones pale, probes grey
-        and hatched; the threshold above which the selector keeps a feature
-        is a dashed vertical line.
+        and hatched; a numeric, "mean" or "median" threshold is a dashed
+        vertical line (the probe test compares each feature with its own
+        probes, which :class:`ProbeDisplay` draws).
 
         Parameters
         ----------
@@ -491,7 +492,11 @@ class ImportanceDisplay:
             members=members,
             is_probe=is_probe,
             selected=selected,
-            threshold=float(selector.threshold_),
+            # with probes, the threshold is a score in units of each
+            # feature's own probes, not one importance: ProbeDisplay draws it
+            threshold=(
+                None if selector.threshold == "probes" else float(selector.threshold_)
+            ),
             on_unit_scale=np.array([_on_unit_scale(result)]),
         )
         return display.plot(ax=ax, **kw)
