@@ -394,17 +394,45 @@ def run_boruta(regime, seed):
 # plan and summary
 
 
-def plan(regimes, seeds, configs, boruta):
+def plan(regimes, seeds, configs, boruta, boruta_seeds=None, done=frozenset()):
+    """The jobs to run: every (regime, seed, configuration), BorutaPy on the
+    first ``boruta_seeds`` seeds of the regimes in ``boruta``, leaving out
+    the (regime, seed, selector) rows already recorded in ``done``."""
     jobs = []
     for regime in regimes:
-        for seed in seeds:
+        for i, seed in enumerate(seeds):
             for method, model, n_rounds, trees in configs(regime):
-                jobs.append(
-                    delayed(run_probes)(regime, seed, method, model, n_rounds, trees)
-                )
-            if regime in boruta:
+                if (regime, seed, f"{method} ({model})") not in done:
+                    jobs.append(
+                        delayed(run_probes)(
+                            regime, seed, method, model, n_rounds, trees
+                        )
+                    )
+            if (
+                regime in boruta
+                and (boruta_seeds is None or i < boruta_seeds)
+                and (regime, seed, "BorutaPy") not in done
+            ):
                 jobs.append(delayed(run_boruta)(regime, seed))
     return jobs
+
+
+def read_log(paths):
+    """Rows recorded with ``--log``, one per (regime, seed, selector)."""
+    rows, seen = [], set()
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            row = json.loads(line) if line.strip() else None
+            key = row and (row["regime"], row["seed"], row["selector"])
+            if row is not None and key not in seen:
+                seen.add(key)
+                rows.append(row)
+    return rows
+
+
+def _configuration(selector):
+    """'auto (forest)' of the label 'auto (forest) std-tail'."""
+    return selector.rsplit(" ", 1)[0] if selector.endswith(TESTS) else selector
 
 
 def clopper_pearson_upper(k, n, level=0.95):
@@ -628,6 +656,18 @@ def main(argv=None):
         "--note", action="append", default=[], help="a line for the docs page"
     )
     parser.add_argument("--log", default=None, help="append every row to this file")
+    parser.add_argument(
+        "--boruta-seeds",
+        type=int,
+        default=None,
+        help="run BorutaPy on this many seeds of each regime only",
+    )
+    parser.add_argument(
+        "--skip-logged",
+        nargs="*",
+        default=[],
+        help="leave out the data sets these --log files already hold",
+    )
     args = parser.parse_args(argv)
     regimes = args.regimes or list(POWER if args.power else REGIMES)
     n_seeds = args.seeds or (10 if args.quick else 60)
@@ -642,20 +682,17 @@ def main(argv=None):
 
     start = time.perf_counter()
     if args.from_log is not None:
-        rows, seen = [], set()
-        for path in args.from_log:
-            for line in Path(path).read_text().splitlines():
-                row = json.loads(line) if line.strip() else None
-                key = row and (row["regime"], row["seed"], row["selector"])
-                if row is not None and key not in seen:  # one row per data set
-                    seen.add(key)
-                    rows.append(row)
-        report(rows, args, start)
+        report(read_log(args.from_log), args, start)
         return
     boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)
     if args.no_boruta:
         boruta_on = set()
-    jobs = plan(regimes, seeds, configs, boruta_on)
+    done = {
+        (row["regime"], row["seed"], _configuration(row["selector"]))
+        for row in read_log(args.skip_logged)
+    }
+    jobs = plan(regimes, seeds, configs, boruta_on, args.boruta_seeds, done)
+    print(f"{len(jobs)} jobs", flush=True)
     rows = []
     log = open(args.log, "a") if args.log else None  # noqa: SIM115
     for result in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs):

@@ -130,7 +130,17 @@ def test_selector_refit_false_keeps_the_model_fitted_with_probes():
     ).fit(X, y)
     assert selector.estimator_.n_features_in_ == 2 + 4
     names = selector.importances_.feature_names
-    assert names.tolist() == ["x0", "x1", "probe_0", "probe_1", "probe_2", "probe_3"]
+    # each shadow is named after the feature it copies
+    assert names[:2].tolist() == ["x0", "x1"]
+    assert [name.rsplit("_", 1)[0] for name in names[2:]] == [
+        f"probe_{i}" for i in range(4)
+    ]
+    assert sorted(name.rsplit("_", 1)[1] for name in names[2:]) == [
+        "x0",
+        "x0",
+        "x1",
+        "x1",
+    ]
     assert selector.transform(X).shape[1] == selector.support_.sum()
 
 
@@ -149,7 +159,9 @@ def test_selector_probe_columns_mirror_the_features():
         for g in probe_groups
     ]
     assert sorted(mirrored) == [0, 0, 1, 1]  # each feature shadowed twice
-    assert labels == ["probe_0", "probe_1", "probe_2", "probe_3"]
+    # each shadow is named after the feature it copies
+    copied = ["a" if m else "b" for m in mirrored]
+    assert labels == [f"probe_{i}_{name}" for i, name in enumerate(copied)]
 
 
 @pytest.mark.parametrize("threshold", [0.05, "mean", "median", "1.5*mean"])

@@ -9,13 +9,18 @@ import numpy as np
 from .._utils._frames import is_pandas, is_polars
 
 
-def _probe_names(feature_names, n):
-    """``n`` probe names that no feature of X uses."""
+def _probe_names(feature_names, copied):
+    """Probe names that no feature of X uses: ``probe_<i>``, followed for a
+    shadow by the name of the feature (or group) it copies
+    (``probe_3_age``), so that a reader sees what each probe stands for."""
     taken = set(map(str, feature_names))
     prefix = "probe_"
     while any(name.startswith(prefix) for name in taken):
         prefix = "_" + prefix
-    return [f"{prefix}{i}" for i in range(n)]
+    return [
+        f"{prefix}{i}" if label is None else f"{prefix}{i}_{label}"
+        for i, label in enumerate(copied)
+    ]
 
 
 def _probe_columns(X, columns, kind, rng):
@@ -42,19 +47,40 @@ def _probe_columns(X, columns, kind, rng):
     return [draw(size=n) for _ in columns], None
 
 
-def add_probes(X, groups, feature_names, kind, n_probes, rng, *, mirrors=False):
+def _group_labels(groups, feature_names):
+    """A short name for each group: its feature's name, or the first
+    feature's name and the count of the others."""
+    names = np.asarray(feature_names).astype(str)
+    return [
+        names[columns[0]]
+        if len(columns) == 1
+        else f"{names[columns[0]]}+{len(columns) - 1}"
+        for columns in groups
+    ]
+
+
+def add_probes(
+    X, groups, feature_names, kind, n_probes, rng, *, mirrors=False, labels=None
+):
     """X with probe columns appended (X is not modified).
 
     Each probe mirrors one group of real features (a single feature when
     there are no groups): ``n_probes`` groups are drawn, every group once
     before any twice. Returns the new table, the probe groups (column
     positions in it) and the probe labels, and with ``mirrors=True`` the
-    index of the group each probe mirrors.
+    index of the group each probe mirrors. A shadow's label names the group
+    it copies: its label in ``labels`` (default: its feature's name).
     """
     n_groups = len(groups)
     rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
     mirrored = np.concatenate(rounds)[:n_probes]
-    labels = _probe_names(feature_names, n_probes)
+    group_labels = (
+        _group_labels(groups, feature_names) if labels is None else list(labels)
+    )
+    labels = _probe_names(
+        feature_names,
+        [group_labels[g] if kind == "shadow" else None for g in mirrored],
+    )
     n_features = X.shape[1]
     values, dtypes, names, probe_groups = [], [], [], []
     for label, g in zip(labels, mirrored):

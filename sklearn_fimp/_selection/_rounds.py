@@ -60,6 +60,7 @@ def measure_rounds(
             n_probes,
             np.random.RandomState(probe_seed),
             mirrors=True,
+            labels=labels,
         )
         means = measure(
             X_measured,
