@@ -191,6 +191,17 @@ class ProbeDisplay:
             patch.set_facecolor(color)
         ax.set_xlabel(self.unit or "importance")
         ax.set_title(f"Importance over {history.shape[0]} rounds of probes")
+        from matplotlib.patches import Patch
+
+        shown = [d for d in ("confirmed", "tentative", "rejected") if d in decisions]
+        ax.legend(
+            handles=[
+                Patch(facecolor=DECISION_COLORS[d], edgecolor="black", label=d)
+                for d in shown + ["probes"]
+            ],
+            loc="lower right",
+            fontsize="small",
+        )
         self.boxes_ = boxes
         self.order_ = order
         self.ax_ = ax
