@@ -6,6 +6,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils import Bunch
 
 from .._methods import HELD_OUT_ROWS, METHODS, MODEL_ONLY, REFITS, TRAINING_ROWS
@@ -271,8 +272,18 @@ def select_features(data, options, verbose=0):
         options.tree_rows,
     )
     encoded = model[:-1].fit_transform(data.X)[list(data.X.columns)]
+    # the selector refits its model in each of its rounds of probes (10 by
+    # default): forests of a tenth of the trees keep its cost to about one
+    # fit of the report's model, and the test averages the rounds
+    forest = model[-1]
+    n_rounds = ImportanceSelector().n_rounds
+    if "n_estimators" in forest.get_params():
+        forest = clone(forest).set_params(
+            n_estimators=max(10, forest.n_estimators // n_rounds)
+        )
     selector = ImportanceSelector(
-        model[-1],
+        forest,
+        n_rounds=n_rounds,
         refit=False,
         n_jobs=options.n_jobs,
         verbose=int(bool(verbose)),

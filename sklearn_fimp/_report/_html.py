@@ -552,6 +552,11 @@ def _random_column_finding(method, result, names, random_name):
     )
 
 
+def _n_trees(selector):
+    """The number of trees of the selector's forest, or "its" when unknown."""
+    return str(selector.estimator.get_params().get("n_estimators", "its"))
+
+
 def selector_html(selector, feature_names, notes, top=None):
     """What ImportanceSelector kept, with p-values, bars of the leading
     features and probes, and its threshold; ``notes`` above the figure."""
@@ -565,9 +570,7 @@ def selector_html(selector, feature_names, notes, top=None):
     ImportanceDisplay.from_selector(
         selector, ax=figure.subplots(), errorbars=False, max_features=shown
     )
-    figure_html = _figure_html(
-        figure, "ImportanceSelector: features, probes, threshold"
-    )
+    figure_html = _figure_html(figure, "ImportanceSelector: features and probes")
 
     names = [str(n) for n in feature_names]
     order = np.lexsort((-result.importances_mean[:n_groups], selector.pvalues_))
@@ -589,15 +592,17 @@ def selector_html(selector, feature_names, notes, top=None):
     method = METHOD_TITLES.get(selector.method_, selector.method_)
     return (
         "<h2>Features that beat random probes (ImportanceSelector)</h2>"
-        f"<p>ImportanceSelector added {int(result.n_probes)} probe columns "
-        "(shuffled copies of the features), fitted the forest, measured every "
-        f"column's importance ({_e(method)}) and kept "
-        "a feature only when a one-sided test says its importance is above the "
-        f"probes' (p-value adjusted by {_e(selector.correction)}'s method at most "
-        f"{selector.alpha}). It keeps <b>{len(kept)} of {len(names)}</b> "
-        f"features: {_e(_names(kept)) or 'none'}. Bars are mean importances of "
-        f"the {shown} leading columns (features and probes); the dashed line is "
-        "the importance a feature needed."
+        f"<p>In each of {int(selector.n_rounds)} rounds, ImportanceSelector "
+        f"added {int(result.n_probes)} probe columns (shuffled copies of the "
+        "features, each named after the feature it copies), fitted a forest "
+        f"of {_e(_n_trees(selector))} trees and measured every column's "
+        f"importance ({_e(method)}). It keeps a feature only when its mean "
+        "importance over the rounds, in units of the spread of its own "
+        "copies, is above the probes' (one-sided p-value adjusted by "
+        f"{_e(selector.correction)}'s method at most {selector.alpha}). It "
+        f"keeps <b>{len(kept)} of {len(names)}</b> features: "
+        f"{_e(_names(kept)) or 'none'}. Bars are mean importances over the "
+        f"rounds of the {shown} leading columns (features and probes)."
         + (
             " MDI-oob values are impurity decreases re-measured on out-of-bag "
             "rows, in the impurity's unit (for regression the target's variance, "
