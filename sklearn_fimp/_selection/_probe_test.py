@@ -196,6 +196,11 @@ def _averaged_spread(history, spread):
     return float(np.sqrt(fixed + min(within, spread**2) / rounds))
 
 
+#: A spread below this share of all probes' standard deviation counts as
+#: none (see standardized_scores).
+_NEGLIGIBLE_SPREAD = 1e-6
+
+
 def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     """Each feature's mean importance over rounds, in units of its own probes.
 
@@ -233,20 +238,28 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     for owner in np.unique(owners):
         classes[owner] = probes[owners == owner]
     pooled = classes.get(-1)
+    # A spread this small next to all probes' is rounding error: the model
+    # (almost) never used these probes, so their importances are equal but
+    # for the last bits, and dividing by that spread would turn a feature's
+    # smallest importance into an enormous score.
+    negligible = _NEGLIGIBLE_SPREAD * np.std(probes)
     null = []
     for values in classes.values():
         k = len(values)
         if k < 3:
             continue
-        total, squares = values.sum(), np.sum(values**2)
-        loo_mean = (total - values) / (k - 1)
-        loo_var = (squares - values**2 - (k - 1) * loo_mean**2) / (k - 2)
+        # leave-one-out mean and spread from sums of centred values (no
+        # cancellation when the values are nearly equal)
+        centred = values - values.mean()
+        total, squares = centred.sum(), np.sum(centred**2)
+        loo_mean = (total - centred) / (k - 1)
+        loo_var = (squares - centred**2 - (k - 1) * loo_mean**2) / (k - 2)
         loo_sd = np.sqrt(np.maximum(loo_var, 0.0))
-        ok = loo_sd > 0
-        null.append((values[ok] - loo_mean[ok]) / loo_sd[ok])
+        ok = loo_sd > negligible
+        null.append((centred[ok] - loo_mean[ok]) / loo_sd[ok])
     for g in range(n_groups):
         values = classes.get(g, pooled)
-        if values is None or len(values) < 2 or not np.std(values) > 0:
+        if values is None or len(values) < 2 or not np.std(values) > negligible:
             values = probes
         center, spread = values.mean(), values.std(ddof=1)
         if averaged and real.shape[0] > 1:
