@@ -85,6 +85,27 @@ def test_standardized_scores_use_each_features_own_probes():
     np.testing.assert_allclose(np.sort(null), np.sort(expected))
 
 
+def test_standardized_scores_treat_rounding_error_as_no_spread():
+    # feature 1's shadows were never used by the model: their importances
+    # are equal but for rounding error (spread 1e-18). Dividing by that
+    # spread would give feature 1 a score of about 1e15; it is compared with
+    # all probes instead, and its shadows give no null scores.
+    rng = np.random.RandomState(0)
+    n_rounds = 10
+    shadows0 = rng.normal(0.0, 1.0, size=n_rounds)
+    shadows1 = 1e-3 + rng.normal(0.0, 1e-18, size=n_rounds)
+    probes = np.column_stack([shadows0, shadows1])
+    owners = np.tile([0, 1], (n_rounds, 1))
+    real = np.column_stack([np.zeros(n_rounds), np.full(n_rounds, 1e-3 + 1e-3)])
+    scores, null = standardized_scores(real, probes, owners, 2)
+    everything = probes.ravel()
+    expected = (2e-3 - everything.mean()) / everything.std(ddof=1)
+    assert scores[1] == pytest.approx(expected)
+    assert abs(scores[1]) < 10
+    assert len(null) == n_rounds  # feature 0's leave-one-out scores only
+    assert np.all(np.abs(null) < 10)
+
+
 def test_add_probes_reports_the_mirrored_groups():
     X = np.arange(12.0).reshape(4, 3)
     groups = [np.array([0]), np.array([1]), np.array([2])]
