@@ -328,6 +328,14 @@ def resolve_auto(estimator, y, *, grouped, X=None):
     return "permutation"
 
 
+def takes_missing_values(name):
+    """Whether ``method=name`` ("auto" included) measures rows with missing
+    values when the model takes them: MDI-oob does from scikit-learn 1.8
+    (before, forests route such rows at fit otherwise than at predict, and
+    "auto" then picks out-of-bag permutation instead)."""
+    return name != "oob_mdi" or MISSING_VALUES_ROUTED_AS_FITTED
+
+
 def _has_missing(X):
     """Whether a numeric X holds NaN (False for None or non-numeric X)."""
     if X is None:

@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold, ShuffleSplit
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 
 from sklearn_fimp import (
     RecursiveImportanceSelector,
@@ -259,6 +259,43 @@ def test_recursive_set_output_and_frames_kept():
     assert isinstance(out, pd.DataFrame)
     assert list(out.columns) == list(selector.get_feature_names_out())
     pd.testing.assert_frame_equal(frame, copy)
+
+
+def test_recursive_keeps_and_checks_polars_column_names():
+    """Before scikit-learn 1.9, validate_data reads no names from polars >= 2
+    frames: the selector records and checks them itself."""
+    pl = pytest.importorskip("polars")
+    X, y = make_friedman1(n_samples=120, n_features=5, random_state=0)
+    names = [f"f{i}" for i in range(5)]
+    frame = pl.DataFrame({name: X[:, i] for i, name in enumerate(names)})
+    selector = RecursiveImportanceSelector(
+        RandomForestRegressor(n_estimators=5), cv=2, random_state=0
+    ).fit(frame, y)
+    assert list(selector.feature_names_in_) == names
+    assert set(selector.get_feature_names_out()) <= set(names)
+    assert selector.transform(frame).shape == (120, selector.n_features_)
+    with pytest.raises(ValueError, match="same order as they were in fit"):
+        selector.transform(frame.select(names[::-1]))
+
+
+def test_recursive_missing_values_on_every_scikit_learn():
+    """method="auto" measures a forest on rows with NaN with MDI-oob where
+    scikit-learn routes them as in the fit (>= 1.8), and with out-of-bag
+    permutation before; an explicit "oob_mdi" is refused there, and the tags
+    say so (scikit-learn's common checks fit NaN where allow_nan is set)."""
+    X, y = make_friedman1(n_samples=120, n_features=5, random_state=0)
+    X[::7, 1] = np.nan
+    forest = RandomForestRegressor(n_estimators=5)
+    auto = RecursiveImportanceSelector(forest, cv=2, random_state=0).fit(X, y)
+    explicit = RecursiveImportanceSelector(forest, method="oob_mdi", cv=2)
+    if _methods.MISSING_VALUES_ROUTED_AS_FITTED:
+        assert auto.method_ == "oob_mdi"
+        assert get_tags(explicit).input_tags.allow_nan
+    else:
+        assert auto.method_ == "oob_permutation"
+        assert not get_tags(explicit).input_tags.allow_nan
+        with pytest.raises(ValueError, match="NaN"):
+            explicit.fit(X, y)
 
 
 def test_recursive_sample_weight_reaches_fit_score_and_importance():

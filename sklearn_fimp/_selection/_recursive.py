@@ -17,7 +17,7 @@ from sklearn.utils.metadata_routing import (
     process_routing,
 )
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._importance._groups import resolve_groups
 from .._methods import (
@@ -26,6 +26,7 @@ from .._methods import (
     REFITS,
     check_method,
     resolve_auto,
+    takes_missing_values,
 )
 from .._utils._compat import (
     HasMethods,
@@ -35,6 +36,8 @@ from .._utils._compat import (
     check_sample_weight,
     fit_context,
     routing_enabled,
+    transform_checking_names,
+    validate_data,
 )
 from .._utils._frames import drop_columns, is_dataframe, take_rows
 from .._utils._progress import Progress
@@ -391,7 +394,9 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
             self.estimator if self.estimator is not None else (RandomForestRegressor())
         )
         estimator_tags = get_tags(estimator)
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan and (
+            takes_missing_values(self.method)
+        )
         tags.input_tags.categorical = estimator_tags.input_tags.categorical
         tags.input_tags.string = estimator_tags.input_tags.string
         tags.input_tags.sparse = False
@@ -494,10 +499,10 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
         )
         return X, y, np.asarray(names, dtype=object)
 
-    def _resolve_method(self, estimator, y):
+    def _resolve_method(self, estimator, X, y):
         name = self.method
         if name == "auto":
-            name = resolve_auto(estimator, y, grouped=False)
+            name = resolve_auto(estimator, y, grouped=False, X=X)
         method = METHODS[name]
         check_method(method, estimator, y=y)
         if self.max_samples is not None and not method.scores_rows:
@@ -546,7 +551,7 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
             if self.estimator is None
             else with_shared_seed(self.estimator, model_seed)
         )
-        method = self._resolve_method(estimator, y)
+        method = self._resolve_method(estimator, X, y)
         scorer = get_scorer(estimator, self.scoring)
         sizes = subset_sizes(X.shape[1], self.step, self.min_features_to_select)
         splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
@@ -614,6 +619,20 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
             take_columns(X, np.flatnonzero(self.support_)), y, **fit_kwargs
         )
         return self
+
+    def transform(self, X):
+        """Reduce X to the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self)
+        return transform_checking_names(self, X, super().transform)
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):
