@@ -12,6 +12,8 @@ from sklearn.ensemble import (
     ExtraTreesRegressor,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
@@ -30,6 +32,9 @@ CLASSIFIERS = {
     "bagging": BaggingClassifier(
         DecisionTreeClassifier(), n_estimators=12, max_features=0.6, random_state=0
     ),
+    "hist_boosting": HistGradientBoostingClassifier(
+        max_iter=15, max_leaf_nodes=8, random_state=0
+    ),
 }
 REGRESSORS = {
     "tree": DecisionTreeRegressor(min_samples_leaf=3, random_state=0),
@@ -40,6 +45,9 @@ REGRESSORS = {
     ),
     "bagging": BaggingRegressor(
         DecisionTreeRegressor(), n_estimators=12, max_features=0.6, random_state=0
+    ),
+    "hist_boosting": HistGradientBoostingRegressor(
+        max_iter=15, max_leaf_nodes=8, random_state=0
     ),
 }
 

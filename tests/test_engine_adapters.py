@@ -7,6 +7,7 @@ from sklearn.base import clone
 from sklearn.ensemble import (
     BaggingClassifier,
     HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
@@ -16,6 +17,7 @@ from sklearn_fimp import permutation_importance
 from sklearn_fimp._engine import tree_ensemble
 from sklearn_fimp._engine.adapters import adapter_for
 from sklearn_fimp._engine.adapters._sklearn_boosting import GradientBoosting
+from sklearn_fimp._engine.adapters._sklearn_hist_boosting import HistGradientBoosting
 from sklearn_fimp._engine.adapters._sklearn_trees import AveragedTrees
 
 from ._engine_cases import (
@@ -97,13 +99,130 @@ def test_engine_adapters_take_the_supported_families_only():
     for name, model in {**CLASSIFIERS, **REGRESSORS}.items():
         model = clone(model).fit(X, y)
         adapter = adapter_for(model)
-        expected = GradientBoosting if name == "boosting" else AveragedTrees
+        expected = {
+            "boosting": GradientBoosting,
+            "hist_boosting": HistGradientBoosting,
+        }.get(name, AveragedTrees)
         assert isinstance(adapter, expected), name
         assert adapter_for(generic(model)) is None
-    assert adapter_for(HistGradientBoostingClassifier(max_iter=3).fit(X, y)) is None
     # a Bagging ensemble of other estimators, or a multi-output classifier,
     # is taken by no adapter's ensemble
     bagged_knn = BaggingClassifier(KNeighborsClassifier(), n_estimators=2).fit(X, y)
     assert tree_ensemble(bagged_knn) is None
     Y = np.column_stack([y, 1 - y])
     assert tree_ensemble(RandomForestClassifier(n_estimators=2).fit(X, Y)) is None
+
+
+def _hist_data(n_classes, missing):
+    X, y = make_data(n_classes)
+    if missing:
+        rng = np.random.RandomState(2)
+        X = X.copy()
+        X[rng.uniform(size=400) < 0.15, 1] = np.nan
+        X[rng.uniform(size=400) < 0.05, 3] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+@pytest.mark.parametrize(
+    "scoring", [None, "neg_log_loss", "roc_auc_ovr", "neg_mean_absolute_error"]
+)
+def test_engine_hist_boosting_matches_generic_path(missing, n_classes, scoring):
+    if (scoring == "neg_mean_absolute_error") != (n_classes == 0) and scoring:
+        pytest.skip("scorer of the other task")
+    X, y = _hist_data(n_classes, missing)
+    model = clone(
+        REGRESSORS["hist_boosting"] if n_classes == 0 else CLASSIFIERS["hist_boosting"]
+    )
+    model.fit(X[:250], y[:250])
+    assert tree_ensemble(model) is not None
+    assert_same_importances(model, X[250:], y[250:], scoring=scoring, n_repeats=3)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        # early stopping: the predictors the model kept
+        HistGradientBoostingClassifier(
+            max_iter=200, early_stopping=True, n_iter_no_change=2, random_state=0
+        ),
+        # a link other than the identity
+        HistGradientBoostingRegressor(loss="poisson", max_iter=20, random_state=0),
+        HistGradientBoostingRegressor(loss="absolute_error", max_iter=20),
+    ],
+    ids=["early_stopping", "poisson", "absolute_error"],
+)
+def test_engine_hist_boosting_losses_and_early_stopping(model):
+    X, y = _hist_data(2, missing=True)
+    if isinstance(model, HistGradientBoostingRegressor):
+        y = np.exp(X[:, 0] / 2)
+    model = clone(model).fit(X[:250], y[:250])
+    if model.early_stopping:
+        assert model.n_iter_ < 200
+    assert len(tree_ensemble(model).terms) == model.n_iter_
+    assert_same_importances(model, X[250:], y[250:], n_repeats=3)
+
+
+def test_engine_hist_boosting_groups_and_sample_weight():
+    X, y = _hist_data(3, missing=True)
+    model = clone(CLASSIFIERS["hist_boosting"]).fit(X[:250], y[:250])
+    weight = np.random.RandomState(1).uniform(0, 2, size=150)
+    weight[:20] = 0
+    assert_same_importances(
+        model,
+        X[250:],
+        y[250:],
+        groups=[[0, 1], [1, 2, 3], 4],
+        sample_weight=weight,
+        n_repeats=3,
+        scoring="neg_log_loss",
+    )
+
+
+def test_engine_hist_boosting_compares_in_float64():
+    # values that round to the same float32 on both sides of the model's
+    # float64 thresholds: the engine must send them where the model does
+    X, y = make_data(2)
+    model = HistGradientBoostingClassifier(max_iter=10, random_state=0)
+    model.fit(X[:250], y[:250])
+    nodes = np.concatenate([p.nodes for it in model._predictors for p in it])
+    nodes = nodes[(nodes["is_leaf"] == 0) & (nodes["feature_idx"] == 0)]
+    thresholds = np.unique(nodes["num_threshold"])
+    X_test = X[250:].copy()
+    picked = np.resize(thresholds, 150)
+    X_test[:, 0] = np.where(
+        np.arange(150) % 2 == 0, picked, np.nextafter(picked, np.inf)
+    )
+    # the test exercises values a float32 comparison would confuse
+    above = np.nextafter(picked, np.inf)
+    assert np.any(picked.astype(np.float32) == above.astype(np.float32))
+    result = assert_same_importances(
+        model, X_test, y[250:], scoring="neg_log_loss", n_repeats=4
+    )
+    assert result.importances[0].std() > 0
+
+
+def test_engine_hist_boosting_categorical_takes_the_generic_path():
+    pd = pytest.importorskip("pandas")
+    X, y = make_data(2)
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    frame["c"] = pd.Categorical(np.where(X[:, 0] > 0, "high", "low"))
+    model = HistGradientBoostingClassifier(max_iter=10, random_state=0)
+    model.fit(frame[:250], y[:250])
+    assert adapter_for(model) is not None
+    assert tree_ensemble(model) is None
+    assert_same_importances(model, frame[250:], y[250:], n_repeats=2)
+
+
+def test_engine_hist_boosting_pandas_input_matches_numpy():
+    pd = pytest.importorskip("pandas")
+    X, y = _hist_data(2, missing=True)
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    model = clone(CLASSIFIERS["hist_boosting"])
+    on_frame = clone(model).fit(frame[:250], y[:250])
+    on_array = clone(model).fit(X[:250], y[:250])
+    assert tree_ensemble(on_frame) is not None
+    a = permutation_importance(on_frame, frame[250:], y[250:], random_state=0)
+    b = permutation_importance(on_array, X[250:], y[250:], random_state=0)
+    np.testing.assert_array_equal(a.importances, b.importances)

@@ -17,7 +17,7 @@ regression values). Every family the engine supports has this form:
 - averaged trees (DecisionTree*, RandomForest*, ExtraTrees*, Bagging*):
   ``start = 0``, ``divisor = n_trees`` (or, out of bag, the number of trees
   for which the row is out of bag), tables of class fractions or values;
-- gradient boosting (GradientBoosting* here; HistGradientBoosting*, XGBoost
+- gradient boosting (GradientBoosting*, HistGradientBoosting*; XGBoost
   and LightGBM to come): ``start`` the baseline raw score (the initial
   estimator's, ``base_score``, ``init_score``), ``divisor = 1``, tables of
   ``learning_rate * leaf value`` (for HistGradientBoosting the leaf values
@@ -68,7 +68,8 @@ package, and one line in ``ADAPTERS`` of ``adapters/__init__.py``:
 ``input_dtype``
     The dtype the trees compare X in (``np.float32`` for scikit-learn's
     trees, XGBoost and, through its ``predict`` casting, LightGBM's; float64
-    for HistGradientBoosting, which needs float64 kernels first).
+    for HistGradientBoosting, whose adapter instead hands the engine each
+    column's split ranks, exact in float32: see ``_sklearn_hist_boosting.py``).
 ``engine_input(X)``
     X validated against the model, as a C-contiguous ``input_dtype`` array.
 ``raw_start(X, n_outputs)``
