@@ -203,16 +203,71 @@ def test_engine_hist_boosting_compares_in_float64():
     assert result.importances[0].std() > 0
 
 
-def test_engine_hist_boosting_categorical_takes_the_generic_path():
+def _categorical_frame(n_classes, missing):
+    """make_data's frame with a pandas categorical column "k" (eight
+    categories, predictive) between its numerical ones, and missing values
+    in "k" and "b" when ``missing``."""
     pd = pytest.importorskip("pandas")
-    X, y = make_data(2)
+    X, y = make_data(n_classes)
     frame = pd.DataFrame(X, columns=list("abcde"))
-    frame["c"] = pd.Categorical(np.where(X[:, 0] > 0, "high", "low"))
-    model = HistGradientBoostingClassifier(max_iter=10, random_state=0)
-    model.fit(frame[:250], y[:250])
-    assert adapter_for(model) is not None
-    assert tree_ensemble(model) is None
-    assert_same_importances(model, frame[250:], y[250:], n_repeats=2)
+    rng = np.random.RandomState(0)
+    codes = np.clip((2 * X[:, 0] + 4 + rng.normal(size=400)).astype(int), 0, 7)
+    frame.insert(1, "k", pd.Categorical(np.array(list("pqrstuvw"))[codes]))
+    if missing:
+        frame.loc[rng.uniform(size=400) < 0.1, "k"] = np.nan
+        frame.loc[rng.uniform(size=400) < 0.1, "b"] = np.nan
+    return frame, y
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_engine_hist_boosting_categorical_matches_generic_path(missing, n_classes):
+    frame, y = _categorical_frame(n_classes, missing)
+    model = clone(
+        REGRESSORS["hist_boosting"] if n_classes == 0 else CLASSIFIERS["hist_boosting"]
+    ).fit(frame[:250], y[:250])
+    ensemble = tree_ensemble(model)
+    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
+    scoring = "neg_mean_squared_error" if n_classes == 0 else "neg_log_loss"
+    for scorer in (None, scoring):
+        result = assert_same_importances(
+            model, frame[250:], y[250:], scoring=scorer, n_repeats=3
+        )
+    # the categorical column matters, and its permutations move rows
+    assert result.importances_mean[1] > 0
+
+
+def test_engine_hist_boosting_categorical_codes_of_numpy_input():
+    # categorical_features on a numpy array: the model encodes the column's
+    # values itself; values unseen in fit are unknown categories (missing)
+    X, y = make_data(2)
+    X = X.copy()
+    X[:, 2] = np.clip(np.round(2 * X[:, 0] + 3), 0, 6)
+    X[250:][::7, 2] = 9.0  # unknown to the model
+    X[::11, 2] = np.nan
+    model = HistGradientBoostingClassifier(
+        max_iter=15, max_leaf_nodes=8, categorical_features=[2], random_state=0
+    ).fit(X[:250], y[:250])
+    assert any(
+        (term.tree.category_set >= 0).any() for term in tree_ensemble(model).terms
+    )
+    assert_same_importances(
+        model, X[250:], y[250:], groups=[[0, 2], 1, 3, 4], n_repeats=3
+    )
+
+
+def test_engine_hist_boosting_categorical_sample_weight_and_auc():
+    frame, y = _categorical_frame(3, missing=True)
+    model = clone(CLASSIFIERS["hist_boosting"]).fit(frame[:250], y[:250])
+    weight = np.random.RandomState(1).uniform(0, 2, size=150)
+    assert_same_importances(
+        model,
+        frame[250:],
+        y[250:],
+        sample_weight=weight,
+        scoring="roc_auc_ovr",
+        n_repeats=3,
+    )
 
 
 def test_engine_hist_boosting_pandas_input_matches_numpy():
