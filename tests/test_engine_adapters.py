@@ -1,6 +1,8 @@
 """Every supported model family gives, through its adapter, the importances
 of the predict-every-row path."""
 
+import json
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -19,6 +21,7 @@ from sklearn_fimp._engine.adapters import adapter_for
 from sklearn_fimp._engine.adapters._sklearn_boosting import GradientBoosting
 from sklearn_fimp._engine.adapters._sklearn_hist_boosting import HistGradientBoosting
 from sklearn_fimp._engine.adapters._sklearn_trees import AveragedTrees
+from sklearn_fimp._engine.adapters._xgboost import XGBoost
 
 from ._engine_cases import (
     CLASSIFIERS,
@@ -281,3 +284,110 @@ def test_engine_hist_boosting_pandas_input_matches_numpy():
     a = permutation_importance(on_frame, frame[250:], y[250:], random_state=0)
     b = permutation_importance(on_array, X[250:], y[250:], random_state=0)
     np.testing.assert_array_equal(a.importances, b.importances)
+
+
+# XGBoost sums its float32 leaf values in float32 and the engine in float64:
+# importances agree to float32 precision (a probability's last bit)
+XGB_ATOL = 1e-6
+
+
+def _xgboost_model(n_classes, **params):
+    xgboost = pytest.importorskip("xgboost")
+    model = xgboost.XGBRegressor if n_classes == 0 else xgboost.XGBClassifier
+    params = {"n_estimators": 20, "max_depth": 3, **params}
+    return model(n_jobs=1, random_state=0, **params)
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_engine_xgboost_matches_generic_path(missing, n_classes):
+    X, y = _hist_data(n_classes, missing)
+    model = _xgboost_model(n_classes).fit(X[:250], y[:250])
+    assert isinstance(adapter_for(model), XGBoost)
+    assert tree_ensemble(model) is not None
+    scorings = (
+        [None, "neg_mean_absolute_error"]
+        if n_classes == 0
+        else [None, "neg_log_loss", "roc_auc_ovr"]
+    )
+    for scoring in scorings:
+        assert_same_importances(
+            model, X[250:], y[250:], scoring=scoring, n_repeats=3, atol=XGB_ATOL
+        )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"booster": "dart", "rate_drop": 0.3},
+        {"objective": "count:poisson"},
+        {"missing": 0.0},
+        {"early_stopping_rounds": 2, "n_estimators": 200},
+    ],
+    ids=["dart", "poisson", "missing_zero", "early_stopping"],
+)
+def test_engine_xgboost_boosters_objectives_and_early_stopping(params):
+    X, y = _hist_data(2, missing=True)
+    n_classes = 0 if params.get("objective") == "count:poisson" else 2
+    if n_classes == 0:
+        y = np.exp(X[:, 0] / 2)
+    X = np.round(X, 1)  # zeros, for missing=0.0
+    model = _xgboost_model(n_classes, **params)
+    fit_params = {}
+    if "early_stopping_rounds" in params:
+        fit_params = {"eval_set": [(X[250:], y[250:])], "verbose": False}
+    model.fit(X[:250], y[:250], **fit_params)
+    if "early_stopping_rounds" in params:
+        assert model.best_iteration + 1 < 200
+        assert len(tree_ensemble(model).terms) == model.best_iteration + 1
+    assert_same_importances(model, X[250:], y[250:], n_repeats=3, atol=XGB_ATOL)
+
+
+def test_engine_xgboost_groups_sample_weight_and_float32_ties():
+    # values on XGBoost's float32 split conditions and float64 values next
+    # to them that round onto them: x < t is decided in float32
+    X, y = _hist_data(3, missing=True)
+    model = _xgboost_model(3).fit(X[:250], y[:250])
+    conditions = np.unique(
+        np.concatenate(
+            [
+                np.asarray(t.tree.threshold)[t.tree.feature >= 0]
+                for t in tree_ensemble(model).terms
+            ]
+        )
+    )
+    assert len(conditions)
+    booster = json.loads(bytes(model.get_booster().save_raw(raw_format="json")))
+    tree = booster["learner"]["gradient_booster"]["model"]["trees"][0]
+    on_zero = [
+        c
+        for f, c, left in zip(
+            tree["split_indices"], tree["split_conditions"], tree["left_children"]
+        )
+        if f == 0 and left >= 0
+    ]
+    X_test = X[250:].copy()
+    picked = np.resize(np.float32(on_zero), 150).astype(np.float64)
+    X_test[:, 0] = np.where(
+        np.arange(150) % 2 == 0, picked, np.nextafter(picked, -np.inf)
+    )
+    weight = np.random.RandomState(1).uniform(0, 2, size=150)
+    result = assert_same_importances(
+        model,
+        X_test,
+        y[250:],
+        groups=[[0, 1], [1, 2, 3], 4],
+        sample_weight=weight,
+        n_repeats=3,
+        atol=XGB_ATOL,
+    )
+    assert result.importances[0].std() > 0
+
+
+def test_engine_xgboost_out_of_reach_takes_the_generic_path():
+    frame, y = _categorical_frame(2, missing=False)
+    model = _xgboost_model(2, enable_categorical=True, tree_method="hist")
+    model.fit(frame[:250], y[:250])
+    assert adapter_for(model) is not None
+    assert tree_ensemble(model) is None
+    assert_same_importances(model, frame[250:], y[250:], n_repeats=2)
