@@ -18,6 +18,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn_fimp import permutation_importance
 from sklearn_fimp._engine import tree_ensemble
 from sklearn_fimp._engine.adapters import adapter_for
+from sklearn_fimp._engine.adapters._lightgbm import LightGBM
 from sklearn_fimp._engine.adapters._sklearn_boosting import GradientBoosting
 from sklearn_fimp._engine.adapters._sklearn_hist_boosting import HistGradientBoosting
 from sklearn_fimp._engine.adapters._sklearn_trees import AveragedTrees
@@ -391,3 +392,95 @@ def test_engine_xgboost_out_of_reach_takes_the_generic_path():
     assert adapter_for(model) is not None
     assert tree_ensemble(model) is None
     assert_same_importances(model, frame[250:], y[250:], n_repeats=2)
+
+
+def _lightgbm_model(n_classes, **params):
+    lightgbm = pytest.importorskip("lightgbm")
+    model = lightgbm.LGBMRegressor if n_classes == 0 else lightgbm.LGBMClassifier
+    params = {
+        "n_estimators": 20,
+        "num_leaves": 8,
+        "min_child_samples": 5,
+        "min_data_per_group": 5,
+        "cat_smooth": 1.0,
+        **params,
+    }
+    return model(n_jobs=1, random_state=0, verbose=-1, **params)
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_engine_lightgbm_matches_generic_path(missing, n_classes):
+    X, y = _hist_data(n_classes, missing)
+    model = _lightgbm_model(n_classes).fit(X[:250], y[:250])
+    assert isinstance(adapter_for(model), LightGBM)
+    assert tree_ensemble(model) is not None
+    scorings = (
+        [None, "neg_mean_absolute_error"]
+        if n_classes == 0
+        else [None, "neg_log_loss", "roc_auc_ovr"]
+    )
+    for scoring in scorings:
+        assert_same_importances(model, X[250:], y[250:], scoring=scoring, n_repeats=3)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"boosting_type": "rf", "bagging_freq": 1, "bagging_fraction": 0.7},
+        {"boosting_type": "dart"},
+        {"objective": "poisson"},
+        {"zero_as_missing": True},
+        {"use_missing": False},
+        {"n_estimators": 200, "early_stopping_round": 2},
+    ],
+    ids=["rf", "dart", "poisson", "zero_as_missing", "no_missing", "early_stopping"],
+)
+def test_engine_lightgbm_boosting_types_missing_types_and_early_stopping(params):
+    X, y = _hist_data(2, missing=True)
+    n_classes = 0 if params.get("objective") == "poisson" else 2
+    if n_classes == 0:
+        y = np.exp(X[:, 0] / 2)
+    X = np.round(X, 1)  # zeros, for zero_as_missing
+    model = _lightgbm_model(n_classes, **params)
+    fit_params = {}
+    if "early_stopping_round" in params:
+        fit_params = {"eval_X": (X[250:],), "eval_y": (y[250:],)}
+    model.fit(X[:250], y[:250], **fit_params)
+    if "early_stopping_round" in params:
+        assert 0 < model.booster_.best_iteration < 200
+        assert len(tree_ensemble(model).terms) == model.booster_.best_iteration
+    assert_same_importances(model, X[250:], y[250:], n_repeats=3)
+
+
+def test_engine_lightgbm_categorical_codes_of_numpy_input():
+    # LightGBM reads a categorical value as int(x): negative values, NaN
+    # and categories unseen in fit go right
+    X, y = make_data(3)
+    X = X.copy()
+    X[:, 2] = np.clip(np.round(2 * X[:, 0] + 3), 0, 6)
+    X[::9, 2] = np.nan
+    X[::13, 2] = -1.0
+    X[250:][::7, 2] = 11.0
+    X[250:][::5, 2] += 0.5  # truncated
+    model = _lightgbm_model(3).fit(X[:250], y[:250], categorical_feature=[2])
+    ensemble = tree_ensemble(model)
+    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
+    for scoring in (None, "neg_log_loss"):
+        assert_same_importances(
+            model, X[250:], y[250:], groups=[[0, 2], 1, 3, 4], scoring=scoring
+        )
+
+
+@pytest.mark.parametrize("n_classes", [0, 2])
+def test_engine_lightgbm_pandas_categorical_matches_generic_path(n_classes):
+    frame, y = _categorical_frame(n_classes, missing=True)
+    frame = frame.drop(columns="a")  # "k" carries its signal
+    model = _lightgbm_model(n_classes).fit(frame[:250], y[:250])
+    ensemble = tree_ensemble(model)
+    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
+    weight = np.random.RandomState(1).uniform(0, 2, size=150)
+    result = assert_same_importances(
+        model, frame[250:], y[250:], sample_weight=weight, n_repeats=3
+    )
+    assert result.importances_mean[0] > 0

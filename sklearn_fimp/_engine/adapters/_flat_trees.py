@@ -47,12 +47,8 @@ class CategorySets:
             codes = np.asarray(left_codes, dtype=np.int64)
             n_words = int(codes.max()) // 32 + 1 if len(codes) else 1
             words = np.zeros(n_words, dtype=np.uint32)
-            np.bitwise_or.at(
-                words,
-                codes // 32,
-                np.left_shift(np.uint32(1), codes % 32, dtype=np.uint32),
-            )
-        words = np.asarray(words, dtype=np.uint32)
+            bits = np.left_shift(np.uint32(1), (codes % 32).astype(np.uint32))
+            np.bitwise_or.at(words, codes // 32, bits)
         start = self._size
         self._words.append(np.concatenate([[len(words)], words]).astype(np.uint32))
         self._size += len(words) + 1
