@@ -146,6 +146,20 @@ static inline int64_t descend_source(const node_t *nodes,
     return node;
 }
 
+/* The same for a group of one column, whose permuted value is `value`. */
+static inline int64_t descend_one(const node_t *nodes,
+                                  const uint32_t *categories, int64_t node,
+                                  const float *row, int64_t column,
+                                  float value)
+{
+    while (nodes[node].left != -1) {
+        int64_t c = nodes[node].column;
+        node = next_node(nodes + node, c == column ? value : row[c],
+                         categories);
+    }
+    return node;
+}
+
 /*
  * Route rows X[rows[i]] (i < n_rows) through one tree (its categorical
  * nodes' sets in categories): leaves[i], and the
@@ -394,6 +408,46 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         const pair_t *pairs = (const pair_t *)tree_pairs[t];
         for (int64_t k = 0; k < n_tasks; k++) {
             int64_t first = group_ptr[k], n_group = group_ptr[k + 1] - first;
+            if (n_group == 1) {
+                /* consecutive tasks that permute this one column (its
+                 * repeats) share one pass over its pairs; a row has one
+                 * pair per column, so no stamp is needed */
+                int64_t c = group_columns[first];
+                int64_t end = k + 1;
+                while (end < n_tasks && group_ptr[end + 1] - group_ptr[end] == 1 &&
+                       group_columns[group_ptr[end]] == c) {
+                    end++;
+                }
+                for (int64_t p = tree_ptr[c]; p < tree_ptr[c + 1]; p++) {
+                    const pair_t *pair = pairs + p;
+                    int64_t i = pair->row;
+                    int64_t position = tree_positions[i];
+                    float lower = pair->lower, upper = pair->upper;
+                    for (int64_t r = k; r < end; r++) {
+                        float v = permuted[group_ptr[r] * n_positions + position];
+                        if (v > lower && v <= upper) {
+                            continue;
+                        }
+                        int64_t leaf = descend_one(
+                            tree, categories, pair->first_node,
+                            X + (chunk_start + position) * n_columns, c, v);
+                        int64_t old = tree_leaves[i];
+                        if (leaf == old) {
+                            continue;
+                        }
+                        n_moved++;
+                        const double *gained = tree_table + leaf * n_outputs;
+                        const double *lost = tree_table + old * n_outputs;
+                        double *row_out =
+                            out + (r * n_positions + position) * n_outputs;
+                        for (int64_t o = 0; o < n_outputs; o++) {
+                            row_out[o] += gained[o] - lost[o];
+                        }
+                    }
+                }
+                k = end - 1;
+                continue;
+            }
             const float *task_permuted = permuted + first * n_positions;
             double *task_out = out + k * n_positions * n_outputs;
             /* a row is re-routed once per tree and task, however many of
