@@ -27,6 +27,10 @@ Workloads:
 - W3: W2's data and split, HistGradientBoostingClassifier(max_iter=200,
   early_stopping=False, random_state=0); validation permutation only (a
   boosted model has no out-of-bag rows).
+- W4: W2's data and split, xgboost.XGBClassifier(n_estimators=300,
+  max_depth=6, random_state=0); validation permutation only.
+- W5: W2's data and split, lightgbm.LGBMClassifier(n_estimators=300,
+  num_leaves=31, random_state=0); validation permutation only.
 
 Run from the repository root::
 
@@ -35,7 +39,8 @@ Run from the repository root::
 
 HistGradientBoosting predicts with OpenMP threads: run with
 OMP_NUM_THREADS=1 to compare on one core, as for the forests.
-Forests are fitted with n_jobs=-1 and evaluated with n_jobs=None, so
+Forests are fitted with n_jobs=-1 and evaluated with n_jobs=None, XGBoost
+and LightGBM models fitted with n_jobs=-1 and evaluated with n_jobs=1, so
 ``predict`` and every importance function run on one core unless n_jobs says
 otherwise. Timings are medians of ``--repeats`` runs of time.perf_counter.
 """
@@ -68,6 +73,21 @@ from sklearn_fimp import oob_permutation_importance, permutation_importance
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "rent.csv"
 DOCS_TABLE = ROOT / "docs" / "bench_permutation.rst"
+#: per workload, the largest difference between our validation importances
+#: and scikit-learn's (same permutations)
+DIFFERENCES = {}
+
+
+def library_versions():
+    """Versions of the boosting libraries, where installed."""
+    versions = []
+    for name in ("xgboost", "lightgbm"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        versions.append(f"{name} {module.__version__}")
+    return ", ".join(versions)
 
 
 def median_time(function, repeats):
@@ -120,6 +140,39 @@ def load_hist_boosting(quick):
         max_iter=20 if quick else 200, early_stopping=False, random_state=0
     )
     return "W3 HistGradientBoosting", X, y, model, metric
+
+
+def load_xgboost(quick):
+    import xgboost
+
+    _, X, y, _, metric = load_synthetic(quick)
+    model = xgboost.XGBClassifier(
+        n_estimators=30 if quick else 300, max_depth=6, random_state=0, n_jobs=-1
+    )
+    return "W4 XGBoost", X, y, model, metric
+
+
+def load_lightgbm(quick):
+    import lightgbm
+
+    _, X, y, _, metric = load_synthetic(quick)
+    model = lightgbm.LGBMClassifier(
+        n_estimators=30 if quick else 300,
+        num_leaves=31,
+        random_state=0,
+        n_jobs=-1,
+        verbose=-1,
+    )
+    return "W5 LightGBM", X, y, model, metric
+
+
+def evaluate_on_one_core(model):
+    """Forests predict on one core with n_jobs=None; XGBoost and LightGBM
+    need n_jobs=1 (their None is every core)."""
+    if "n_jobs" not in model.get_params():
+        return
+    library = type(model).__module__.split(".")[0]
+    model.set_params(n_jobs=1 if library in ("xgboost", "lightgbm") else None)
 
 
 def oob_rows(model, n_rows):
@@ -198,8 +251,7 @@ def run_workload(name, X, y, model, metric, repeats):
     start = time.perf_counter()
     model.fit(X_train, y_train)
     fit_seconds = time.perf_counter() - start
-    if "n_jobs" in model.get_params():
-        model.set_params(n_jobs=None)
+    evaluate_on_one_core(model)
     bagged = hasattr(model, "estimators_samples_")
     n_features = X.shape[1]
     print(
@@ -270,6 +322,7 @@ def run_workload(name, X, y, model, metric, repeats):
         )
     difference = np.abs(ours[1].importances - theirs[1].importances).max()
     print(f"  max |ours - scikit-learn| over all importances: {difference:.2e}")
+    DIFFERENCES[name] = difference
     if not bagged:
         return rows, {"predict_valid": predict_valid, "fit": fit_seconds}
 
@@ -371,10 +424,13 @@ def write_rst(rows, ratios, command, path):
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- cores (os.cpu_count()): {os.cpu_count()}",
         f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
-        "- forests evaluated with n_jobs=None; medians of repeated runs",
+        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}"
+        + (f", {library_versions()}" if library_versions() else ""),
+        "- forests evaluated with n_jobs=None, XGBoost and LightGBM with "
+        "n_jobs=1; medians of repeated runs",
         f"- OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} "
-        "(HistGradientBoosting's predict threads)",
+        "(the OpenMP threads of HistGradientBoosting's, XGBoost's and "
+        "LightGBM's predict)",
         "",
         "Reproduce from the repository root with::",
         "",
@@ -390,6 +446,14 @@ def write_rst(rows, ratios, command, path):
     ]
     for workload, task, ratio in ratios:
         lines += [f"   * - {workload}", f"     - {task}", f"     - {ratio:.1f}x"]
+    if DIFFERENCES:
+        lines += [
+            "",
+            "Largest difference between sklearn_fimp's validation importances "
+            "and scikit-learn's (the same permutations):",
+            "",
+        ]
+        lines += [f"- {name}: {value:.2e}" for name, value in DIFFERENCES.items()]
     lines += [
         "",
         ".. list-table:: Timings",
@@ -437,7 +501,12 @@ def main(argv=None):
         action="store_true",
         help=f"do not write {DOCS_TABLE.relative_to(ROOT)}",
     )
-    parser.add_argument("--workload", choices=["W1", "W2", "W3", "all"], default="all")
+    parser.add_argument(
+        "--workload",
+        choices=["W1", "W2", "W3", "W4", "W5", "boosters", "all"],
+        default="all",
+        help="one workload, the boosted models (W3, W4, W5) or all",
+    )
     parser.add_argument(
         "--table",
         type=Path,
@@ -458,8 +527,12 @@ def main(argv=None):
             )
     if args.workload in ("W2", "all"):
         workloads.append(load_synthetic(args.quick))
-    if args.workload in ("W3", "all"):
+    if args.workload in ("W3", "boosters", "all"):
         workloads.append(load_hist_boosting(args.quick))
+    if args.workload in ("W4", "boosters", "all"):
+        workloads.append(load_xgboost(args.quick))
+    if args.workload in ("W5", "boosters", "all"):
+        workloads.append(load_lightgbm(args.quick))
 
     rows = []
     for name, X, y, model, metric in workloads:

@@ -484,3 +484,27 @@ def test_engine_lightgbm_pandas_categorical_matches_generic_path(n_classes):
         model, frame[250:], y[250:], sample_weight=weight, n_repeats=3
     )
     assert result.importances_mean[0] > 0
+
+
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_engine_serves_the_selector_on_boosting_libraries(library, monkeypatch):
+    # the selector measures through the registry's permutation core, which
+    # hands the booster to the engine with no change on the selector's side
+    from sklearn_fimp import ImportanceSelector
+    from sklearn_fimp._importance import _permutation
+
+    calls = []
+    engine = _permutation.permuted_scores
+
+    def counted(*args, **kwargs):
+        calls.append(type(args[0]).__name__)
+        return engine(*args, **kwargs)
+
+    monkeypatch.setattr(_permutation, "permuted_scores", counted)
+    X, y = make_data(2)
+    model = _xgboost_model(2) if library == "xgboost" else _lightgbm_model(2)
+    selector = ImportanceSelector(
+        model, method="permutation", n_repeats=2, random_state=0
+    ).fit(X, y)
+    assert calls
+    assert selector.get_support().sum() >= 1
