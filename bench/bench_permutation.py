@@ -411,7 +411,7 @@ def speedups(rows):
     return lines
 
 
-def write_rst(rows, ratios, command, path):
+def write_rst(rows, ratios, command, path, repeats):
     title = "Benchmark: the tree engine behind permutation importance"
     if path != DOCS_TABLE:
         title += " (boosted models)"
@@ -427,7 +427,8 @@ def write_rst(rows, ratios, command, path):
         f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}"
         + (f", {library_versions()}" if library_versions() else ""),
         "- forests evaluated with n_jobs=None, XGBoost and LightGBM with "
-        "n_jobs=1; medians of repeated runs",
+        f"n_jobs=1; medians of {repeats} run(s) per measurement, all in one run "
+        "of this script",
         f"- OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} "
         "(the OpenMP threads of HistGradientBoosting's, XGBoost's and "
         "LightGBM's predict)",
@@ -546,7 +547,9 @@ def main(argv=None):
         command = "python bench/bench_permutation.py " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:])
         )
-        write_rst(rows, ratios, command.strip(), args.table)
+        if "OMP_NUM_THREADS" in os.environ:
+            command = f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} {command}"
+        write_rst(rows, ratios, command.strip(), args.table, args.repeats)
         print(f"\nwrote {args.table}")
 
 

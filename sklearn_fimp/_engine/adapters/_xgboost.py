@@ -18,7 +18,7 @@ Precision: XGBoost adds the leaf values in float32, the engine in float64,
 so the engine's outputs are those of the model to float32 rounding (about
 1e-7 relative), and importances agree to that precision rather than to the
 last bit. Models out of reach, which take the predict-every-row path:
-categorical splits (``enable_categorical``), the ``gblinear`` booster,
+categorical features (``enable_categorical``), the ``gblinear`` booster,
 multi-output models and objectives other than those in ``LINKS``.
 """
 
@@ -120,8 +120,9 @@ class XGBoost(ModelAdapter):
         if self._objective() not in LINKS or int(param.get("num_target", 1)) > 1:
             return None
         trees, classes, weights = self._trees()
-        if any(any(t["split_type"]) for t in trees):
-            return None  # categorical splits: the predict-every-row path
+        feature_types = self.estimator.get_booster().feature_types or ()
+        if "c" in feature_types or any(any(t["split_type"]) for t in trees):
+            return None  # categorical features: the predict-every-row path
         ranks = self._split_ranks(trees)
         flat = [self._tree(tree, weight, ranks) for tree, weight in zip(trees, weights)]
         n_outputs = max(1, int(param.get("num_class", 0)))
