@@ -71,6 +71,7 @@ def empty_call_seconds(kernels, repeats=20_000):
     """Median over kernels of the time of one call with no work to do."""
     empty_nodes = np.zeros(1, dtype=_kernels.NODE_DTYPE)
     empty_nodes["left"] = -1
+    no_categories = np.zeros(1, dtype=np.uint32)
     no_rows = np.zeros(0, dtype=np.int64)
     X = np.zeros((1, 1), dtype=np.float32)
     pairs = np.zeros(0, dtype=_kernels.PAIR_DTYPE)
@@ -79,6 +80,7 @@ def empty_call_seconds(kernels, repeats=20_000):
     calls = {
         "route_rows": lambda: kernels.route_rows(
             nodes=empty_nodes,
+            categories=no_categories,
             threshold32=np.zeros(1, dtype=np.float32),
             X=X,
             rows=no_rows,
@@ -99,6 +101,7 @@ def empty_call_seconds(kernels, repeats=20_000):
         ),
         "moved_leaves": lambda: kernels.moved_leaves(
             nodes=empty_nodes,
+            categories=no_categories,
             X=X,
             sources=np.zeros((1, 1), dtype=np.int64),
             ptr=np.zeros(2, dtype=np.int64),
@@ -113,6 +116,7 @@ def empty_call_seconds(kernels, repeats=20_000):
         "add_moved_changes": lambda: kernels.add_moved_changes(
             node_offset=no_rows,
             nodes=empty_nodes,
+            categories=no_categories,
             table_addresses=addresses,
             n_outputs=1,
             row_offset=np.zeros(1, dtype=np.int64),

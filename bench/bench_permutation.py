@@ -24,13 +24,23 @@ Workloads:
   n_redundant=10, random_state=0), 80/20 split,
   RandomForestClassifier(n_estimators=100, min_samples_leaf=5,
   random_state=0).
+- W3: W2's data and split, HistGradientBoostingClassifier(max_iter=200,
+  early_stopping=False, random_state=0); validation permutation only (a
+  boosted model has no out-of-bag rows).
+- W4: W2's data and split, xgboost.XGBClassifier(n_estimators=300,
+  max_depth=6, random_state=0); validation permutation only.
+- W5: W2's data and split, lightgbm.LGBMClassifier(n_estimators=300,
+  num_leaves=31, random_state=0); validation permutation only.
 
 Run from the repository root::
 
     python bench/bench_permutation.py            # both workloads, 3 runs each
     python bench/bench_permutation.py --quick    # small smoke run
 
-Forests are fitted with n_jobs=-1 and evaluated with n_jobs=None, so
+HistGradientBoosting predicts with OpenMP threads: run with
+OMP_NUM_THREADS=1 to compare on one core, as for the forests.
+Forests are fitted with n_jobs=-1 and evaluated with n_jobs=None, XGBoost
+and LightGBM models fitted with n_jobs=-1 and evaluated with n_jobs=1, so
 ``predict`` and every importance function run on one core unless n_jobs says
 otherwise. Timings are medians of ``--repeats`` runs of time.perf_counter.
 """
@@ -48,7 +58,11 @@ import numpy as np
 import sklearn
 from scipy.stats import spearmanr
 from sklearn.datasets import make_classification
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.ensemble import (
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from sklearn.inspection import permutation_importance as sklearn_permutation
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.model_selection import train_test_split
@@ -59,6 +73,21 @@ from sklearn_fimp import oob_permutation_importance, permutation_importance
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "rent.csv"
 DOCS_TABLE = ROOT / "docs" / "bench_permutation.rst"
+#: per workload, the largest difference between our validation importances
+#: and scikit-learn's (same permutations)
+DIFFERENCES = {}
+
+
+def library_versions():
+    """Versions of the boosting libraries, where installed."""
+    versions = []
+    for name in ("xgboost", "lightgbm"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        versions.append(f"{name} {module.__version__}")
+    return ", ".join(versions)
 
 
 def median_time(function, repeats):
@@ -103,6 +132,47 @@ def load_synthetic(quick):
         n_jobs=-1,
     )
     return "W2 make_classification", X, y, model, accuracy_score
+
+
+def load_hist_boosting(quick):
+    _, X, y, _, metric = load_synthetic(quick)
+    model = HistGradientBoostingClassifier(
+        max_iter=20 if quick else 200, early_stopping=False, random_state=0
+    )
+    return "W3 HistGradientBoosting", X, y, model, metric
+
+
+def load_xgboost(quick):
+    import xgboost
+
+    _, X, y, _, metric = load_synthetic(quick)
+    model = xgboost.XGBClassifier(
+        n_estimators=30 if quick else 300, max_depth=6, random_state=0, n_jobs=-1
+    )
+    return "W4 XGBoost", X, y, model, metric
+
+
+def load_lightgbm(quick):
+    import lightgbm
+
+    _, X, y, _, metric = load_synthetic(quick)
+    model = lightgbm.LGBMClassifier(
+        n_estimators=30 if quick else 300,
+        num_leaves=31,
+        random_state=0,
+        n_jobs=-1,
+        verbose=-1,
+    )
+    return "W5 LightGBM", X, y, model, metric
+
+
+def evaluate_on_one_core(model):
+    """Forests predict on one core with n_jobs=None; XGBoost and LightGBM
+    need n_jobs=1 (their None is every core)."""
+    if "n_jobs" not in model.get_params():
+        return
+    library = type(model).__module__.split(".")[0]
+    model.set_params(n_jobs=1 if library in ("xgboost", "lightgbm") else None)
 
 
 def oob_rows(model, n_rows):
@@ -181,7 +251,8 @@ def run_workload(name, X, y, model, metric, repeats):
     start = time.perf_counter()
     model.fit(X_train, y_train)
     fit_seconds = time.perf_counter() - start
-    model.set_params(n_jobs=None)
+    evaluate_on_one_core(model)
+    bagged = hasattr(model, "estimators_samples_")
     n_features = X.shape[1]
     print(
         f"\n== {name}: {X_train.shape[0]:,} training rows, "
@@ -191,7 +262,9 @@ def run_workload(name, X, y, model, metric, repeats):
     )
 
     predict_valid, _ = median_time(lambda: model.predict(X_valid), repeats)
-    predict_train, _ = median_time(lambda: model.predict(X_train), repeats)
+    predict_train = (
+        median_time(lambda: model.predict(X_train), repeats)[0] if bagged else None
+    )
     rows = []
 
     def add(task, implementation, seconds, work, predict_seconds, n_jobs=""):
@@ -249,6 +322,9 @@ def run_workload(name, X, y, model, metric, repeats):
         )
     difference = np.abs(ours[1].importances - theirs[1].importances).max()
     print(f"  max |ours - scikit-learn| over all importances: {difference:.2e}")
+    DIFFERENCES[name] = difference
+    if not bagged:
+        return rows, {"predict_valid": predict_valid, "fit": fit_seconds}
 
     # forest-level OOB permutation, one permutation per feature
     seconds, fast = median_time(
@@ -328,23 +404,34 @@ def speedups(rows):
             ("OOB permutation, per tree", "sklearn_fimp", "straightforward"),
         ]
         for task, ours, peer in pairs:
+            if not any(r[1] == task for r in mine):
+                continue
             ratio = best(task, peer) / best(task, ours)
             lines.append((workload, task, ratio))
     return lines
 
 
-def write_rst(rows, ratios, command, path):
+def write_rst(rows, ratios, command, path, repeats):
+    title = "Benchmark: the tree engine behind permutation importance"
+    if path != DOCS_TABLE:
+        title += " (boosted models)"
     lines = [
         ".. This file is written by bench/bench_permutation.py; do not edit it.",
         "",
-        "Benchmark: the tree engine behind permutation importance",
-        "========================================================",
+        title,
+        "=" * len(title),
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- cores (os.cpu_count()): {os.cpu_count()}",
         f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
-        "- forests evaluated with n_jobs=None; medians of repeated runs",
+        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}"
+        + (f", {library_versions()}" if library_versions() else ""),
+        "- forests evaluated with n_jobs=None, XGBoost and LightGBM with "
+        f"n_jobs=1; medians of {repeats} run(s) per measurement, all in one run "
+        "of this script",
+        f"- OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} "
+        "(the OpenMP threads of HistGradientBoosting's, XGBoost's and "
+        "LightGBM's predict)",
         "",
         "Reproduce from the repository root with::",
         "",
@@ -360,6 +447,14 @@ def write_rst(rows, ratios, command, path):
     ]
     for workload, task, ratio in ratios:
         lines += [f"   * - {workload}", f"     - {task}", f"     - {ratio:.1f}x"]
+    if DIFFERENCES:
+        lines += [
+            "",
+            "Largest difference between sklearn_fimp's validation importances "
+            "and scikit-learn's (the same permutations):",
+            "",
+        ]
+        lines += [f"- {name}: {value:.2e}" for name, value in DIFFERENCES.items()]
     lines += [
         "",
         ".. list-table:: Timings",
@@ -407,7 +502,18 @@ def main(argv=None):
         action="store_true",
         help=f"do not write {DOCS_TABLE.relative_to(ROOT)}",
     )
-    parser.add_argument("--workload", choices=["W1", "W2", "all"], default="all")
+    parser.add_argument(
+        "--workload",
+        choices=["W1", "W2", "W3", "W4", "W5", "boosters", "all"],
+        default="all",
+        help="one workload, the boosted models (W3, W4, W5) or all",
+    )
+    parser.add_argument(
+        "--table",
+        type=Path,
+        default=DOCS_TABLE,
+        help=f"where to write the table (default: {DOCS_TABLE.relative_to(ROOT)})",
+    )
     args = parser.parse_args(argv)
 
     workloads = []
@@ -422,6 +528,12 @@ def main(argv=None):
             )
     if args.workload in ("W2", "all"):
         workloads.append(load_synthetic(args.quick))
+    if args.workload in ("W3", "boosters", "all"):
+        workloads.append(load_hist_boosting(args.quick))
+    if args.workload in ("W4", "boosters", "all"):
+        workloads.append(load_xgboost(args.quick))
+    if args.workload in ("W5", "boosters", "all"):
+        workloads.append(load_lightgbm(args.quick))
 
     rows = []
     for name, X, y, model, metric in workloads:
@@ -435,8 +547,10 @@ def main(argv=None):
         command = "python bench/bench_permutation.py " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:])
         )
-        write_rst(rows, ratios, command.strip(), DOCS_TABLE)
-        print(f"\nwrote {DOCS_TABLE.relative_to(ROOT)}")
+        if "OMP_NUM_THREADS" in os.environ:
+            command = f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} {command}"
+        write_rst(rows, ratios, command.strip(), args.table, args.repeats)
+        print(f"\nwrote {args.table}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from sklearn.ensemble import (
     ExtraTreesRegressor,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
@@ -30,6 +32,9 @@ CLASSIFIERS = {
     "bagging": BaggingClassifier(
         DecisionTreeClassifier(), n_estimators=12, max_features=0.6, random_state=0
     ),
+    "hist_boosting": HistGradientBoostingClassifier(
+        max_iter=15, max_leaf_nodes=8, random_state=0
+    ),
 }
 REGRESSORS = {
     "tree": DecisionTreeRegressor(min_samples_leaf=3, random_state=0),
@@ -40,6 +45,9 @@ REGRESSORS = {
     ),
     "bagging": BaggingRegressor(
         DecisionTreeRegressor(), n_estimators=12, max_features=0.6, random_state=0
+    ),
+    "hist_boosting": HistGradientBoostingRegressor(
+        max_iter=15, max_leaf_nodes=8, random_state=0
     ),
 }
 
@@ -61,9 +69,12 @@ def generic(model):
     return Pipeline([("model", model)])
 
 
-def assert_same_importances(model, X, y, **kwargs):
+def assert_same_importances(model, X, y, atol=1e-10, **kwargs):
+    """The engine's importances equal the predict-every-row path's for the
+    same permutations (``atol``: 1e-10, floating-point precision; a model
+    that sums in float32, as XGBoost does, agrees to float32 precision)."""
     fast = permutation_importance(model, X, y, random_state=0, **kwargs)
     slow = permutation_importance(generic(model), X, y, random_state=0, **kwargs)
     assert fast.baseline_score == pytest.approx(slow.baseline_score, abs=1e-12)
-    np.testing.assert_allclose(fast.importances, slow.importances, atol=1e-10)
+    np.testing.assert_allclose(fast.importances, slow.importances, atol=atol)
     return fast

@@ -28,7 +28,7 @@ def test_engine_kernels_match_the_record_dtypes():
                     ("padding", "V3"),
                 ]
             },
-            r"sizeof\(node_t\) is 24 bytes but NODE_DTYPE has 16.*"
+            r"sizeof\(node_t\) is 32 bytes but NODE_DTYPE has 16.*"
             r"NODE_DTYPE has no field 'threshold'",
         ),
         (

@@ -630,3 +630,13 @@ def test_mdi_importance_trees_without_splits_give_zeros_without_warning(
         np.testing.assert_array_equal(
             result.importances_mean, estimator.feature_importances_
         )
+
+
+def test_mdi_importance_catboost_names_its_analogue():
+    catboost = pytest.importorskip("catboost")
+    X, y = _classification()
+    model = catboost.CatBoostClassifier(
+        iterations=5, depth=2, verbose=False, thread_count=1, allow_writing_files=False
+    ).fit(X, y)
+    with pytest.raises(TypeError, match="PredictionValuesChange"):
+        mdi_importance(model)

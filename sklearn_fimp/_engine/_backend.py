@@ -66,11 +66,22 @@ class StackedTables(NamedTuple):
 class TreeNodes(NamedTuple):
     """One tree's nodes for the compiled kernels: scikit-learn's arrays
     packed into ``NODE_DTYPE`` records, with ``column`` the column of X each
-    split node reads (0 on leaves), and the float32 thresholds of the
-    intervals."""
+    split node reads (0 on leaves), the float32 thresholds of the intervals,
+    and the category words its categorical nodes' ``category_set`` index."""
 
     nodes: np.ndarray
     threshold32: np.ndarray
+    categories: np.ndarray
+
+
+def category_sets(tree_):
+    """A tree's categorical nodes: where each node's set starts in its
+    category words (-1 on other nodes), and the words (see
+    ``adapters/_flat_trees.py``); scikit-learn's trees have none."""
+    sets = getattr(tree_, "category_set", None)
+    if sets is None:
+        return np.full(tree_.node_count, -1, dtype=np.int32), np.empty(0, np.uint32)
+    return sets, tree_.category_words
 
 
 class PackedForest(NamedTuple):
@@ -79,6 +90,9 @@ class PackedForest(NamedTuple):
     node_offset: np.ndarray
     nodes: np.ndarray
     threshold32: np.ndarray
+    #: every tree's category words, one after the other (at least one word,
+    #: so that the kernels get an array)
+    categories: np.ndarray
     #: each tree's (n_nodes, n_outputs) leaf values in all outputs, and the
     #: addresses of those arrays, which the kernels read
     tables: list
@@ -103,6 +117,14 @@ class PackedForest(NamedTuple):
         )
         nodes["threshold"] = np.concatenate([tree_.threshold for tree_ in trees])
         threshold32 = np.concatenate([term.thresholds for term in ensemble.terms])
+        sets, words, n_words = [], [], 0
+        for tree_ in trees:
+            tree_sets, tree_words = category_sets(tree_)
+            sets.append(np.where(tree_sets >= 0, tree_sets + n_words, -1))
+            words.append(tree_words)
+            n_words += len(tree_words)
+        nodes["category_set"] = np.concatenate(sets)
+        categories = np.concatenate(words + [np.zeros(1, np.uint32)]).astype(np.uint32)
         # each tree's own table where it has every output (a view of the
         # tree's values for bagged trees: no copy), else widened
         tables = []
@@ -114,7 +136,7 @@ class PackedForest(NamedTuple):
                 table[:, term.columns] = term.table
             tables.append(table)
         addresses = np.array([table.ctypes.data for table in tables], dtype=np.uintp)
-        return cls(node_offset, nodes, threshold32, tables, addresses)
+        return cls(node_offset, nodes, threshold32, categories, tables, addresses)
 
     def tree_nodes(self, t):
         """Tree ``t``'s nodes (views)."""
@@ -124,7 +146,9 @@ class PackedForest(NamedTuple):
             if t + 1 < len(self.node_offset)
             else len(self.nodes)
         )
-        return TreeNodes(self.nodes[first:last], self.threshold32[first:last])
+        return TreeNodes(
+            self.nodes[first:last], self.threshold32[first:last], self.categories
+        )
 
 
 class NumpyBackend:

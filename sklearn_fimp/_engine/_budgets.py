@@ -20,6 +20,9 @@ CHUNK_ROWS = 50_000
 ROUTING_BYTES = 256 * 2**20
 #: Rows sampled to estimate how many paths use each group.
 SAMPLE_ROWS = 1000
+#: Trees sampled (evenly spaced) to estimate the size of a chunk's routing:
+#: boosted models have hundreds of similar trees, each routed by a call.
+SAMPLE_TREES = 64
 #: Above this share of affected rows, the NumPy backend leaves a group to
 #: the predict-every-row path.
 MAX_AFFECTED_SHARE = 0.8
@@ -38,19 +41,23 @@ def evenly_spaced(n_rows, n_sample):
 
 def row_chunks(ensemble, X, tree_rows):
     """Consecutive row ranges whose routing through every tree fits
-    ``ROUTING_BYTES``, estimated on a few evenly spaced rows (``tree_rows``:
-    each tree's rows, in increasing order, or None for all rows)."""
+    ``ROUTING_BYTES``, estimated on a few evenly spaced rows of up to
+    ``SAMPLE_TREES`` evenly spaced trees (``tree_rows``: each tree's rows,
+    in increasing order, or None for all rows)."""
     n_rows = X.shape[0]
     sample = evenly_spaced(n_rows, 256)
     in_sample = np.zeros(n_rows, dtype=bool)
     in_sample[sample] = True
     per_row = 0.0
-    for t in range(len(ensemble.terms)):
+    n_trees = len(ensemble.terms)
+    trees = evenly_spaced(n_trees, SAMPLE_TREES)
+    for t in trees:
         rows = sample if tree_rows is None else tree_rows[t][in_sample[tree_rows[t]]]
         if len(rows):
             routing = ensemble.backend.route_tree(ensemble, t, X[rows])
             # a pair (16 bytes, twice while being sorted), a leaf and a row
             per_row += (32 * routing.feature_ptr[-1] + 16 * len(rows)) / len(sample)
+    per_row *= n_trees / max(len(trees), 1)
     size = int(min(CHUNK_ROWS, max(1000, ROUTING_BYTES // max(per_row, 1))))
     return [
         np.arange(start, min(start + size, n_rows)) for start in range(0, n_rows, size)

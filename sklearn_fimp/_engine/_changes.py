@@ -93,6 +93,7 @@ def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
         kernels.add_moved_changes(
             node_offset=forest.node_offset,
             nodes=forest.nodes,
+            categories=forest.categories,
             table_addresses=forest.table_addresses,
             n_outputs=n_outputs,
             row_offset=routed.row_offset,
@@ -285,6 +286,7 @@ def _compiled_moved_leaves(kernels, tree_nodes, routing, X, sources, groups):
         counts = np.empty(len(batch) * n_repeats, dtype=np.int64)
         kernels.moved_leaves(
             nodes=tree_nodes.nodes,
+            categories=tree_nodes.categories,
             X=X,
             sources=sources,
             ptr=routing.feature_ptr,

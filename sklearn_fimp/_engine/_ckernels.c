@@ -13,7 +13,11 @@
  * feature subset already applied); leaves have left == -1. Descending
  * follows scikit-learn's own rule: a missing value goes where
  * missing_go_to_left says, otherwise x <= threshold goes left, comparing the
- * float32 value with the float64 threshold.
+ * float32 value with the float64 threshold. A categorical node (category_set
+ * >= 0) instead sends left the category codes of its set: the uint32 words
+ * categories[category_set + 1 ...], categories[category_set] of them, bit
+ * v % 32 of word v / 32 for the code v; a code outside the set (or not a
+ * non-negative integer) goes right.
  *
  * Routing records, for each row and each column its path splits on, the
  * interval lower < x <= upper that keeps the row on its path; the bounds are
@@ -23,7 +27,8 @@
  * the first node of the path that splits on the column: when a group of one
  * column is permuted, the path above that node is unchanged, so a moved row
  * is re-routed from there. The pairs are stored column by column, as a CSC
- * matrix's indptr does.
+ * matrix's indptr does. A row that passes a categorical node on a column is
+ * always re-routed too (lower = +inf): a set of codes is no interval.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -44,21 +49,23 @@ typedef struct {
     float upper;
 } pair_t;
 
-/* One node, packed so that a descent touches one cache line per node. */
+/* One node, packed in 32 bytes so that a descent touches one cache line per
+ * node; category_set is -1 on numerical splits and leaves. */
 typedef struct {
     int32_t left;
     int32_t right;
     int32_t column;
+    int32_t category_set;
     uint8_t missing_left;
-    uint8_t padding[3];
+    uint8_t padding[7];
     double threshold;
 } node_t;
 
 /* Sizes and field offsets of node_t and pair_t, for the loader to check
  * that its record dtypes match: out[0] = sizeof(node_t), then (offset,
- * size) of left, right, column, missing_left, threshold; then
+ * size) of left, right, column, category_set, missing_left, threshold; then
  * sizeof(pair_t) and (offset, size) of row, first_node, lower, upper.
- * Returns the number of values written (20); out has room for n_out. */
+ * Returns the number of values written (22); out has room for n_out. */
 #define FIELD(type, name) \
     (int64_t)offsetof(type, name), (int64_t)sizeof(((type *)0)->name)
 
@@ -66,7 +73,8 @@ int64_t record_layout(int64_t *out, int64_t n_out)
 {
     int64_t layout[] = {
         (int64_t)sizeof(node_t), FIELD(node_t, left), FIELD(node_t, right),
-        FIELD(node_t, column), FIELD(node_t, missing_left),
+        FIELD(node_t, column), FIELD(node_t, category_set),
+        FIELD(node_t, missing_left),
         FIELD(node_t, threshold),
         (int64_t)sizeof(pair_t), FIELD(pair_t, row), FIELD(pair_t, first_node),
         FIELD(pair_t, lower), FIELD(pair_t, upper),
@@ -80,10 +88,26 @@ int64_t record_layout(int64_t *out, int64_t n_out)
 
 #undef FIELD
 
-static inline int64_t next_node(const node_t *node, float x)
+static inline int in_category_set(const uint32_t *set, float x)
+{
+    /* false for negative codes, codes past the set's words and NaN */
+    if (!(x >= 0.0f) || x >= 32.0f * (float)set[0]) {
+        return 0;
+    }
+    int64_t v = (int64_t)x;
+    return (float)v == x && ((set[1 + v / 32] >> (v % 32)) & 1u);
+}
+
+static inline int64_t next_node(const node_t *node, float x,
+                                const uint32_t *categories)
 {
     if (isnan(x)) {
         return node->missing_left ? node->left : node->right;
+    }
+    if (node->category_set >= 0) {
+        return in_category_set(categories + node->category_set, x)
+                   ? node->left
+                   : node->right;
     }
     return ((double)x <= node->threshold) ? node->left : node->right;
 }
@@ -92,7 +116,8 @@ static inline int64_t next_node(const node_t *node, float x)
  * row[c] unless slot[c] >= 0, in which case from
  * permuted[slot[c] * stride + position]: the permuted columns of a group,
  * gathered once per permutation so that each pair reads one float. */
-static inline int64_t descend(const node_t *nodes, int64_t node,
+static inline int64_t descend(const node_t *nodes,
+                              const uint32_t *categories, int64_t node,
                               const float *row, const int32_t *slot,
                               const float *permuted, int64_t stride,
                               int64_t position)
@@ -100,7 +125,7 @@ static inline int64_t descend(const node_t *nodes, int64_t node,
     while (nodes[node].left != -1) {
         int64_t c = nodes[node].column;
         float x = slot[c] >= 0 ? permuted[slot[c] * stride + position] : row[c];
-        node = next_node(nodes + node, x);
+        node = next_node(nodes + node, x, categories);
     }
     return node;
 }
@@ -108,26 +133,44 @@ static inline int64_t descend(const node_t *nodes, int64_t node,
 /* The same, reading the group's columns from the row `source` (slot[c] >= 0)
  * instead: for one tree, where gathering the permuted columns of every row
  * would read more of X than the pairs do. */
-static inline int64_t descend_source(const node_t *nodes, int64_t node,
+static inline int64_t descend_source(const node_t *nodes,
+                                     const uint32_t *categories, int64_t node,
                                      const float *row, const int32_t *slot,
                                      const float *source)
 {
     while (nodes[node].left != -1) {
         int64_t c = nodes[node].column;
-        node = next_node(nodes + node, slot[c] >= 0 ? source[c] : row[c]);
+        node = next_node(nodes + node, slot[c] >= 0 ? source[c] : row[c],
+                         categories);
+    }
+    return node;
+}
+
+/* The same for a group of one column, whose permuted value is `value`. */
+static inline int64_t descend_one(const node_t *nodes,
+                                  const uint32_t *categories, int64_t node,
+                                  const float *row, int64_t column,
+                                  float value)
+{
+    while (nodes[node].left != -1) {
+        int64_t c = nodes[node].column;
+        node = next_node(nodes + node, c == column ? value : row[c],
+                         categories);
     }
     return node;
 }
 
 /*
- * Route rows X[rows[i]] (i < n_rows) through one tree: leaves[i], and the
+ * Route rows X[rows[i]] (i < n_rows) through one tree (its categorical
+ * nodes' sets in categories): leaves[i], and the
  * row's pairs, row after row, in buffer[i * width ...] with their columns
  * in buffer_columns and their number in row_counts[i] (width: at most the
  * tree's depth or the number of columns, whichever is smaller); counts[c]
  * (zeroed by the caller) is the number of rows whose path splits on c.
  * Returns 0, or -1 when out of memory.
  */
-int route_rows(const node_t *nodes, const float *threshold32, const float *X,
+int route_rows(const node_t *nodes, const uint32_t *categories,
+               const float *threshold32, const float *X,
                int64_t n_columns, const int64_t *rows, int64_t n_rows,
                int64_t width, int64_t *leaves, int64_t *counts,
                pair_t *buffer, int32_t *buffer_columns, int32_t *row_counts)
@@ -161,8 +204,8 @@ int route_rows(const node_t *nodes, const float *threshold32, const float *X,
                 n_used++;
             }
             pair_t *pair = row_pairs + slot[c];
-            int64_t child = next_node(nodes + node, x);
-            if (isnan(x)) {
+            int64_t child = next_node(nodes + node, x, categories);
+            if (isnan(x) || nodes[node].category_set >= 0) {
                 pair->lower = INFINITY;
             } else if (child == nodes[node].left) {
                 if (threshold32[node] < pair->upper) {
@@ -216,7 +259,8 @@ int route_scatter(const pair_t *buffer, const int32_t *buffer_columns,
  * each group and repeat into counts[g * n_repeats + r]; returns the total,
  * or -1 when out of memory.
  */
-int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
+int64_t moved_leaves(const node_t *nodes, const uint32_t *categories,
+                     const float *X, int64_t n_columns,
                      int64_t n_rows, const int64_t *sources,
                      int64_t n_repeats, const int64_t *ptr,
                      const pair_t *pairs, int64_t n_groups,
@@ -264,7 +308,7 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
                     }
                     stamp[i] = mark;
                     int64_t leaf = descend_source(
-                        nodes, n_group == 1 ? pair->first_node : 0,
+                        nodes, categories, n_group == 1 ? pair->first_node : 0,
                         X + i * n_columns, slot, source);
                     if (leaf != leaves[i]) {
                         moved[n_moved] = i;
@@ -291,7 +335,8 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
  * out[k * n_positions * n_outputs ...] (n_positions x n_outputs) the change
  * of each tree's leaf value on the rows that leave their path.
  *
- * Tree t's nodes start at node_offset[t] in the node arrays; its table,
+ * Tree t's nodes start at node_offset[t] in the node arrays (category_set
+ * indexing categories, shared by all trees); its table,
  * one row of n_outputs values per node, is at address tables[t]; its
  * routed rows start at
  * row_offset[t] in positions, leaves and the pairs' row indices, and
@@ -305,7 +350,8 @@ int64_t moved_leaves(const node_t *nodes, const float *X, int64_t n_columns,
  * number of moved (row, tree, task) triples, or -1 when out of memory.
  */
 int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
-                          const node_t *nodes, const uintptr_t *tables,
+                          const node_t *nodes, const uint32_t *categories,
+                          const uintptr_t *tables,
                           int64_t n_outputs, const int64_t *row_offset,
                           const int64_t *positions, const int64_t *leaves,
                           const int64_t *ptr, const uintptr_t *tree_pairs,
@@ -362,6 +408,46 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         const pair_t *pairs = (const pair_t *)tree_pairs[t];
         for (int64_t k = 0; k < n_tasks; k++) {
             int64_t first = group_ptr[k], n_group = group_ptr[k + 1] - first;
+            if (n_group == 1) {
+                /* consecutive tasks that permute this one column (its
+                 * repeats) share one pass over its pairs; a row has one
+                 * pair per column, so no stamp is needed */
+                int64_t c = group_columns[first];
+                int64_t end = k + 1;
+                while (end < n_tasks && group_ptr[end + 1] - group_ptr[end] == 1 &&
+                       group_columns[group_ptr[end]] == c) {
+                    end++;
+                }
+                for (int64_t p = tree_ptr[c]; p < tree_ptr[c + 1]; p++) {
+                    const pair_t *pair = pairs + p;
+                    int64_t i = pair->row;
+                    int64_t position = tree_positions[i];
+                    float lower = pair->lower, upper = pair->upper;
+                    for (int64_t r = k; r < end; r++) {
+                        float v = permuted[group_ptr[r] * n_positions + position];
+                        if (v > lower && v <= upper) {
+                            continue;
+                        }
+                        int64_t leaf = descend_one(
+                            tree, categories, pair->first_node,
+                            X + (chunk_start + position) * n_columns, c, v);
+                        int64_t old = tree_leaves[i];
+                        if (leaf == old) {
+                            continue;
+                        }
+                        n_moved++;
+                        const double *gained = tree_table + leaf * n_outputs;
+                        const double *lost = tree_table + old * n_outputs;
+                        double *row_out =
+                            out + (r * n_positions + position) * n_outputs;
+                        for (int64_t o = 0; o < n_outputs; o++) {
+                            row_out[o] += gained[o] - lost[o];
+                        }
+                    }
+                }
+                k = end - 1;
+                continue;
+            }
             const float *task_permuted = permuted + first * n_positions;
             double *task_out = out + k * n_positions * n_outputs;
             /* a row is re-routed once per tree and task, however many of
@@ -384,7 +470,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                     }
                     stamp[i] = mark;
                     int64_t leaf = descend(
-                        tree, n_group == 1 ? pair->first_node : 0,
+                        tree, categories, n_group == 1 ? pair->first_node : 0,
                         X + (chunk_start + position) * n_columns, slot,
                         task_permuted, n_positions, position);
                     int64_t old = tree_leaves[i];

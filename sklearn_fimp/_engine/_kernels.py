@@ -23,14 +23,17 @@ import warnings
 import numpy as np
 
 #: node_t of _ckernels.c: scikit-learn's node arrays packed, one node per
-#: 24 bytes, so that a descent reads one cache line per node.
+#: 32 bytes, so that a descent reads one cache line per node;
+#: ``category_set`` is where a categorical node's set of codes starts in the
+#: ensemble's category words, -1 on other nodes.
 NODE_DTYPE = np.dtype(
     [
         ("left", np.int32),
         ("right", np.int32),
         ("column", np.int32),
+        ("category_set", np.int32),
         ("missing_left", np.uint8),
-        ("padding", "V3"),
+        ("padding", "V7"),
         ("threshold", np.float64),
     ],
     align=True,
@@ -48,13 +51,17 @@ PAIR_DTYPE = np.dtype(
 
 #: The fields ``record_layout`` reports, in its order, for each record.
 _LAYOUT_FIELDS = {
-    "node_t": ("NODE_DTYPE", ("left", "right", "column", "missing_left", "threshold")),
+    "node_t": (
+        "NODE_DTYPE",
+        ("left", "right", "column", "category_set", "missing_left", "threshold"),
+    ),
     "pair_t": ("PAIR_DTYPE", ("row", "first_node", "lower", "upper")),
 }
 
 _INT64 = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
 _INT32 = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
 _FLOAT32 = np.ctypeslib.ndpointer(np.float32, flags="C_CONTIGUOUS")
+_UINT32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")
 _FLOAT64 = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
 _ADDRESSES = np.ctypeslib.ndpointer(np.uintp, flags="C_CONTIGUOUS")
 _SIZE = ctypes.c_int64
@@ -68,7 +75,8 @@ def _signatures(node_dtype, pair_dtype):
         "record_layout": (ctypes.c_int64, [_INT64, _SIZE]),
         "route_rows": (
             ctypes.c_int,
-            [nodes, _FLOAT32, _FLOAT32, _SIZE, _INT64, _SIZE, _SIZE, _INT64]
+            [nodes, _UINT32, _FLOAT32, _FLOAT32, _SIZE, _INT64, _SIZE, _SIZE]
+            + [_INT64]
             + [_INT64, pairs, _INT32, _INT32],
         ),
         "route_scatter": (
@@ -77,12 +85,14 @@ def _signatures(node_dtype, pair_dtype):
         ),
         "moved_leaves": (
             ctypes.c_int64,
-            [nodes, _FLOAT32, _SIZE, _SIZE, _INT64, _SIZE, _INT64, pairs, _SIZE]
+            [nodes, _UINT32, _FLOAT32, _SIZE, _SIZE, _INT64, _SIZE, _INT64, pairs]
+            + [_SIZE]
             + [_INT64, _INT64, _INT64, _INT64, _INT64, _INT64],
         ),
         "add_moved_changes": (
             ctypes.c_int64,
-            [_SIZE, _INT64, nodes, _ADDRESSES, _SIZE, _INT64, _INT64, _INT64]
+            [_SIZE, _INT64, nodes, _UINT32, _ADDRESSES, _SIZE, _INT64, _INT64]
+            + [_INT64]
             + [_INT64, _ADDRESSES, _FLOAT32, _SIZE, _SIZE, _SIZE, _SIZE, _INT64]
             + [_INT64, _INT64, _FLOAT64],
         ),
@@ -149,6 +159,7 @@ class CompiledKernels:
         self,
         *,
         nodes,
+        categories,
         threshold32,
         X,
         rows,
@@ -159,7 +170,8 @@ class CompiledKernels:
         buffer_columns,
         row_counts,
     ):
-        """Route rows ``X[rows]`` through one tree (``nodes``): each row's
+        """Route rows ``X[rows]`` through one tree (``nodes``, with the
+        category sets of its categorical nodes in ``categories``): each row's
         leaf into ``leaves`` and its (row, column) pairs, row after row, into
         ``buffer`` (``width`` slots per row) with their columns in
         ``buffer_columns`` and their number in ``row_counts``; ``counts[c]``
@@ -167,6 +179,7 @@ class CompiledKernels:
         _check_status(
             self._library.route_rows(
                 nodes,
+                categories,
                 threshold32,
                 X,
                 X.shape[1],
@@ -201,6 +214,7 @@ class CompiledKernels:
         self,
         *,
         nodes,
+        categories,
         X,
         sources,
         ptr,
@@ -221,6 +235,7 @@ class CompiledKernels:
         return _check_status(
             self._library.moved_leaves(
                 nodes,
+                categories,
                 X,
                 X.shape[1],
                 n_rows,
@@ -243,6 +258,7 @@ class CompiledKernels:
         *,
         node_offset,
         nodes,
+        categories,
         table_addresses,
         n_outputs,
         row_offset,
@@ -268,6 +284,7 @@ class CompiledKernels:
                 len(node_offset),
                 node_offset,
                 nodes,
+                categories,
                 table_addresses,
                 n_outputs,
                 row_offset,

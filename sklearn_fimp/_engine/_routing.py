@@ -5,7 +5,9 @@ For every row and every feature its path splits on, the path constrains the
 feature to an interval ``lower < x <= upper``: a permuted value inside it
 takes the row down the same path, to the same leaf. A row with a missing
 value in the feature was sent by the node's missing-value rule, not by the
-interval: it gets ``lower = +inf`` and is always re-routed. The pairs are
+interval: it gets ``lower = +inf`` and is always re-routed, as is a row
+that passes a categorical split (a set of codes, not an interval) on the
+feature. The pairs are
 stored feature by feature, as a CSC matrix's ``indptr`` does.
 
 Both backends' routings are here: the NumPy one from the tree's
@@ -108,6 +110,11 @@ def route_tree_numpy(term, X_chunk, rows=None):
     upper = np.full(size, np.inf, dtype=np.float32)
     np.maximum.at(lower, key[~went_left], thresholds[~went_left])
     np.minimum.at(upper, key[went_left], thresholds[went_left])
+    # a set of categories is no interval: rows on such a split always move
+    category_set = getattr(tree_, "category_set", None)
+    if category_set is not None:
+        categorical = category_set[split_nodes] >= 0
+        lower[key[categorical]] = np.inf
     used = np.zeros(size, dtype=bool)
     used[key] = True
     keys = np.flatnonzero(used)
@@ -143,6 +150,7 @@ def route_tree_compiled(kernels, tree_nodes, max_depth, X_chunk, rows=None):
     row_counts = np.empty(n_rows, dtype=np.int32)
     kernels.route_rows(
         nodes=tree_nodes.nodes,
+        categories=tree_nodes.categories,
         threshold32=tree_nodes.threshold32,
         X=X_chunk,
         rows=tree_rows,

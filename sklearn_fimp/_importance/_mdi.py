@@ -88,6 +88,7 @@ def _per_tree_decrease(estimator, *, relative=True):
 
 
 def _no_trees_error(estimator):
+    catboost = type(estimator).__module__.split(".")[0] == "catboost"
     return TypeError(
         f"estimator={type(estimator).__name__}(...) has no trees to read "
         "impurity decreases from; MDI needs a fitted DecisionTree*, "
@@ -95,6 +96,12 @@ def _no_trees_error(estimator):
         "GradientBoosting*, HistGradientBoosting*, XGBoost or LightGBM model "
         "(for a Pipeline, pass its last step). For any other model use "
         "permutation_importance."
+        + (
+            " CatBoost's own analogue of MDI is "
+            "estimator.get_feature_importance(type='PredictionValuesChange')."
+            if catboost
+            else ""
+        )
     )
 
 
@@ -129,6 +136,11 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     high-cardinality features: a column of random numbers can outrank a
     useful categorical one. Prefer the permutation or drop-column
     importances to decide what a model uses.
+
+    CatBoost models are not read (their oblivious trees keep no per-node
+    impurity decrease); CatBoost's own analogue is
+    ``get_feature_importance(type="PredictionValuesChange")``, computed from
+    the fitted trees and the training weights in their leaves.
 
     Parameters
     ----------

@@ -40,6 +40,7 @@ __all__ = [
     "fit_context",
     "gradient_boosting_init",
     "gradient_boosting_proba",
+    "hist_gradient_boosting_input",
     "hist_gradient_boosting_trees",
     "model_importances",
     "n_training_rows",
@@ -212,6 +213,14 @@ def hist_gradient_boosting_trees(estimator):
     for iteration in estimator._predictors:
         for predictor in iteration:
             yield predictor.nodes, column_map
+
+
+def hist_gradient_boosting_input(estimator, X):
+    """X as a fitted HGB's predictors read it (float64, missing values kept):
+    validated, and its categorical columns encoded, as the model's own
+    ``predict`` does; the columns are in the order its trees index (see
+    :func:`hist_gradient_boosting_trees`)."""
+    return estimator._preprocess_X(X, reset=False)
 
 
 def gradient_boosting_proba(estimator, decision):

@@ -2,12 +2,15 @@
 (see ``_base.py`` for the interface an adapter implements)."""
 
 from ._base import ModelAdapter, TreeEnsemble, TreeTerm
+from ._lightgbm import LightGBM
 from ._sklearn_boosting import GradientBoosting
+from ._sklearn_hist_boosting import HistGradientBoosting
 from ._sklearn_trees import AveragedTrees
+from ._xgboost import XGBoost
 
 #: The families the engine takes, tried in order; a new family is one
 #: module of this package and one entry here.
-ADAPTERS = (AveragedTrees, GradientBoosting)
+ADAPTERS = (AveragedTrees, GradientBoosting, HistGradientBoosting, XGBoost, LightGBM)
 
 
 def adapter_for(estimator):

@@ -17,12 +17,13 @@ regression values). Every family the engine supports has this form:
 - averaged trees (DecisionTree*, RandomForest*, ExtraTrees*, Bagging*):
   ``start = 0``, ``divisor = n_trees`` (or, out of bag, the number of trees
   for which the row is out of bag), tables of class fractions or values;
-- gradient boosting (GradientBoosting* here; HistGradientBoosting*, XGBoost
-  and LightGBM to come): ``start`` the baseline raw score (the initial
-  estimator's, ``base_score``, ``init_score``), ``divisor = 1``, tables of
-  ``learning_rate * leaf value`` (for HistGradientBoosting the leaf values
-  already include the learning rate), one term per class per iteration
-  with ``columns = [k]``, and the link (sigmoid, softmax, identity) in
+- gradient boosting (GradientBoosting*, HistGradientBoosting*, XGBoost,
+  LightGBM): ``start`` the baseline raw score (the initial estimator's,
+  ``base_score``; LightGBM folds its initial score in the first trees'
+  leaves), ``divisor = 1``, tables of ``learning_rate * leaf value`` (the
+  histogram-based libraries' leaf values already include the learning
+  rate), one term per class per iteration with ``columns = [k]``, and the
+  link (sigmoid, softmax, exponential, identity) in
   :meth:`ModelAdapter.scorer_outputs`.
 
 What an adapter provides
@@ -44,13 +45,13 @@ package, and one line in ``ADAPTERS`` of ``adapters/__init__.py``:
       ``decision_path(X)`` on C-contiguous rows of ``input_dtype``. A split
       sends ``x`` left when ``x <= threshold``, and a missing value where
       ``missing_go_to_left`` says. A family with another rule converts it
-      when it builds the arrays: XGBoost's ``x < t`` (float32) is
-      ``x <= t'`` with ``t'`` the largest float32 below ``t``; its default
-      direction and LightGBM's ``default_left`` are ``missing_go_to_left``
-      (LightGBM's zero-as-missing needs a node flag the kernels do not have
-      yet). Families whose models are not scikit-learn trees (JSON or text
-      dumps) build these arrays and a NumPy ``apply``/``decision_path``
-      over them.
+      when it builds the arrays: the boosting adapters hand the engine split
+      ranks instead of values, which turn each library's comparison
+      (float64 or float32, ``<=`` or ``<``) into this one exactly, and flat
+      node arrays with a NumPy ``apply``/``decision_path`` (see
+      ``_flat_trees.py``). A categorical split has ``category_set >= 0``:
+      the set of category codes it sends left, in the tree's
+      ``category_words`` (scikit-learn's trees have neither attribute).
     - ``features``: the tree's input columns as columns of X (a Bagging
       estimator's feature subset), or None for all columns in order.
     - ``columns``: the output columns ``table`` adds to, or None for all.
@@ -58,17 +59,14 @@ package, and one line in ``ADAPTERS`` of ``adapters/__init__.py``:
       each leaf adds.
     - ``thresholds``: :func:`float32_below` of ``tree.threshold``.
 
-    Categorical splits (HistGradientBoosting's bitsets, LightGBM's
-    categorical nodes) do not fit the interval ``lower < x <= upper`` that
-    routing records: they need a node kind and a bitset in the node arrays
-    and in ``NODE_DTYPE``/``node_t``, and routing must record a row on such
-    a split as always moving (``lower = +inf``), as it does for a missing
-    value. Until then an adapter returns None for a model with categorical
-    splits, and the predict-every-row path computes it.
+    Categorical splits are no interval ``lower < x <= upper``: routing
+    records a row on such a split as always moving (``lower = +inf``), as
+    it does for a missing value, and the kernels test the row's code
+    against the node's set when they re-route it.
 ``input_dtype``
-    The dtype the trees compare X in (``np.float32`` for scikit-learn's
-    trees, XGBoost and, through its ``predict`` casting, LightGBM's; float64
-    for HistGradientBoosting, which needs float64 kernels first).
+    The dtype of the engine's X: ``np.float32`` (scikit-learn's trees'
+    values, or the boosting adapters' split ranks and category codes, exact
+    in float32).
 ``engine_input(X)``
     X validated against the model, as a C-contiguous ``input_dtype`` array.
 ``raw_start(X, n_outputs)``

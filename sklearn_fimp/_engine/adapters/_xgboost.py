@@ -1,0 +1,214 @@
+"""Adapter of XGBoost's scikit-learn models (XGBClassifier, XGBRegressor and
+their random-forest variants) with a ``gbtree`` or ``dart`` booster.
+
+The trees come from the booster's JSON model (``save_raw("json")``):
+per tree, the children, split features, split conditions (float32; a leaf's
+value at a leaf), default directions and split types, and the class each
+tree adds to (``tree_info``); for ``dart``, each tree's weight. XGBoost reads
+X in float32 and sends ``x < split_condition`` left (a missing value in the
+default direction), which split ranks with ``x < t`` on float32 values
+reproduce exactly (see ``_flat_trees.py``). The raw output is the model's
+base margin (``base_score``, through the objective's link) plus the trees'
+leaf values, iteration by iteration, class by class, up to the best
+iteration when early stopping chose one, as the model's ``predict`` adds
+them; the objective's transformation (sigmoid, softmax, exponential) makes
+it the model's prediction.
+
+Precision: XGBoost adds the leaf values in float32, the engine in float64,
+so the engine's outputs are those of the model to float32 rounding (about
+1e-7 relative), and importances agree to that precision rather than to the
+last bit. Models out of reach, which take the predict-every-row path:
+categorical features (``enable_categorical``), the ``gblinear`` booster,
+multi-output models and objectives other than those in ``LINKS``.
+"""
+
+import json
+
+import numpy as np
+from sklearn.base import is_classifier
+
+from ..._utils._models import is_xgboost_trees
+from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
+from ._base import ModelAdapter
+from ._flat_trees import FlatTree, SplitRanks, boosted_ensemble, depth_first
+
+#: The objectives the adapter takes, and their links: "logit" (base_score is
+#: a probability, the prediction the sigmoid of the margin), "log" (base_score
+#: a mean, the prediction the exponential), "identity", and "softmax" (one
+#: margin per class; base_score already margins).
+LINKS = {
+    "binary:logistic": "logit",
+    "reg:logistic": "logit",
+    "reg:squarederror": "identity",
+    "reg:squaredlogerror": "identity",
+    "reg:pseudohubererror": "identity",
+    "reg:absoluteerror": "identity",
+    "reg:quantileerror": "identity",
+    "count:poisson": "log",
+    "reg:gamma": "log",
+    "reg:tweedie": "log",
+    "multi:softprob": "softmax",
+}
+
+
+class XGBoostOutputs(StoredClassifierOutputs):
+    """Probabilities of an XGBoost classifier, and its labels as its
+    ``predict`` gives them (probability above 0.5 for two classes, the most
+    probable class otherwise)."""
+
+    def predict(self, X):
+        if self.proba.shape[1] == 2:
+            return self.classes[(self.proba[:, 1] > 0.5).astype(np.intp)]
+        return self.classes[np.argmax(self.proba, axis=1)]
+
+
+class XGBoost(ModelAdapter):
+    """XGBClassifier, XGBRegressor, XGBRFClassifier, XGBRFRegressor with
+    trees (see the module docstring)."""
+
+    averaged = False
+
+    @classmethod
+    def accepts(cls, estimator):
+        return is_xgboost_trees(estimator)
+
+    def _model(self):
+        """The booster's JSON model (parsed once per adapter)."""
+        if not hasattr(self, "_json"):
+            raw = self.estimator.get_booster().save_raw(raw_format="json")
+            self._json = json.loads(bytes(raw))
+        return self._json["learner"]
+
+    def _objective(self):
+        return self._model()["objective"]["name"]
+
+    def _trees(self):
+        """The JSON trees the model's ``predict`` adds, in order, with their
+        classes and weights."""
+        booster = self._model()["gradient_booster"]
+        dart = booster["name"] == "dart"
+        model = booster["gbtree"]["model"] if dart else booster["model"]
+        trees, classes = model["trees"], model["tree_info"]
+        weights = booster["weight_drop"] if dart else [1.0] * len(trees)
+        indptr = model.get("iteration_indptr")
+        try:
+            best = self.estimator.best_iteration
+        except AttributeError:
+            best = None
+        if best is not None and indptr is not None and best + 1 < len(indptr):
+            end = indptr[best + 1]
+            trees, classes, weights = trees[:end], classes[:end], weights[:end]
+        return trees, classes, weights
+
+    def _split_ranks(self, trees):
+        features, thresholds = [], []
+        for tree in trees:
+            left = np.asarray(tree["left_children"])
+            split = left >= 0
+            features.append(np.asarray(tree["split_indices"])[split])
+            thresholds.append(np.asarray(tree["split_conditions"])[split])
+        return SplitRanks(
+            np.concatenate(features) if features else np.empty(0, np.intp),
+            np.concatenate(thresholds) if thresholds else np.empty(0),
+            self.estimator.n_features_in_,
+            strict=True,
+            dtype=np.float32,
+        )
+
+    def ensemble(self):
+        param = self._model()["learner_model_param"]
+        if self._objective() not in LINKS or int(param.get("num_target", 1)) > 1:
+            return None
+        trees, classes, weights = self._trees()
+        feature_types = self.estimator.get_booster().feature_types or ()
+        if "c" in feature_types or any(any(t["split_type"]) for t in trees):
+            return None  # categorical features: the predict-every-row path
+        ranks = self._split_ranks(trees)
+        flat = [self._tree(tree, weight, ranks) for tree, weight in zip(trees, weights)]
+        n_outputs = max(1, int(param.get("num_class", 0)))
+        return boosted_ensemble(
+            self, flat, classes, n_outputs, is_classifier(self.estimator)
+        )
+
+    @staticmethod
+    def _tree(tree, weight, ranks):
+        left = np.asarray(tree["left_children"], dtype=np.intp)
+        right = np.asarray(tree["right_children"], dtype=np.intp)
+        order = depth_first(left, right)
+        renumber = np.empty(len(left), dtype=np.intp)
+        renumber[order] = np.arange(len(order))
+        left, right = left[order], right[order]
+        leaf = left < 0
+        left = np.where(leaf, -1, renumber[np.maximum(left, 0)])
+        right = np.where(leaf, -1, renumber[np.maximum(right, 0)])
+        feature = np.asarray(tree["split_indices"], dtype=np.intp)[order]
+        condition = np.asarray(tree["split_conditions"], dtype=np.float32)[order]
+        threshold = np.zeros(len(order))
+        threshold[~leaf] = ranks.rank_of(feature[~leaf], condition[~leaf])
+        value = np.where(leaf, condition.astype(np.float64), 0.0)
+        if weight != 1.0:
+            value = value * np.float64(np.float32(weight))
+        return FlatTree(
+            left,
+            right,
+            np.where(leaf, 0, feature),
+            threshold,
+            np.asarray(tree["default_left"], dtype=np.uint8)[order],
+            value,
+        )
+
+    def _missing(self):
+        missing = self.estimator.get_params().get("missing", np.nan)
+        return np.nan if missing is None else float(missing)
+
+    def engine_input(self, X):
+        """X as XGBoost reads it (float32, the model's ``missing`` value as
+        missing), coded as split ranks."""
+        values = np.asarray(X, dtype=np.float64)
+        n_features = self.estimator.n_features_in_
+        if values.ndim != 2 or values.shape[1] != n_features:
+            name = type(self.estimator).__name__
+            raise ValueError(
+                f"X has {values.shape[-1]} features, but {name} is expecting "
+                f"{n_features} features as input."
+            )
+        values = values.astype(np.float32)
+        missing = self._missing()
+        if not np.isnan(missing):
+            values[values == np.float32(missing)] = np.nan
+        trees, _, _ = self._trees()
+        return self._split_ranks(trees).code(values)
+
+    def raw_start(self, X, n_outputs):
+        base = self._model()["learner_model_param"]["base_score"]
+        base = np.array(json.loads(base.replace("E", "e")), dtype=np.float32).ravel()
+        link = LINKS[self._objective()]
+        one = np.float32(1.0)
+        if link == "logit":
+            base = -np.log(one / base - one)
+        elif link == "log":
+            base = np.log(base)
+        start = np.zeros((X.shape[0], n_outputs))
+        start += np.resize(base.astype(np.float64), n_outputs)
+        return start
+
+    def scorer_outputs(self, raw):
+        link = LINKS[self._objective()]
+        margin = raw.astype(np.float32)
+        if link == "logit":
+            p = (1.0 / (1.0 + np.exp(-margin[:, 0].astype(np.float64)))).astype(
+                np.float32
+            )
+            if self._objective() == "reg:logistic":
+                return StoredRegressorOutputs(p)
+            return XGBoostOutputs(
+                self.estimator.classes_, proba=np.column_stack([1 - p, p])
+            )
+        if link == "softmax":
+            shifted = np.exp(margin - margin.max(axis=1, keepdims=True))
+            proba = shifted / shifted.sum(axis=1, keepdims=True)
+            return XGBoostOutputs(self.estimator.classes_, proba=proba)
+        values = margin[:, 0] if margin.shape[1] == 1 else margin
+        if link == "log":
+            values = np.exp(values)
+        return StoredRegressorOutputs(values)
