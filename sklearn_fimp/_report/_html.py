@@ -663,14 +663,13 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
     names = np.asarray(analyzer.feature_names_in_, dtype=object)[order]
     dependence = np.asarray(analyzer.dependence_, dtype=float)[order]
     matrix = np.asarray(analyzer.dependence_matrix_, dtype=float)[np.ix_(order, order)]
-    top = max(1.0, float(np.nanmax(np.r_[dependence, matrix.ravel(), 0.0])))
     figure = _new_figure(*heatmap_size(n + 1, n))
     DependenceDisplay(
         dependence,
         matrix,
         names,
         dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
-    ).plot(ax=figure.subplots(), sort=False, im_kw={"vmax": top})
+    ).plot(ax=figure.subplots(), sort=False)
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
