@@ -67,7 +67,7 @@ import matplotlib.pyplot as plt
 
 from sklearn_fimp import DependenceDisplay
 
-fig, ax = plt.subplots(figsize=(9, 8.5), layout="constrained")
+fig, ax = plt.subplots(figsize=(13, 11), layout="constrained")
 display = DependenceDisplay.from_analyzer(analyzer, ax=ax)
 
 # %%

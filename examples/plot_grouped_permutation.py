@@ -42,7 +42,7 @@ import matplotlib.pyplot as plt
 
 from sklearn_fimp import CorrelationDisplay
 
-fig, ax = plt.subplots(figsize=(8.5, 8), layout="constrained")
+fig, ax = plt.subplots(figsize=(11, 10), layout="constrained")
 display = CorrelationDisplay.from_data(
     X_train, order="cluster", value_threshold=0.9, ax=ax
 )
@@ -101,7 +101,7 @@ for name, mean, std in sorted(
 )[:5]:
     print(f"{name:<42} {mean:.3f} ± {std:.3f}")
 
-fig, ax = plt.subplots(figsize=(8, 6.5), layout="constrained")
+fig, ax = plt.subplots(figsize=(8.5, 8), layout="constrained")
 display = ImportanceDisplay.from_result(
     grouped, column_names=X.columns, max_features=12, ax=ax
 )

@@ -58,7 +58,7 @@ def plain_text(text):
 
 #: Characters of a group's tick label on one line; longer ones are wrapped
 #: (a label as wide as the bars leaves no room for them at column width).
-LABEL_WIDTH = 40
+LABEL_WIDTH = 48
 
 
 def member_label(label, members, max_members=4):
