@@ -182,6 +182,9 @@ def test_summary_scoring_log_target_and_spreads(tmp_path):
     # drop-column with one refit has no spread; no value prints as -0
     assert "<td>n/a</td>" in text
     assert not re.search(r">-0(\.0*)?<", text)
+    # how the forest was grown and how often each column was shuffled
+    assert "each split choosing among 33% of the features" in text
+    assert "(10 shuffles of each column)" in text
 
     text = _report(
         tmp_path, frame, "--log-target", "--scoring", "neg_mean_absolute_error"
@@ -205,6 +208,33 @@ def test_skip_stages_and_warnings_by_step(tmp_path, monkeypatch):
     assert "Left out (--skip selector)" in text
     assert "<tr><td>dependence</td><td>worker 0</td></tr>" in text
     assert "<tr><td>dependence</td><td>worker 1</td></tr>" in text
+
+
+def test_time_savers_are_chosen_by_size():
+    from sklearn_fimp._methods import HELD_OUT_ROWS, TRAINING_ROWS
+    from sklearn_fimp._report._analysis import make_model, n_repeats, plan_methods
+
+    # fewer shuffles on many rows, never fewer than two (a spread)
+    assert n_repeats(HELD_OUT_ROWS, 500) == 10
+    assert n_repeats(HELD_OUT_ROWS, 12_500) == 4
+    assert n_repeats(HELD_OUT_ROWS, 50_000) == 2
+    assert n_repeats(TRAINING_ROWS, 1_500) == 5
+    assert n_repeats(TRAINING_ROWS, 150_000) == 2
+    methods = ["mdi", "permutation", "drop_column"]
+    assert plan_methods(methods, 0.1, 20, 60, 500) == (methods, [], "")
+    # over the budget: out-of-bag permutation instead of drop-column, or, with
+    # many held-out rows, the held-out permutation alone
+    planned, notes, short = plan_methods(methods, 10.0, 20, 60, 500)
+    assert planned == ["mdi", "permutation", "oob_permutation"]
+    assert "measured instead" in notes[0] and "instead" in short
+    planned, notes, short = plan_methods(methods, 10.0, 20, 60, 50_000)
+    assert planned == ["mdi", "permutation"]
+    assert "permutation importance on the 50000 held-out rows" in notes[0]
+    assert "left out" in short
+    # regression forests choose each split among a third of the features
+    forest = make_model("regression", 10, None, 0)[-1]
+    assert forest.max_features == pytest.approx(1 / 3)
+    assert make_model("classification", 10, None, 0)[-1].max_features == "sqrt"
 
 
 def test_bad_stage_or_scoring_is_named(tmp_path, capsys):

@@ -333,8 +333,13 @@ def next_steps(data, facts, options, matter, noise, redundant):
             )
     if facts.method_notes:
         steps.append(
-            "Drop-column importance was replaced by out-of-bag permutation to "
-            "save time: raise --time-budget to measure it."
+            "Drop-column importance was "
+            + (
+                "replaced by out-of-bag permutation"
+                if "oob_permutation" in facts.methods
+                else "left out"
+            )
+            + " to save time: raise --time-budget to measure it."
         )
     if data.n_rows_total > len(data.y):
         steps.append(
@@ -432,8 +437,9 @@ def _target_html(target, summary):
     )
 
 
-def score_html(score, chance, task, n_train, n_test, scoring=None):
-    """The model's held-out score next to the chance score, with a verdict."""
+def score_html(score, chance, task, n_train, n_test, scoring=None, forest=None):
+    """The model's held-out score next to the chance score, with a verdict;
+    ``forest`` (the fitted forest) for how it was grown."""
     metric = _metric(task, scoring)
     verdict = ""
     if score < chance:
@@ -460,7 +466,30 @@ def score_html(score, chance, task, n_train, n_test, scoring=None):
         f"{n_test} held-out rows; {_e(_baseline(task))} scores {_score(chance)}. "
         "Importances are only worth reading for a model that predicts well.</p>"
         + verdict
+        + _forest_html(forest)
     )
+
+
+def _forest_html(forest):
+    """How the forest was grown, where it differs from scikit-learn's
+    defaults (to save time on large or wide data)."""
+    if forest is None:
+        return ""
+    parts = [f"{forest.n_estimators} trees"]
+    if forest.max_samples is not None:
+        parts.append(
+            f"each fitted on a bootstrap sample of {forest.max_samples} rows "
+            "(--tree-rows; every row still counts in the held-out and "
+            "out-of-bag scores)"
+        )
+    if isinstance(forest.max_features, float) and forest.max_features < 1:
+        parts.append(
+            f"each split choosing among {forest.max_features:.0%} of the features, "
+            "drawn at random (as R's randomForest does for regression; "
+            "scikit-learn's default considers every feature, about three times "
+            "the work)"
+        )
+    return f"<p class='note'>The forest: {_e('; '.join(parts))}.</p>"
 
 
 def importance_html(results, random_name, task, top, notes=()):
@@ -513,7 +542,7 @@ def importance_html(results, random_name, task, top, notes=()):
         _random_column_finding(method, result, names, random_name)
         for method, result in results.items()
     ]
-    described = _items(METHOD_TEXT[m] for m in results)
+    described = _items(_described(m, r) for m, r in results.items())
     unit = "accuracy" if task == "classification" else "R²"
     shown = (
         f"The chart shows the {n_rows - 1} leading features of the first method "
@@ -536,6 +565,16 @@ def importance_html(results, random_name, task, top, notes=()):
         f"{shown}</p>"
         f"<ul>{described}</ul>" + figure_html + f"<ul>{''.join(findings)}</ul>" + table
     )
+
+
+def _described(method, result):
+    """What a method measures, with its number of shuffles of each column
+    (fewer on many rows, see n_repeats in _analysis.py)."""
+    text = METHOD_TEXT[method]
+    repeats = result.get("n_repeats")
+    if repeats:
+        text += f" ({repeats} shuffle{'s' if repeats > 1 else ''} of each column)"
+    return text
 
 
 def _random_column_finding(method, result, names, random_name):
