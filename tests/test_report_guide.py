@@ -287,7 +287,7 @@ def test_wide_page_stays_small_and_charts_hold_top_rows(tmp_path):
 def test_verdicts_reconcile_methods_and_selector():
     from sklearn.utils import Bunch
 
-    from sklearn_fimp._report._html import verdicts
+    from sklearn_fimp._report._html import _why_uncertain, verdicts
 
     names = ["a", "b", "c", "d", "random"]
 
@@ -306,6 +306,13 @@ def test_verdicts_reconcile_methods_and_selector():
     # a: above everywhere and kept; b: kept but below under permutation;
     # c: dropped, below under MDI; d: dropped and below everywhere
     assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
+    # the summary says what disagrees
+    assert _why_uncertain(facts, ["b", "a"]) == [
+        "b (below the random column under permutation)",
+        "a",
+    ]
+    dropped = Bunch(**{**facts, "selector": Bunch(support_=np.array([0, 1, 0, 0]))})
+    assert _why_uncertain(dropped, ["a"]) == ["a (dropped by the selector)"]
     facts.selector = None  # without the selector: half the methods suffice
     assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
     facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))

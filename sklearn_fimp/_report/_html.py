@@ -37,7 +37,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       var body = table.tBodies[0], rows = Array.from(body.rows);
       var down = th.dataset.order !== "down"; th.dataset.order = down ? "down" : "up";
       function key(row) { var t = row.cells[column].textContent;
-        var n = parseFloat(t); return isNaN(n) ? t : n; }
+        var n = parseFloat(t.replace(/,/g, "")); return isNaN(n) ? t : n; }
       rows.sort(function (a, b) { var x = key(a), y = key(b);
         var c = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0)
           : (typeof x === "number" ? -1 : 1);
@@ -100,12 +100,15 @@ def _table(header, rows, classes=None, sortable=False):
 
 
 def _fmt(value):
-    """Three significant digits; never "-0" (a value that rounds to zero)."""
+    """Three significant digits; never "-0" (a value that rounds to zero);
+    thousands written out with separators ("1,210", not "1.21e+03")."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
     text = f"{value:.3g}"
     if text.startswith("-") and float(text) == 0:
         text = text[1:]
+    if "e+" in text and abs(float(text)) < 1e12:
+        text = f"{float(text):,.0f}"
     return text
 
 
@@ -188,6 +191,33 @@ def verdicts(facts):
     return sorted(matter, key=rank), sorted(uncertain, key=rank), noise
 
 
+def _why_uncertain(facts, names):
+    """Each uncertain feature with what disagrees: the methods that put it
+    below the random column, or the selector that dropped it."""
+    random_name = facts.fitted.random_name
+    below = {n: [] for n in names}
+    for method, result in (facts.results or {}).items():
+        values = dict(zip(map(str, result.feature_names), result.importances_mean))
+        for n in names:
+            if not values[n] > values[random_name]:
+                below[n].append(METHOD_TITLES[method])
+    kept = {}
+    if facts.selector is not None:
+        features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
+        kept = dict(zip(features, map(bool, facts.selector.support_)))
+    described = []
+    for n in names:
+        if below[n]:
+            described.append(
+                f"{n} (below the random column under {' and '.join(below[n])})"
+            )
+        elif kept.get(n) is False:
+            described.append(f"{n} (dropped by the selector)")
+        else:
+            described.append(n)
+    return described
+
+
 def summary_html(data, facts, options):
     """The conclusions and next steps, first on the page."""
     fitted = facts.fitted
@@ -222,7 +252,7 @@ def summary_html(data, facts, options):
             lines.append(
                 f"<b>Uncertain</b> ({len(uncertain)}; the methods or the selector "
                 "disagree): "
-                f"{_e(_names(uncertain))}."
+                f"{_e(_names(_why_uncertain(facts, uncertain)))}."
             )
         lines.append(
             f"<b>Noise</b> ({len(noise)}; "
@@ -508,8 +538,11 @@ def importance_html(results, random_name, task, top, notes=()):
     ImportanceDisplay.from_result(
         titled, probes=[random_name], ax=list(axes), max_features=n_rows
     )
+    from matplotlib.ticker import MaxNLocator
+
     for ax in axes:
-        ax.tick_params(axis="x", labelrotation=30)
+        # a few round ticks: labels such as "-0.06" do not overlap
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     figure_html = _figure_html(figure, "importances of the leading features by method")
 
     names = [str(n) for n in first.feature_names]
@@ -708,7 +741,7 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
         matrix,
         names,
         dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
-    ).plot(ax=figure.subplots(), sort=False)
+    ).plot(ax=figure.subplots(), sort=False, text_kw={"fontsize": 9})
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
