@@ -307,13 +307,33 @@ def test_verdicts_reconcile_methods_and_selector():
     # c: dropped, below under MDI; d: dropped and below everywhere
     assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
     # the summary says what disagrees
-    assert _why_uncertain(facts, ["b", "a"]) == [
-        "b (below the random column under permutation)",
-        "a",
+    assert _why_uncertain(facts, ["b", "c"]) == [
+        ("kept by the selector but below the random column under permutation", ["b"]),
+        ("below the random column under MDI", ["c"]),
     ]
     dropped = Bunch(**{**facts, "selector": Bunch(support_=np.array([0, 1, 0, 0]))})
-    assert _why_uncertain(dropped, ["a"]) == ["a (dropped by the selector)"]
+    assert _why_uncertain(dropped, ["a"]) == [
+        ("dropped by the selector, above the random column everywhere", ["a"])
+    ]
     facts.selector = None  # without the selector: half the methods suffice
     assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
     facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))
     assert verdicts(facts) == (["a", "c"], [], ["b", "d"])
+
+
+def test_chart_rows_cut_every_per_feature_field():
+    from sklearn_fimp._report._html import _rows_of
+    from sklearn_fimp._utils._result import importance_result
+
+    repeats = np.arange(12.0).reshape(4, 3)
+    result = importance_result(
+        repeats,
+        ["a", "b", "c", "random"],
+        method="permutation",
+        groups=[[0], [1], [2], [3]],
+    )
+    rows = _rows_of(result, ["c", "random"])
+    assert list(rows.feature_names) == ["c", "random"]
+    np.testing.assert_array_equal(rows.importances, repeats[[2, 3]])
+    np.testing.assert_array_equal(rows.importances_mean, [7.0, 10.0])
+    assert rows.groups == [[2], [3]] and rows.method == "permutation"

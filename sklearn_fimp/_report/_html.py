@@ -192,8 +192,9 @@ def verdicts(facts):
 
 
 def _why_uncertain(facts, names):
-    """Each uncertain feature with what disagrees: the methods that put it
-    below the random column, or the selector that dropped it."""
+    """What disagrees about each uncertain feature, as ``[(reason, names)]``
+    in the order of ``names``: the methods that put a feature below the
+    random column, or the selector that dropped it."""
     random_name = facts.fitted.random_name
     below = {n: [] for n in names}
     for method, result in (facts.results or {}).items():
@@ -205,17 +206,18 @@ def _why_uncertain(facts, names):
     if facts.selector is not None:
         features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
         kept = dict(zip(features, map(bool, facts.selector.support_)))
-    described = []
+    groups = {}
     for n in names:
         if below[n]:
-            described.append(
-                f"{n} (below the random column under {' and '.join(below[n])})"
-            )
+            reason = "below the random column under " + " and ".join(below[n])
+            if kept.get(n):
+                reason = "kept by the selector but " + reason
         elif kept.get(n) is False:
-            described.append(f"{n} (dropped by the selector)")
+            reason = "dropped by the selector, above the random column everywhere"
         else:
-            described.append(n)
-    return described
+            reason = "the methods disagree"
+        groups.setdefault(reason, []).append(n)
+    return list(groups.items())
 
 
 def summary_html(data, facts, options):
@@ -250,9 +252,12 @@ def summary_html(data, facts, options):
         )
         if uncertain:
             lines.append(
-                f"<b>Uncertain</b> ({len(uncertain)}; the methods or the selector "
-                "disagree): "
-                f"{_e(_names(_why_uncertain(facts, uncertain)))}."
+                f"<b>Uncertain</b> ({len(uncertain)}): "
+                + "; ".join(
+                    f"{_e(reason)}: {_e(_names(group))}"
+                    for reason, group in _why_uncertain(facts, uncertain)
+                )
+                + "."
             )
         lines.append(
             f"<b>Noise</b> ({len(noise)}; "
@@ -522,22 +527,48 @@ def _forest_html(forest):
     return f"<p class='note'>The forest: {_e('; '.join(parts))}.</p>"
 
 
+def _rows_of(result, names):
+    """``result`` restricted to the rows of the features ``names``, in that
+    order (every per-feature field is cut to those rows)."""
+    from sklearn.utils import Bunch
+
+    index = {str(n): i for i, n in enumerate(result.feature_names)}
+    rows = [index[n] for n in names]
+    n_features = len(result.feature_names)
+    trimmed = Bunch()
+    for key, value in result.items():
+        if isinstance(value, (list, np.ndarray)) and len(value) == n_features:
+            value = (
+                np.asarray(value)[rows]
+                if isinstance(value, np.ndarray)
+                else [value[i] for i in rows]
+            )
+        trimmed[key] = value
+    return trimmed
+
+
 def importance_html(results, random_name, task, top, notes=()):
     """Each method's importances next to the random column: bars of the
     ``top`` features, and a sortable table of all of them."""
     from .._plot.importance import ImportanceDisplay
 
-    titled = {METHOD_TITLES[m]: r for m, r in results.items()}
     first = next(iter(results.values()))
     n_features = len(first.feature_names)
     n_rows = min(n_features, top + 1)
+    # the leading features of the first method, and the random column wherever
+    # it ranks
+    leading = [
+        str(first.feature_names[i])
+        for i in np.argsort(-first.importances_mean, kind="stable")
+        if str(first.feature_names[i]) != random_name
+    ][: n_rows - 1]
+    drawn = leading + [random_name]
+    titled = {METHOD_TITLES[m]: _rows_of(r, drawn) for m, r in results.items()}
     figure = _new_figure(
         max(6.4, 4.2 * len(titled)), min(max(3, 0.3 * n_rows + 1.6), 12)
     )
     axes = figure.subplots(1, len(titled), sharey=True, squeeze=False)[0]
-    ImportanceDisplay.from_result(
-        titled, probes=[random_name], ax=list(axes), max_features=n_rows
-    )
+    ImportanceDisplay.from_result(titled, probes=[random_name], ax=list(axes))
     from matplotlib.ticker import MaxNLocator
 
     for ax in axes:
