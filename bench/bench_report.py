@@ -17,9 +17,10 @@ timed too, when the file is there; the script says so when it is not.
 
 For each run the script records the wall time of the whole process, its
 CPU time (user + system, of the child process), the time of each stage as
-the command prints it on stderr, the methods measured (drop-column gives
-way to out-of-bag permutation over ``--time-budget``), and the machine's
-1-minute load average before and after. On a machine shared with other
+the command prints it on stderr, the methods measured (over
+``--time-budget``, drop-column gives way to out-of-bag permutation, or,
+with 10,000 held-out rows or more, to the held-out permutation alone), and
+the machine's 1-minute load average before and after. On a machine shared with other
 work, a load above the number of cores means the wall times are upper
 bounds; the CPU time is less affected.
 
@@ -90,9 +91,11 @@ def run_report(path, target, extra, n_jobs, out):
         match = STAGE.match(line)
         if match:
             stages.append((match.group(1), float(match.group(2))))
-    methods = "drop-column" if "drop-column importance" in completed.stderr else ""
-    if "replaced by out-of-bag permutation" in completed.stderr:
-        methods = "out-of-bag permutation (drop-column over the budget)"
+    methods = "drop-column" if "drop-column importance ..." in completed.stderr else ""
+    if "over --time-budget: out-of-bag permutation instead" in completed.stderr:
+        methods = "MDI, permutation, out-of-bag permutation (drop-column over budget)"
+    elif "over --time-budget: left out" in completed.stderr:
+        methods = "MDI, permutation (drop-column over the budget, left out)"
     return {
         "status": completed.returncode,
         "wall": wall,
@@ -140,11 +143,15 @@ def write_rst(rows, n_jobs, notes):
         f"- Python {platform.python_version()}, numpy {np.__version__}, "
         f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
         "- ``python -m sklearn_fimp report DATA.csv --target y`` with its "
-        "defaults (every row; each tree on at most --tree-rows 20000 rows; "
-        "MDI, permutation and drop-column, drop-column replaced by "
-        "out-of-bag permutation over --time-budget 60 s; ImportanceSelector; "
-        "dependence of the --top 20 features on --dependence-rows 2000 rows "
-        "with --dependence-trees 30)",
+        "defaults: every row; forests of 100 trees, each on at most "
+        "--tree-rows 10000 rows, a regression split choosing among a third "
+        "of the features; MDI, permutation (at most 10 shuffles, 50,000 "
+        "shuffled rows per column, at least 2) and drop-column, which over "
+        "--time-budget 60 s gives way to out-of-bag permutation (at most 5 "
+        "shuffles, same rule), or to nothing with 10,000 held-out rows or "
+        "more; ImportanceSelector; dependence of the --top 20 features on "
+        "--dependence-rows 2000 rows with --dependence-trees 30 "
+        "(docs/user_guide.rst, the report's section, says why)",
         "- wall: the whole process, in-script measurement; CPU: user + system "
         "time of the process; load: 1-minute load average before / after "
         "(above the number of cores, other work shared the machine and the "

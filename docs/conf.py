@@ -26,6 +26,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 from the docs extra (a copy in the built site's _static/),
+    # so that the maths renders without network; it sets mathjax_path.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -62,6 +65,9 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "within_subsection_order": "gallery_order.ExampleOrder",
     "download_all_examples": False,
+    # The computation-times pages load their table script from a CDN: the
+    # site stays readable offline without them.
+    "write_computation_times": False,
 }
 
 # -- HTML --------------------------------------------------------------------

@@ -66,7 +66,7 @@ with joblib.parallel_config(backend="dask"):
 print(f"dask: {time.perf_counter() - start:.1f} s")
 
 print("identical:", np.array_equal(local.importances, remote.importances))
-ImportanceDisplay.from_result({"local": local, "on Dask": remote})
+display = ImportanceDisplay.from_result({"local": local, "on Dask": remote})
 
 # %%
 # ``verbose=1`` printed, on stderr, the number of fits and joblib's progress

@@ -97,12 +97,16 @@ print(pd.DataFrame(rows).set_index("method").round(3).to_string())
 # --------------------------------
 # The other features keep their importances; only ``x3`` and its copy
 # change. Bars are sorted by MDI.
+import matplotlib.pyplot as plt
+
 from sklearn_fimp import ImportanceDisplay
 
-display = ImportanceDisplay.from_result(copied)
-display.figure_.suptitle("Friedman #1 with x3 duplicated")
+fig, axes = plt.subplots(1, 3, figsize=(8.5, 4), sharey=True, layout="constrained")
+display = ImportanceDisplay.from_result(copied, ax=axes)
+_ = fig.suptitle("Friedman #1 with x3 duplicated")
 
 # %%
 # The same figure before the copy, for comparison.
-display = ImportanceDisplay.from_result(original)
-display.figure_.suptitle("Friedman #1")
+fig, axes = plt.subplots(1, 3, figsize=(8.5, 3.8), sharey=True, layout="constrained")
+display = ImportanceDisplay.from_result(original, ax=axes)
+_ = fig.suptitle("Friedman #1")

@@ -71,7 +71,7 @@ from sklearn_fimp import ImportanceDisplay, permutation_importance
 single = permutation_importance(forest, X_test, y_test, n_repeats=10, random_state=0)
 fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
 display = ImportanceDisplay.from_result(single, max_features=12, ax=ax)
-display.ax_.set_title("Permutation importance, one feature at a time")
+_ = display.ax_.set_title("Permutation importance, one feature at a time")
 
 # %%
 # Groups permuted together
@@ -101,11 +101,11 @@ for name, mean, std in sorted(
 )[:5]:
     print(f"{name:<42} {mean:.3f} ± {std:.3f}")
 
-fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
+fig, ax = plt.subplots(figsize=(8.5, 8), layout="constrained")
 display = ImportanceDisplay.from_result(
     grouped, column_names=X.columns, max_features=12, ax=ax
 )
-display.ax_.set_title("Permutation importance of the groups")
+_ = display.ax_.set_title("Permutation importance of the groups")
 
 # %%
 # The same ``groups`` work with

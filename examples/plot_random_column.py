@@ -67,10 +67,13 @@ for name, result in results.items():
 # ----
 # MDI puts the random column (grey, hatched) above several real features;
 # the other three measure it near zero, with real features that are no
-# better than it. Rows are sorted by MDI; MDI is a share of the total
-# impurity decrease, the other three are drops in R².
+# better than it. Rows are sorted by MDI in every panel; MDI is a share of
+# the total impurity decrease, the other three are drops in R². Two panels
+# per row keep the labels readable at the width of this page.
+import matplotlib.pyplot as plt
+
 from sklearn_fimp import ImportanceDisplay
 
-display = ImportanceDisplay.from_result(results, probes=["random"])
-display.figure_.set_size_inches(16, 5)
-display.figure_.suptitle("The random column under four importance measures")
+fig, axes = plt.subplots(2, 2, figsize=(8, 7.5), sharey=True, layout="constrained")
+display = ImportanceDisplay.from_result(results, probes=["random"], ax=axes)
+_ = fig.suptitle("The random column under four importance measures")

@@ -7,6 +7,7 @@ fails here. It is skipped when the ``docs`` extra is not installed.
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 EXAMPLES = ROOT / "examples"
 BUILT = ("_build", "auto_examples", "generated", "sg_execution_times.rst")
+# a script, style sheet or image fetched from another site
+REMOTE_ASSET = re.compile(
+    r'<(?:script|img)\b[^>]*\bsrc="https?://|<link\b[^>]*\bhref="https?://'
+)
+# what sphinx-gallery prints for a cell that ends with a value
+ECHOED_VALUE = re.compile(r"(?:^|>)(?:Text\(|&lt;[\w.]+ object at 0x)[^<\n]*", re.M)
 
 needs_sources = pytest.mark.skipif(
     not (DOCS / "conf.py").is_file() or not EXAMPLES.is_dir(),
@@ -100,8 +107,22 @@ def test_docs_build_without_warnings(tmp_path):
     # the API pages link to the examples that use them
     selector_page = html / "generated" / "sklearn_fimp.ImportanceSelector.html"
     assert "plot_selector_pipeline.html" in selector_page.read_text(encoding="utf-8")
+    # offline: the maths is typeset by a copy of MathJax in the site, and no
+    # page loads a script, style sheet or image from the network
+    guide = (html / "user_guide.html").read_text(encoding="utf-8")
+    assert 'src="_static/mathjax/tex-chtml.js"' in guide
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    for page in html.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        remote = REMOTE_ASSET.findall(text)
+        assert not remote, f"{page.relative_to(html)} loads {remote}"
     for path in example_files():
         page = html / "auto_examples" / f"{path.stem}.html"
         assert page.is_file(), path.name
+        text = page.read_text(encoding="utf-8")
         # every example draws at least one figure
-        assert f"sphx_glr_{path.stem}_001.png" in page.read_text(encoding="utf-8")
+        assert f"sphx_glr_{path.stem}_001.png" in text
+        # and no cell echoes the value of its last line (a title's Text, a
+        # Display object)
+        echoed = ECHOED_VALUE.findall(text)
+        assert not echoed, f"{path.name} echoes {echoed}"

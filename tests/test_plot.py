@@ -154,6 +154,21 @@ def test_importance_display_methods_side_by_side_share_the_feature_order():
         ImportanceDisplay.from_result(results, sort_by="nope")
 
 
+def test_importance_display_grid_names_the_rows_in_each_row_of_axes():
+    import matplotlib.pyplot as plt
+
+    results = {name: _result([0.6, 0.3, 0.1], ["a", "b", "c"]) for name in "wxyz"}
+    figure, axes = plt.subplots(2, 2, sharey=True)
+    display = ImportanceDisplay.from_result(results, ax=axes)
+    # the first column names the rows, the second does not repeat them
+    assert _tick_labels(display.axes_[0]) == ["a", "b", "c"]
+    assert _tick_labels(display.axes_[2]) == ["a", "b", "c"]
+    assert display.axes_[2].yaxis.get_tick_params()["labelleft"] is not False
+    for ax in display.axes_[[1, 3]]:
+        assert ax.yaxis.get_tick_params()["labelleft"] is False
+    plt.close(figure)
+
+
 def test_importance_display_side_by_side_needs_the_same_features():
     results = {"one": _result([1, 2], ["a", "b"]), "two": _result([1, 2], ["a", "c"])}
     with pytest.raises(ValueError, match="same features"):
@@ -573,3 +588,33 @@ def test_probe_display_errors(fitted_selector, small_forest):
         ProbeDisplay(np.zeros((3, 1)), np.zeros((3, 4)), ["a"], ["rejected"]).plot(
             max_features=0
         )
+
+
+def test_dependence_display_colour_range_holds_values_above_one():
+    matrix = np.array([[np.nan, 1.8], [0.3, np.nan]])
+    display = DependenceDisplay(np.array([0.9, 0.5]), matrix, ["a", "b"]).plot()
+    # a drop in R² above 1 gets its own colour, not the end colour of 0-1
+    assert display.im_.get_clim() == pytest.approx((0.0, 1.8))
+    within = DependenceDisplay(np.array([0.9, 0.5]), matrix / 2, ["a", "b"]).plot()
+    assert within.im_.get_clim() == pytest.approx((0.0, 1.0))
+    chosen = DependenceDisplay(np.array([0.9, 0.5]), matrix, ["a", "b"]).plot(
+        im_kw={"vmax": 1.0}
+    )
+    assert chosen.im_.get_clim() == pytest.approx((0.0, 1.0))
+
+
+def test_importance_display_wraps_long_group_labels():
+    from sklearn_fimp._plot._common import LABEL_WIDTH
+
+    members = ["mean compactness", "mean concavity", "worst compactness"]
+    display = ImportanceDisplay(
+        np.array([0.3, 0.1]),
+        np.zeros(2),
+        ["compactness, concavity", "other"],
+        members=[members, None],
+    ).plot()
+    label = _tick_labels(display.ax_)[0]
+    lines = label.splitlines()
+    assert lines[0] == "compactness, concavity"
+    assert " ".join(lines[1:]) == f"({', '.join(members)})"
+    assert max(map(len, lines)) <= LABEL_WIDTH

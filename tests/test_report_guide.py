@@ -182,6 +182,9 @@ def test_summary_scoring_log_target_and_spreads(tmp_path):
     # drop-column with one refit has no spread; no value prints as -0
     assert "<td>n/a</td>" in text
     assert not re.search(r">-0(\.0*)?<", text)
+    # how the forest was grown and how often each column was shuffled
+    assert "each split choosing among 33% of the features" in text
+    assert "(10 shuffles of each column)" in text
 
     text = _report(
         tmp_path, frame, "--log-target", "--scoring", "neg_mean_absolute_error"
@@ -205,6 +208,33 @@ def test_skip_stages_and_warnings_by_step(tmp_path, monkeypatch):
     assert "Left out (--skip selector)" in text
     assert "<tr><td>dependence</td><td>worker 0</td></tr>" in text
     assert "<tr><td>dependence</td><td>worker 1</td></tr>" in text
+
+
+def test_time_savers_are_chosen_by_size():
+    from sklearn_fimp._methods import HELD_OUT_ROWS, TRAINING_ROWS
+    from sklearn_fimp._report._analysis import make_model, n_repeats, plan_methods
+
+    # fewer shuffles on many rows, never fewer than two (a spread)
+    assert n_repeats(HELD_OUT_ROWS, 500) == 10
+    assert n_repeats(HELD_OUT_ROWS, 12_500) == 4
+    assert n_repeats(HELD_OUT_ROWS, 50_000) == 2
+    assert n_repeats(TRAINING_ROWS, 1_500) == 5
+    assert n_repeats(TRAINING_ROWS, 150_000) == 2
+    methods = ["mdi", "permutation", "drop_column"]
+    assert plan_methods(methods, 0.1, 20, 60, 500) == (methods, [], "")
+    # over the budget: out-of-bag permutation instead of drop-column, or, with
+    # many held-out rows, the held-out permutation alone
+    planned, notes, short = plan_methods(methods, 10.0, 20, 60, 500)
+    assert planned == ["mdi", "permutation", "oob_permutation"]
+    assert "measured instead" in notes[0] and "instead" in short
+    planned, notes, short = plan_methods(methods, 10.0, 20, 60, 50_000)
+    assert planned == ["mdi", "permutation"]
+    assert "permutation importance on the 50000 held-out rows" in notes[0]
+    assert "left out" in short
+    # regression forests choose each split among a third of the features
+    forest = make_model("regression", 10, None, 0)[-1]
+    assert forest.max_features == pytest.approx(1 / 3)
+    assert make_model("classification", 10, None, 0)[-1].max_features == "sqrt"
 
 
 def test_bad_stage_or_scoring_is_named(tmp_path, capsys):
@@ -257,7 +287,7 @@ def test_wide_page_stays_small_and_charts_hold_top_rows(tmp_path):
 def test_verdicts_reconcile_methods_and_selector():
     from sklearn.utils import Bunch
 
-    from sklearn_fimp._report._html import verdicts
+    from sklearn_fimp._report._html import _why_uncertain, verdicts
 
     names = ["a", "b", "c", "d", "random"]
 
@@ -276,7 +306,34 @@ def test_verdicts_reconcile_methods_and_selector():
     # a: above everywhere and kept; b: kept but below under permutation;
     # c: dropped, below under MDI; d: dropped and below everywhere
     assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
+    # the summary says what disagrees
+    assert _why_uncertain(facts, ["b", "c"]) == [
+        ("kept by the selector but below the random column under permutation", ["b"]),
+        ("below the random column under MDI", ["c"]),
+    ]
+    dropped = Bunch(**{**facts, "selector": Bunch(support_=np.array([0, 1, 0, 0]))})
+    assert _why_uncertain(dropped, ["a"]) == [
+        ("dropped by the selector, above the random column everywhere", ["a"])
+    ]
     facts.selector = None  # without the selector: half the methods suffice
     assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
     facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))
     assert verdicts(facts) == (["a", "c"], [], ["b", "d"])
+
+
+def test_chart_rows_cut_every_per_feature_field():
+    from sklearn_fimp._report._html import _rows_of
+    from sklearn_fimp._utils._result import importance_result
+
+    repeats = np.arange(12.0).reshape(4, 3)
+    result = importance_result(
+        repeats,
+        ["a", "b", "c", "random"],
+        method="permutation",
+        groups=[[0], [1], [2], [3]],
+    )
+    rows = _rows_of(result, ["c", "random"])
+    assert list(rows.feature_names) == ["c", "random"]
+    np.testing.assert_array_equal(rows.importances, repeats[[2, 3]])
+    np.testing.assert_array_equal(rows.importances_mean, [7.0, 10.0])
+    assert rows.groups == [[2], [3]] and rows.method == "permutation"

@@ -56,8 +56,16 @@ def plain_text(text):
     return str(text).replace("$", r"\$")
 
 
+#: Characters of a group's tick label on one line; longer ones are wrapped
+#: (a label as wide as the bars leaves no room for them at column width).
+LABEL_WIDTH = 48
+
+
 def member_label(label, members, max_members=4):
-    """Tick label of a feature or group: a group shows its members."""
+    """Tick label of a feature or group: a group shows its members, on
+    lines of at most ``LABEL_WIDTH`` characters when the label is longer."""
+    import textwrap
+
     label = str(label)
     if members is None or (len(members) == 1 and label == str(members[0])):
         return label
@@ -65,8 +73,14 @@ def member_label(label, members, max_members=4):
     if len(members) > max_members:
         shown[-1] = f"... (+{len(members) - max_members + 1})"
     if label == "+".join(map(str, members)):
-        return " + ".join(shown)
-    return f"{label} ({', '.join(shown)})"
+        text = " + ".join(shown)
+        return "\n".join(textwrap.wrap(text, LABEL_WIDTH)) or text
+    text = f"{label} ({', '.join(shown)})"
+    if len(text) <= LABEL_WIDTH:
+        return text
+    lines = textwrap.wrap(label, LABEL_WIDTH)
+    lines += textwrap.wrap(f"({', '.join(shown)})", LABEL_WIDTH)
+    return "\n".join(lines)
 
 
 def check_square_labels(values, names, what):

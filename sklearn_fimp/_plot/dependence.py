@@ -258,8 +258,11 @@ class DependenceDisplay:
         values_format : str, default=".2f"
             Format of the written values.
         cmap : str or matplotlib Colormap, default="Blues"
-            Colours of the values from 0 to 1 (values outside are drawn in
-            the end colours).
+            Colours of the values from 0 to 1, or to the largest value when
+            one is above 1 (a drop in R² can exceed 1 when shuffling a
+            feature makes the prediction worse than the mean); negative
+            values are drawn in the end colour. ``im_kw={"vmax": ...}``
+            sets another range.
         colorbar : bool, default=True
             Add a colour bar.
         im_kw, text_kw : dict or None, default=None
@@ -296,7 +299,8 @@ class DependenceDisplay:
         )
         cells = np.column_stack([dependence[order], matrix[np.ix_(order, order)]])
         im_kw = {} if im_kw is None else dict(im_kw)
-        defaults = {"cmap": cmap, "vmin": 0.0, "vmax": 1.0, "aspect": "auto"}
+        largest = np.nanmax(cells, initial=1.0, where=np.isfinite(cells))
+        defaults = {"cmap": cmap, "vmin": 0.0, "vmax": largest, "aspect": "auto"}
         self.im_ = ax.imshow(
             np.ma.masked_invalid(cells),
             interpolation="nearest",

@@ -110,6 +110,13 @@ def _labels_and_members(result, column_names, n_real=None):
     return np.asarray(shown, dtype=object), members
 
 
+def _first_in_row(axis):
+    """Whether ``axis`` is in the first column of its figure's grid (a grid
+    of methods names the rows in each row of axes)."""
+    spec = axis.get_subplotspec()
+    return spec is not None and spec.is_first_col()
+
+
 def _method_title(result, fallback):
     method = _registered(result)
     if method is not None:
@@ -618,7 +625,9 @@ class ImportanceDisplay:
         ----------
         ax : matplotlib Axes, array-like of Axes or None, default=None
             One axes per method. None: a new figure with one axes per
-            method, side by side, sharing the feature axis.
+            method, side by side, sharing the feature axis. The axes in the
+            first column of a grid name the rows (a 2 x 2 grid of four
+            methods reads at a narrower width than four side by side).
         sort_by : str or None, default=None
             The method whose mean importances order the rows (largest on
             top); None: the first.
@@ -696,6 +705,7 @@ class ImportanceDisplay:
         labels = [plain_text(member_label(names[i], members[i])) for i in order]
 
         self.bars_, self.errorbars_ = [], []
+        labelled = []  # the axes that name the rows: the first of each row
         bar_kw = {} if bar_kw is None else dict(bar_kw)
         for m, axis in enumerate(axes):
             values = means[m, order]
@@ -728,18 +738,23 @@ class ImportanceDisplay:
             axis.set_title(plain_text(method_names[m]))
             if self.units is not None:
                 axis.set_xlabel(plain_text(self.units[m]))
-            if m == 0 or not axis.get_shared_y_axes().joined(axis, axes[0]):
+            if m == 0 or _first_in_row(axis):
                 axis.set_yticks(positions)
-                axis.set_yticklabels(labels if m == 0 else [])
+                axis.set_yticklabels(labels)
+                labelled.append(axis)
+            elif not axis.get_shared_y_axes().joined(axis, axes[0]):
+                axis.set_yticks(positions)
+                axis.set_yticklabels([])
             else:
                 axis.tick_params(axis="y", labelleft=False)
             axis.set_ylim(len(order) - 0.5, -0.5)  # largest on top
             self._set_xlim(axis, values, spread, bounds[m], m == 0)
 
-        for label, probe in zip(axes[0].get_yticklabels(), probe_rows):
-            if probe:
-                label.set_color("0.35")
-                label.set_fontstyle("italic")
+        for axis in labelled:
+            for label, probe in zip(axis.get_yticklabels(), probe_rows):
+                if probe:
+                    label.set_color("0.35")
+                    label.set_fontstyle("italic")
 
         self.threshold_line_ = None
         if self.threshold is not None:

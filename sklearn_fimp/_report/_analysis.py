@@ -24,44 +24,79 @@ TIME_BUDGET = 60.0
 #: Features drawn in the charts and measured by the dependence step.
 TOP = 20
 #: Rows each tree is fitted on (a bootstrap sample of this size).
-TREE_ROWS = 20000
+TREE_ROWS = 10000
+#: Held-out rows from which permutation importance is precise enough that
+#: out-of-bag permutation does not replace drop-column (see plan_methods).
+PRECISE_HELD_OUT_ROWS = 10000
 #: Rows and trees of the dependence step's models.
 DEPENDENCE_ROWS = 2000
 DEPENDENCE_TREES = 30
-#: Permutations per column: on the held-out rows (fewer rows, so more
-#: shuffles) and on the training rows, out of bag.
+#: Permutations per column, at most: on the held-out rows (fewer rows, so
+#: more shuffles) and on the training rows, out of bag.
 HELD_OUT_REPEATS = 10
 OUT_OF_BAG_REPEATS = 5
+#: Rows shuffled per column over all repeats: with more rows than this,
+#: fewer repeats (at least MIN_REPEATS, so that the spread is measured); the
+#: mean over 50,000 shuffled rows moves little from one shuffle to the next.
+ROW_SHUFFLES = 50000
+MIN_REPEATS = 2
+#: Share of the features a regression forest considers at each split (as R's
+#: randomForest does); scikit-learn's default considers all of them, about
+#: three times the work. Classification forests keep their default, the
+#: square root of the number of features.
+REGRESSION_MAX_FEATURES = 1 / 3
 METHOD_TITLES = {name: method.title for name, method in METHODS.items()}
 #: What each method measures, as the report describes it.
 METHOD_TEXT = {
-    name: f"{method.title}: {method.description}"
-    + (f" ({HELD_OUT_REPEATS} shuffles)" if method.rows == HELD_OUT_ROWS else "")
-    for name, method in METHODS.items()
+    name: f"{method.title}: {method.description}" for name, method in METHODS.items()
 }
 
 
-def plan_methods(methods, fit_seconds, n_features, time_budget):
-    """The methods to measure and a note on any replaced to save time.
+def n_repeats(rows, n_rows):
+    """Shuffles of each column for a method that measures on ``rows``
+    (a registry constant) of ``n_rows`` rows: the default, or fewer on
+    many rows (``ROW_SHUFFLES``)."""
+    default = HELD_OUT_REPEATS if rows == HELD_OUT_ROWS else OUT_OF_BAG_REPEATS
+    return int(min(default, max(MIN_REPEATS, np.ceil(ROW_SHUFFLES / max(n_rows, 1)))))
+
+
+def plan_methods(methods, fit_seconds, n_features, time_budget, n_held_out=0):
+    """``(methods, notes, short)``: the methods to measure, notes for the
+    page on any left out to save time, and a one-line form of them for the
+    progress messages ("" when nothing changed).
 
     Drop-column refits the model once per feature: it is estimated to take
-    ``fit_seconds * n_features``; above ``time_budget`` it is replaced by
-    out-of-bag permutation (which needs no refit).
+    ``fit_seconds * n_features``; above ``time_budget`` it is left out. It is
+    replaced by out-of-bag permutation (which needs no refit) unless
+    permutation importance is measured on at least
+    ``PRECISE_HELD_OUT_ROWS`` held-out rows (``n_held_out``): there, the
+    held-out measure is precise and the out-of-bag one would measure the
+    same thing again at the cost of shuffling every training row.
     """
     estimate = fit_seconds * n_features
     if "drop_column" not in methods or estimate <= time_budget:
-        return list(methods), []
+        return list(methods), [], ""
     planned = [m for m in methods if m != "drop_column"]
-    if "oob_permutation" not in planned:
-        planned.append("oob_permutation")
-    note = (
+    cost = (
         f"Drop-column importance refits the model once per feature: about "
         f"{estimate:.0f} s here ({n_features} features x {fit_seconds:.1f} s), "
-        f"more than --time-budget {time_budget:g} s. Out-of-bag permutation "
-        "importance, which needs no refit, was measured instead; raise "
-        "--time-budget to measure drop-column."
+        f"more than --time-budget {time_budget:g} s. "
     )
-    return planned, [note]
+    if "permutation" in planned and n_held_out >= PRECISE_HELD_OUT_ROWS:
+        note = cost + (
+            f"It was left out: permutation importance on the {n_held_out} "
+            "held-out rows measures what the model loses without each feature, "
+            "without a refit. Raise --time-budget to measure drop-column."
+        )
+        return planned, [note], "drop-column importance over --time-budget: left out"
+    if "oob_permutation" not in planned:
+        planned.append("oob_permutation")
+    note = cost + (
+        "Out-of-bag permutation importance, which needs no refit, was measured "
+        "instead; raise --time-budget to measure drop-column."
+    )
+    short = "drop-column importance over --time-budget: out-of-bag permutation instead"
+    return planned, [note], short
 
 
 def measure_importances(model, X, y, train, test, methods, options, progress):
@@ -89,14 +124,13 @@ def measure_importances(model, X, y, train, test, methods, options, progress):
         y_rows = y if rows is None else y[rows]
         if method.rows != MODEL_ONLY:
             X_rows = model[:-1].transform(X_rows)
+        repeats = n_repeats(method.rows, len(y_rows))
         with progress.stage(f"{method.title} importance", inner=True):
             results[name] = method.compute(
                 estimator,
                 X_rows,
                 y_rows,
-                n_repeats=HELD_OUT_REPEATS
-                if method.rows == HELD_OUT_ROWS
-                else OUT_OF_BAG_REPEATS,
+                n_repeats=repeats,
                 cv=cv,
                 scoring=options.scoring,
                 n_jobs=options.n_jobs,
@@ -137,7 +171,9 @@ def make_model(task, n_estimators, n_jobs, random_state, n_rows=0, tree_rows=Non
     """Ordinal codes for string columns, then a random forest, in a Pipeline.
 
     With more than ``tree_rows`` training rows, each tree is fitted on a
-    bootstrap sample of ``tree_rows`` rows (``max_samples``).
+    bootstrap sample of ``tree_rows`` rows (``max_samples``). A regression
+    forest considers ``REGRESSION_MAX_FEATURES`` of the features at each
+    split.
     """
     from sklearn.compose import ColumnTransformer, make_column_selector
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
@@ -155,9 +191,11 @@ def make_model(task, n_estimators, n_jobs, random_state, n_rows=0, tree_rows=Non
         remainder="passthrough",
         verbose_feature_names_out=False,
     ).set_output(transform="pandas")
-    forest = (
-        RandomForestClassifier if task == "classification" else RandomForestRegressor
-    )(
+    if task == "classification":
+        forest = RandomForestClassifier()
+    else:
+        forest = RandomForestRegressor(max_features=REGRESSION_MAX_FEATURES)
+    forest.set_params(
         n_estimators=n_estimators,
         max_samples=tree_rows if tree_rows and n_rows > tree_rows else None,
         n_jobs=n_jobs,

@@ -10,6 +10,7 @@ from ._analysis import (
     DEPENDENCE_ROWS,
     DEPENDENCE_TREES,
     IMPORTANCE_METHODS,
+    PRECISE_HELD_OUT_ROWS,
     STAGES,
     TIME_BUDGET,
     TOP,
@@ -37,9 +38,11 @@ REPORT_DESCRIPTION = (
     "recognised first: numbers with currency symbols, thousands separators "
     "or decimal commas are parsed, dates expanded into numeric parts, and "
     "identifiers and free text left out (the page lists them). Every row is "
-    "used: each tree is fitted on a sample of --tree-rows rows, and "
-    "drop-column gives way to out-of-bag permutation when it would exceed "
-    "--time-budget."
+    "used: each tree is fitted on a sample of --tree-rows rows, regression "
+    "forests choose each split among a third of the features, permutations "
+    "are repeated fewer times on many rows, and drop-column gives way to "
+    "out-of-bag permutation (or, with many held-out rows, to the held-out "
+    "permutation alone) when it would exceed --time-budget."
 )
 REPORT_EPILOG = (
     "Exit status: 0 when the report is written; 2 with a message when the "
@@ -184,8 +187,10 @@ def _add_report_arguments(report):
         default=TIME_BUDGET,
         metavar="SECONDS",
         help="drop-column importance (one refit per feature) is measured only "
-        "when it should take at most this long; out-of-bag permutation is "
-        f"measured instead otherwise (default: {TIME_BUDGET:g})",
+        "when it should take at most this long; otherwise out-of-bag "
+        "permutation is measured instead, or nothing when permutation "
+        f"importance has {PRECISE_HELD_OUT_ROWS} held-out rows or more "
+        f"(default: {TIME_BUDGET:g})",
     )
     report.add_argument(
         "--top",

@@ -37,7 +37,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       var body = table.tBodies[0], rows = Array.from(body.rows);
       var down = th.dataset.order !== "down"; th.dataset.order = down ? "down" : "up";
       function key(row) { var t = row.cells[column].textContent;
-        var n = parseFloat(t); return isNaN(n) ? t : n; }
+        var n = parseFloat(t.replace(/,/g, "")); return isNaN(n) ? t : n; }
       rows.sort(function (a, b) { var x = key(a), y = key(b);
         var c = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0)
           : (typeof x === "number" ? -1 : 1);
@@ -100,12 +100,15 @@ def _table(header, rows, classes=None, sortable=False):
 
 
 def _fmt(value):
-    """Three significant digits; never "-0" (a value that rounds to zero)."""
+    """Three significant digits; never "-0" (a value that rounds to zero);
+    thousands written out with separators ("1,210", not "1.21e+03")."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
     text = f"{value:.3g}"
     if text.startswith("-") and float(text) == 0:
         text = text[1:]
+    if "e+" in text and abs(float(text)) < 1e12:
+        text = f"{float(text):,.0f}"
     return text
 
 
@@ -188,6 +191,35 @@ def verdicts(facts):
     return sorted(matter, key=rank), sorted(uncertain, key=rank), noise
 
 
+def _why_uncertain(facts, names):
+    """What disagrees about each uncertain feature, as ``[(reason, names)]``
+    in the order of ``names``: the methods that put a feature below the
+    random column, or the selector that dropped it."""
+    random_name = facts.fitted.random_name
+    below = {n: [] for n in names}
+    for method, result in (facts.results or {}).items():
+        values = dict(zip(map(str, result.feature_names), result.importances_mean))
+        for n in names:
+            if not values[n] > values[random_name]:
+                below[n].append(METHOD_TITLES[method])
+    kept = {}
+    if facts.selector is not None:
+        features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
+        kept = dict(zip(features, map(bool, facts.selector.support_)))
+    groups = {}
+    for n in names:
+        if below[n]:
+            reason = "below the random column under " + " and ".join(below[n])
+            if kept.get(n):
+                reason = "kept by the selector but " + reason
+        elif kept.get(n) is False:
+            reason = "dropped by the selector, above the random column everywhere"
+        else:
+            reason = "the methods disagree"
+        groups.setdefault(reason, []).append(n)
+    return list(groups.items())
+
+
 def summary_html(data, facts, options):
     """The conclusions and next steps, first on the page."""
     fitted = facts.fitted
@@ -220,9 +252,12 @@ def summary_html(data, facts, options):
         )
         if uncertain:
             lines.append(
-                f"<b>Uncertain</b> ({len(uncertain)}; the methods or the selector "
-                "disagree): "
-                f"{_e(_names(uncertain))}."
+                f"<b>Uncertain</b> ({len(uncertain)}): "
+                + "; ".join(
+                    f"{_e(reason)}: {_e(_names(group))}"
+                    for reason, group in _why_uncertain(facts, uncertain)
+                )
+                + "."
             )
         lines.append(
             f"<b>Noise</b> ({len(noise)}; "
@@ -333,8 +368,13 @@ def next_steps(data, facts, options, matter, noise, redundant):
             )
     if facts.method_notes:
         steps.append(
-            "Drop-column importance was replaced by out-of-bag permutation to "
-            "save time: raise --time-budget to measure it."
+            "Drop-column importance was "
+            + (
+                "replaced by out-of-bag permutation"
+                if "oob_permutation" in facts.methods
+                else "left out"
+            )
+            + " to save time: raise --time-budget to measure it."
         )
     if data.n_rows_total > len(data.y):
         steps.append(
@@ -432,8 +472,9 @@ def _target_html(target, summary):
     )
 
 
-def score_html(score, chance, task, n_train, n_test, scoring=None):
-    """The model's held-out score next to the chance score, with a verdict."""
+def score_html(score, chance, task, n_train, n_test, scoring=None, forest=None):
+    """The model's held-out score next to the chance score, with a verdict;
+    ``forest`` (the fitted forest) for how it was grown."""
     metric = _metric(task, scoring)
     verdict = ""
     if score < chance:
@@ -460,7 +501,50 @@ def score_html(score, chance, task, n_train, n_test, scoring=None):
         f"{n_test} held-out rows; {_e(_baseline(task))} scores {_score(chance)}. "
         "Importances are only worth reading for a model that predicts well.</p>"
         + verdict
+        + _forest_html(forest)
     )
+
+
+def _forest_html(forest):
+    """How the forest was grown, where it differs from scikit-learn's
+    defaults (to save time on large or wide data)."""
+    if forest is None:
+        return ""
+    parts = [f"{forest.n_estimators} trees"]
+    if forest.max_samples is not None:
+        parts.append(
+            f"each fitted on a bootstrap sample of {forest.max_samples} rows "
+            "(--tree-rows; every row still counts in the held-out and "
+            "out-of-bag scores)"
+        )
+    if isinstance(forest.max_features, float) and forest.max_features < 1:
+        parts.append(
+            f"each split choosing among {forest.max_features:.0%} of the features, "
+            "drawn at random (as R's randomForest does for regression; "
+            "scikit-learn's default considers every feature, about three times "
+            "the work)"
+        )
+    return f"<p class='note'>The forest: {_e('; '.join(parts))}.</p>"
+
+
+def _rows_of(result, names):
+    """``result`` restricted to the rows of the features ``names``, in that
+    order (every per-feature field is cut to those rows)."""
+    from sklearn.utils import Bunch
+
+    index = {str(n): i for i, n in enumerate(result.feature_names)}
+    rows = [index[n] for n in names]
+    n_features = len(result.feature_names)
+    trimmed = Bunch()
+    for key, value in result.items():
+        if isinstance(value, (list, np.ndarray)) and len(value) == n_features:
+            value = (
+                np.asarray(value)[rows]
+                if isinstance(value, np.ndarray)
+                else [value[i] for i in rows]
+            )
+        trimmed[key] = value
+    return trimmed
 
 
 def importance_html(results, random_name, task, top, notes=()):
@@ -468,19 +552,28 @@ def importance_html(results, random_name, task, top, notes=()):
     ``top`` features, and a sortable table of all of them."""
     from .._plot.importance import ImportanceDisplay
 
-    titled = {METHOD_TITLES[m]: r for m, r in results.items()}
     first = next(iter(results.values()))
     n_features = len(first.feature_names)
     n_rows = min(n_features, top + 1)
+    # the leading features of the first method, and the random column wherever
+    # it ranks
+    leading = [
+        str(first.feature_names[i])
+        for i in np.argsort(-first.importances_mean, kind="stable")
+        if str(first.feature_names[i]) != random_name
+    ][: n_rows - 1]
+    drawn = leading + [random_name]
+    titled = {METHOD_TITLES[m]: _rows_of(r, drawn) for m, r in results.items()}
     figure = _new_figure(
         max(6.4, 4.2 * len(titled)), min(max(3, 0.3 * n_rows + 1.6), 12)
     )
     axes = figure.subplots(1, len(titled), sharey=True, squeeze=False)[0]
-    ImportanceDisplay.from_result(
-        titled, probes=[random_name], ax=list(axes), max_features=n_rows
-    )
+    ImportanceDisplay.from_result(titled, probes=[random_name], ax=list(axes))
+    from matplotlib.ticker import MaxNLocator
+
     for ax in axes:
-        ax.tick_params(axis="x", labelrotation=30)
+        # a few round ticks: labels such as "-0.06" do not overlap
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     figure_html = _figure_html(figure, "importances of the leading features by method")
 
     names = [str(n) for n in first.feature_names]
@@ -513,7 +606,7 @@ def importance_html(results, random_name, task, top, notes=()):
         _random_column_finding(method, result, names, random_name)
         for method, result in results.items()
     ]
-    described = _items(METHOD_TEXT[m] for m in results)
+    described = _items(_described(m, r) for m, r in results.items())
     unit = "accuracy" if task == "classification" else "R²"
     shown = (
         f"The chart shows the {n_rows - 1} leading features of the first method "
@@ -536,6 +629,16 @@ def importance_html(results, random_name, task, top, notes=()):
         f"{shown}</p>"
         f"<ul>{described}</ul>" + figure_html + f"<ul>{''.join(findings)}</ul>" + table
     )
+
+
+def _described(method, result):
+    """What a method measures, with its number of shuffles of each column
+    (fewer on many rows, see n_repeats in _analysis.py)."""
+    text = METHOD_TEXT[method]
+    repeats = result.get("n_repeats")
+    if repeats:
+        text += f" ({repeats} shuffle{'s' if repeats > 1 else ''} of each column)"
+    return text
 
 
 def _random_column_finding(method, result, names, random_name):
@@ -668,14 +771,13 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
     names = np.asarray(analyzer.feature_names_in_, dtype=object)[order]
     dependence = np.asarray(analyzer.dependence_, dtype=float)[order]
     matrix = np.asarray(analyzer.dependence_matrix_, dtype=float)[np.ix_(order, order)]
-    top = max(1.0, float(np.nanmax(np.r_[dependence, matrix.ravel(), 0.0])))
     figure = _new_figure(*heatmap_size(n + 1, n))
     DependenceDisplay(
         dependence,
         matrix,
         names,
         dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
-    ).plot(ax=figure.subplots(), sort=False, im_kw={"vmax": top})
+    ).plot(ax=figure.subplots(), sort=False, text_kw={"fontsize": 9})
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [

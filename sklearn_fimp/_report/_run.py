@@ -121,6 +121,7 @@ def _analysis(data, methods, options, progress, caught):
             len(fitted.train),
             len(fitted.test),
             options.scoring,
+            fitted.model[-1],
         )
     )
     features = [str(c) for c in data.X.columns]
@@ -128,11 +129,15 @@ def _analysis(data, methods, options, progress, caught):
         facts.sections.append(skipped_html("Importances", "importances"))
         facts.top = features[: options.top]
     else:
-        planned, notes = plan_methods(
-            methods, fitted.fit_seconds, data.X.shape[1], options.time_budget
+        planned, notes, short = plan_methods(
+            methods,
+            fitted.fit_seconds,
+            data.X.shape[1],
+            options.time_budget,
+            len(fitted.test),
         )
-        for note in notes:
-            progress(note.split(":")[0] + ": replaced by out-of-bag permutation")
+        if short:
+            progress(short)
         facts.methods, facts.method_notes = planned, notes
         with _step("importances", caught):
             results = measure_importances(
