@@ -696,8 +696,8 @@ def selector_html(selector, feature_names, notes, top=None):
         "(shuffled copies of the features), fitted the forest, measured every "
         f"column's importance ({_e(method)}) and kept "
         "a feature only when a one-sided test says its importance is above the "
-        f"probes' (p-value adjusted by {_e(selector.correction)}'s method at most "
-        f"{selector.alpha}). It keeps <b>{len(kept)} of {len(names)}</b> "
+        f"probes' (p-value adjusted by {_e(_correction(selector.correction))} "
+        f"at most {selector.alpha}). It keeps <b>{len(kept)} of {len(names)}</b> "
         f"features: {_e(_names(kept)) or 'none'}. Bars are mean importances of "
         f"the {shown} leading columns (features and probes); the dashed line is "
         "the importance a feature needed."
@@ -724,6 +724,20 @@ def selector_html(selector, feature_names, notes, top=None):
             "Every feature's p-value and decision (sortable table)",
         )
     )
+
+
+#: The multiple-testing corrections of ImportanceSelector, named in prose.
+CORRECTION_NAMES = {
+    "holm": "Holm's method",
+    "bonferroni": "Bonferroni's correction",
+    "fdr_bh": "the Benjamini-Hochberg procedure",
+}
+
+
+def _correction(name):
+    if name is None:
+        return "no correction (none asked)"
+    return CORRECTION_NAMES.get(name, f"the {name} correction")
 
 
 def _decision(kept, corrected, alpha):
@@ -767,12 +781,15 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
     dependence = np.asarray(analyzer.dependence_, dtype=float)[order]
     matrix = np.asarray(analyzer.dependence_matrix_, dtype=float)[np.ix_(order, order)]
     figure = _new_figure(*heatmap_size(n + 1, n))
-    DependenceDisplay(
+    display = DependenceDisplay(
         dependence,
         matrix,
         names,
         dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
     ).plot(ax=figure.subplots(), sort=False, text_kw={"fontsize": 9})
+    display.colorbar_.set_label(
+        "dependence (first column), or its drop when a feature is shuffled"
+    )
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
