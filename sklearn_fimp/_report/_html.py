@@ -702,7 +702,7 @@ def selector_html(selector, feature_names, notes, top=None):
         f"importance ({_e(method)}). It keeps a feature only when its mean "
         "importance over the rounds, in units of the spread of its own "
         "copies, is above the probes' (one-sided p-value adjusted by "
-        f"{_e(selector.correction)}'s method at most {selector.alpha}). It "
+        f"{_e(_correction(selector.correction))} at most {selector.alpha}). It "
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
         f"{_e(_names(kept)) or 'none'}. Bars are mean importances over the "
         f"rounds of the {shown} leading columns (features and probes)."
@@ -729,6 +729,20 @@ def selector_html(selector, feature_names, notes, top=None):
             "Every feature's p-value and decision (sortable table)",
         )
     )
+
+
+#: The multiple-testing corrections of ImportanceSelector, named in prose.
+CORRECTION_NAMES = {
+    "holm": "Holm's method",
+    "bonferroni": "Bonferroni's correction",
+    "fdr_bh": "the Benjamini-Hochberg procedure",
+}
+
+
+def _correction(name):
+    if name is None:
+        return "no correction (none asked)"
+    return CORRECTION_NAMES.get(name, f"the {name} correction")
 
 
 def _decision(kept, corrected, alpha):
@@ -772,12 +786,15 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
     dependence = np.asarray(analyzer.dependence_, dtype=float)[order]
     matrix = np.asarray(analyzer.dependence_matrix_, dtype=float)[np.ix_(order, order)]
     figure = _new_figure(*heatmap_size(n + 1, n))
-    DependenceDisplay(
+    display = DependenceDisplay(
         dependence,
         matrix,
         names,
         dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
     ).plot(ax=figure.subplots(), sort=False, text_kw={"fontsize": 9})
+    display.colorbar_.set_label(
+        "dependence (first column), or its drop when a feature is shuffled"
+    )
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
