@@ -23,7 +23,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._importance._groups import resolve_groups
-from .._methods import METHODS, check_method, resolve_auto
+from .._methods import METHODS, check_method, resolve_auto, takes_missing_values
 from .._utils._compat import (
     HasMethods,
     Interval,
@@ -540,7 +540,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         if estimator is None:
             estimator = RandomForestRegressor()
         estimator_tags = get_tags(estimator)
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan
+        # MDI-oob refuses rows with NaN before scikit-learn 1.8
+        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan and (
+            takes_missing_values(self.method)
+        )
         tags.input_tags.categorical = estimator_tags.input_tags.categorical
         tags.input_tags.string = estimator_tags.input_tags.string
         tags.input_tags.sparse = False
