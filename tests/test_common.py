@@ -51,31 +51,32 @@ def estimators_to_check():
             threshold=0.5,
             categorical_threshold=0,
         ),
-        # ImportanceSelector: the default, then one instance per method, each
-        # with 3 rounds of probes instead of 10 (the same code for a third of
-        # the fits; test_selector.py covers the rounds themselves)
+        # ImportanceSelector: the default with 3 rounds of probes instead of
+        # 10 (the same code for a third of the fits), then one instance per
+        # method with one round (the checks fit each dozens of times;
+        # test_selector.py covers the rounds and the test themselves)
         ImportanceSelector(n_rounds=3),
         ImportanceSelector(
-            RandomForestClassifier(n_estimators=5), method="mdi", n_rounds=3
+            RandomForestClassifier(n_estimators=5), method="mdi", n_rounds=1
         ),
         ImportanceSelector(
-            RandomForestRegressor(n_estimators=5), method="oob_mdi", n_rounds=3
+            RandomForestRegressor(n_estimators=5), method="oob_mdi", n_rounds=1
         ),
         ImportanceSelector(
-            make_pipeline(StandardScaler(), Ridge()), method="permutation", n_rounds=3
+            make_pipeline(StandardScaler(), Ridge()), method="permutation", n_rounds=1
         ),
         ImportanceSelector(
             ExtraTreesRegressor(n_estimators=5, bootstrap=True),
             method="oob_permutation",
             n_repeats=2,
-            n_rounds=3,
+            n_rounds=1,
         ),
-        ImportanceSelector(Ridge(), method="drop_column", n_rounds=3),
+        ImportanceSelector(Ridge(), method="drop_column", n_rounds=1),
         ImportanceSelector(
-            Ridge(), method="conditional_permutation", n_repeats=2, n_rounds=3
+            Ridge(), method="conditional_permutation", n_repeats=2, n_rounds=1
         ),
         # the model's own importances (coef_), probes included
-        ImportanceSelector(Ridge(), importance_getter="auto", n_rounds=3),
+        ImportanceSelector(Ridge(), importance_getter="auto", n_rounds=1),
         # RecursiveImportanceSelector: out-of-bag (auto) and held-out rows
         RecursiveImportanceSelector(RandomForestRegressor(n_estimators=5), cv=3),
         RecursiveImportanceSelector(

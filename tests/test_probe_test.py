@@ -73,14 +73,20 @@ def test_standardized_scores_use_each_features_own_probes():
     scores, null = standardized_scores(real, probes, owners, 2)
     own0 = np.array([0.0, 1.0, 1.0, 2.0])
     assert scores[0] == pytest.approx((2.0 - own0.mean()) / own0.std(ddof=1))
-    # feature 1 has only two shadows: standardized by them all the same
-    own1 = np.array([0.0, 10.0])
-    assert scores[1] == pytest.approx((20.0 - own1.mean()) / own1.std(ddof=1))
-    # leave-one-out null scores of feature 0's four shadows; feature 1's two
-    # are too few to give any
-    expected = [
-        (v - np.delete(own0, i).mean()) / np.delete(own0, i).std(ddof=1)
-        for i, v in enumerate(own0)
+    # feature 1 has only two shadows, too few to standardize: it is scored
+    # against all six probes, and so are its shadows in the null (each
+    # leaving itself out of the pool)
+    everything = probes.ravel()
+    assert scores[1] == pytest.approx(
+        (20.0 - everything.mean()) / everything.std(ddof=1)
+    )
+
+    def loo(values, i):
+        others = np.delete(values, i)
+        return (values[i] - others.mean()) / others.std(ddof=1)
+
+    expected = [loo(own0, i) for i in range(4)] + [
+        loo(everything, i) for i in np.flatnonzero(owners.ravel() == 1)
     ]
     np.testing.assert_allclose(np.sort(null), np.sort(expected))
 
@@ -89,7 +95,7 @@ def test_standardized_scores_treat_rounding_error_as_no_spread():
     # feature 1's shadows were never used by the model: their importances
     # are equal but for rounding error (spread 1e-18). Dividing by that
     # spread would give feature 1 a score of about 1e15; it is compared with
-    # all probes instead, and its shadows give no null scores.
+    # all probes instead, and so are its shadows in the null.
     rng = np.random.RandomState(0)
     n_rounds = 10
     shadows0 = rng.normal(0.0, 1.0, size=n_rounds)
@@ -102,7 +108,8 @@ def test_standardized_scores_treat_rounding_error_as_no_spread():
     expected = (2e-3 - everything.mean()) / everything.std(ddof=1)
     assert scores[1] == pytest.approx(expected)
     assert abs(scores[1]) < 10
-    assert len(null) == n_rounds  # feature 0's leave-one-out scores only
+    # feature 0's leave-one-out scores, and feature 1's shadows against all
+    assert len(null) == 2 * n_rounds
     assert np.all(np.abs(null) < 10)
 
 

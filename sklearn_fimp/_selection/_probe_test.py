@@ -201,6 +201,22 @@ def _averaged_spread(history, spread):
 _NEGLIGIBLE_SPREAD = 1e-6
 
 
+def _loo_scores(values, negligible):
+    """Each value in units of the others' mean and standard deviation (leave
+    one out), from sums of centred values (no cancellation when the values
+    are nearly equal); NaN where the others have no spread."""
+    k = len(values)
+    centred = values - values.mean()
+    total, squares = centred.sum(), np.sum(centred**2)
+    loo_mean = (total - centred) / (k - 1)
+    loo_var = (squares - centred**2 - (k - 1) * loo_mean**2) / (k - 2)
+    loo_sd = np.sqrt(np.maximum(loo_var, 0.0))
+    out = np.full(k, np.nan)
+    ok = loo_sd > negligible
+    out[ok] = (centred[ok] - loo_mean[ok]) / loo_sd[ok]
+    return out
+
+
 def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     """Each feature's mean importance over rounds, in units of its own probes.
 
@@ -214,6 +230,12 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     the other probes of its class (leave one out), so that a probe is
     standardized as a feature is: by values that do not include it.
 
+    A class of fewer than three probes (one or two rounds), or one whose
+    importances differ by rounding error only (the model never split on
+    them: a spread below a millionth of all probes'), cannot standardize:
+    its feature is scored against all probes pooled, and its probes' null
+    scores are computed the same way, leaving each out of the pool.
+
     Shadow probes keep their feature's distribution and number of distinct
     values, so standardizing by them removes the differences in location
     and spread between features of different cardinality that make one
@@ -226,40 +248,32 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     -------
     scores : ndarray of shape (n_groups,)
     null : ndarray of shape (n_null,)
-        The probes' standardized scores (classes with fewer than three
-        probes contribute none).
+        The probes' standardized scores.
     """
     real = np.asarray(real, dtype=np.float64)
     probes = np.asarray(probes, dtype=np.float64).ravel()
     owners = np.asarray(owners).ravel()
     mean_real = real.mean(axis=0)
-    scores = np.empty(n_groups)
-    classes = {}
-    for owner in np.unique(owners):
-        classes[owner] = probes[owners == owner]
-    pooled = classes.get(-1)
     # A spread this small next to all probes' is rounding error: the model
     # (almost) never used these probes, so their importances are equal but
     # for the last bits, and dividing by that spread would turn a feature's
     # smallest importance into an enormous score.
     negligible = _NEGLIGIBLE_SPREAD * np.std(probes)
-    null = []
-    for values in classes.values():
-        k = len(values)
-        if k < 3:
-            continue
-        # leave-one-out mean and spread from sums of centred values (no
-        # cancellation when the values are nearly equal)
-        centred = values - values.mean()
-        total, squares = centred.sum(), np.sum(centred**2)
-        loo_mean = (total - centred) / (k - 1)
-        loo_var = (squares - centred**2 - (k - 1) * loo_mean**2) / (k - 2)
-        loo_sd = np.sqrt(np.maximum(loo_var, 0.0))
-        ok = loo_sd > negligible
-        null.append((centred[ok] - loo_mean[ok]) / loo_sd[ok])
+
+    def usable(values):
+        return len(values) >= 3 and np.std(values) > negligible
+
+    classes = {owner: probes[owners == owner] for owner in np.unique(owners)}
+    null = [_loo_scores(v, negligible) for v in classes.values() if usable(v)]
+    # probes of classes that cannot standardize: scored against all probes
+    unusable = np.isin(owners, [o for o, v in classes.items() if not usable(v)])
+    if np.any(unusable) and len(probes) >= 3:
+        null.append(_loo_scores(probes, negligible)[unusable])
+    fallback = classes.get(-1)
+    scores = np.empty(n_groups)
     for g in range(n_groups):
-        values = classes.get(g, pooled)
-        if values is None or len(values) < 2 or not np.std(values) > negligible:
+        values = classes.get(g, fallback)
+        if values is None or not usable(values):
             values = probes
         center, spread = values.mean(), values.std(ddof=1)
         if averaged and real.shape[0] > 1:
@@ -269,7 +283,7 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
         else:
             scores[g] = (mean_real[g] - center) / spread
     null = np.concatenate(null) if null else np.zeros(0)
-    return scores, null
+    return scores, null[np.isfinite(null)]
 
 
 def decide(pvalues, corrected, scores, alpha):

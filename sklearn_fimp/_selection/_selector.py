@@ -251,7 +251,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         "permutation" and "drop_column", does what one measure does), so
         ``fit`` costs about ``n_rounds`` times one measure. The test needs
         at least three rounds to standardize each feature by its own
-        shadows; with fewer, features are compared with all probes pooled.
+        shadows; with fewer, features are compared with all probes pooled
+        (one round of 20 probes cannot give a p-value below 1/21).
         A forest of a few dozen trees per round is enough (fewer trees make
         the probes noisier and the test more cautious). On wide data (600
         rows x 300 features, 8 informative, 4 seeds) 10 rounds of 30-tree
