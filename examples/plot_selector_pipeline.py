@@ -108,4 +108,4 @@ display = ImportanceDisplay.from_selector(selector, ax=ax, max_features=40)
 from sklearn_fimp import ProbeDisplay
 
 fig, ax = plt.subplots(figsize=(7, 8), layout="constrained")
-ProbeDisplay.from_estimator(selector, ax=ax, max_features=25)
+display = ProbeDisplay.from_estimator(selector, ax=ax, max_features=25)
