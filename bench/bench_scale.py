@@ -112,7 +112,13 @@ def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
         names = np.asarray([f"x{i}" for i in range(X.shape[1])], dtype=object)
         groups = [np.array([j]) for j in range(X.shape[1])]
         X_probed, _, _ = add_probes(
-            X, groups, names, "shadow", X.shape[1], np.random.RandomState(0)
+            X,
+            groups,
+            names,
+            "shadow",
+            X.shape[1],
+            np.random.RandomState(0),
+            labels=list(names),
         )
         start = time.perf_counter()
         clone(forest).fit(X_probed, y)

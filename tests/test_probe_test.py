@@ -123,6 +123,7 @@ def test_add_probes_reports_the_mirrored_groups():
         "shadow",
         5,
         np.random.RandomState(0),
+        labels=["a", "b", "c"],
         mirrors=True,
     )
     for g, columns in zip(mirrored, probe_groups):

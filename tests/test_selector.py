@@ -150,7 +150,13 @@ def test_selector_probe_columns_mirror_the_features():
     rng = np.random.RandomState(0)
     X = np.column_stack([rng.randint(0, 3, 100), rng.normal(size=100)])
     X_probed, probe_groups, labels = add_probes(
-        X, [np.array([0]), np.array([1])], np.array(["a", "b"]), "shadow", 4, rng
+        X,
+        [np.array([0]), np.array([1])],
+        np.array(["a", "b"]),
+        "shadow",
+        4,
+        rng,
+        labels=["a", "b"],
     )
     assert X_probed.shape == (100, 6)
     np.testing.assert_array_equal(X_probed[:, :2], X)

@@ -47,43 +47,27 @@ def _probe_columns(X, columns, kind, rng):
     return [draw(size=n) for _ in columns], None
 
 
-def _group_labels(groups, feature_names):
-    """A short name for each group: its feature's name, or the first
-    feature's name and the count of the others."""
-    names = np.asarray(feature_names).astype(str)
-    return [
-        names[columns[0]]
-        if len(columns) == 1
-        else f"{names[columns[0]]}+{len(columns) - 1}"
-        for columns in groups
-    ]
-
-
-def add_probes(
-    X, groups, feature_names, kind, n_probes, rng, *, mirrors=False, labels=None
-):
+def add_probes(X, groups, feature_names, kind, n_probes, rng, *, labels, mirrors=False):
     """X with probe columns appended (X is not modified).
 
     Each probe mirrors one group of real features (a single feature when
     there are no groups): ``n_probes`` groups are drawn, every group once
     before any twice. Returns the new table, the probe groups (column
     positions in it) and the probe labels, and with ``mirrors=True`` the
-    index of the group each probe mirrors. A shadow's label names the group
-    it copies: its label in ``labels`` (default: its feature's name).
+    index of the group each probe mirrors. ``labels`` are the groups' labels
+    (as ``resolve_groups`` gives them): a shadow's label names the group it
+    copies.
     """
     n_groups = len(groups)
     rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
     mirrored = np.concatenate(rounds)[:n_probes]
-    group_labels = (
-        _group_labels(groups, feature_names) if labels is None else list(labels)
-    )
-    labels = _probe_names(
+    probe_labels = _probe_names(
         feature_names,
-        [group_labels[g] if kind == "shadow" else None for g in mirrored],
+        [labels[g] if kind == "shadow" else None for g in mirrored],
     )
     n_features = X.shape[1]
     values, dtypes, names, probe_groups = [], [], [], []
-    for label, g in zip(labels, mirrored):
+    for label, g in zip(probe_labels, mirrored):
         columns = groups[g]
         column_values, column_dtypes = _probe_columns(X, columns, kind, rng)
         values.extend(column_values)
@@ -96,8 +80,8 @@ def add_probes(
         probe_groups.append(np.arange(start, start + len(columns)))
     table = _append_columns(X, values, dtypes, names)
     if mirrors:
-        return table, probe_groups, labels, mirrored
-    return table, probe_groups, labels
+        return table, probe_groups, probe_labels, mirrored
+    return table, probe_groups, probe_labels
 
 
 def _append_columns(X, values, dtypes, names):
