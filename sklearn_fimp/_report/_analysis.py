@@ -19,7 +19,10 @@ IMPORTANCE_METHODS = tuple(METHODS)
 DEFAULT_METHODS = ("mdi", "permutation", "drop_column")
 #: The stages --skip can leave out (the model is always fitted).
 STAGES = ("importances", "selector", "dependence")
-#: Trees of the forest in each of the selector's rounds of probes, at least.
+#: The selector's rounds of probes (ImportanceSelector's default), and the
+#: trees of its forest in each: 30 (the calibration benchmark's setting) or a
+#: tenth of the report's trees when that is more.
+SELECTOR_ROUNDS = 10
 ROUND_TREES = 30
 #: Seconds drop-column may take (estimated as one refit per feature).
 TIME_BUDGET = 60.0
@@ -312,18 +315,14 @@ def select_features(data, options, verbose=0):
         options.tree_rows,
     )
     encoded = model[:-1].fit_transform(data.X)[list(data.X.columns)]
-    # the selector refits its model in each of its rounds of probes (10 by
-    # default): forests of 30 trees (the calibration benchmark's setting),
-    # or a tenth of the report's trees when that is more
-    forest = model[-1]
-    n_rounds = ImportanceSelector().n_rounds
-    if "n_estimators" in forest.get_params():
-        forest = clone(forest).set_params(
-            n_estimators=max(ROUND_TREES, forest.n_estimators // n_rounds)
-        )
+    # the selector refits its forest in each of its rounds of probes
+    forest = clone(model[-1])
+    forest.set_params(
+        n_estimators=max(ROUND_TREES, forest.n_estimators // SELECTOR_ROUNDS)
+    )
     selector = ImportanceSelector(
         forest,
-        n_rounds=n_rounds,
+        n_rounds=SELECTOR_ROUNDS,
         refit=False,
         n_jobs=options.n_jobs,
         verbose=int(bool(verbose)),
