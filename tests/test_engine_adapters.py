@@ -1,6 +1,7 @@
 """Every supported model family gives, through its adapter, the importances
 of the predict-every-row path."""
 
+import inspect
 import json
 
 import numpy as np
@@ -445,7 +446,11 @@ def test_engine_lightgbm_boosting_types_missing_types_and_early_stopping(params)
     model = _lightgbm_model(n_classes, **params)
     fit_params = {}
     if "early_stopping_round" in params:
-        fit_params = {"eval_X": (X[250:],), "eval_y": (y[250:],)}
+        # LightGBM 4.7 replaced eval_set by eval_X and eval_y
+        if "eval_X" in inspect.signature(model.fit).parameters:
+            fit_params = {"eval_X": (X[250:],), "eval_y": (y[250:],)}
+        else:
+            fit_params = {"eval_set": [(X[250:], y[250:])]}
     model.fit(X[:250], y[:250], **fit_params)
     if "early_stopping_round" in params:
         assert 0 < model.booster_.best_iteration < 200

@@ -134,7 +134,7 @@ def test_hgb_selector_keeps_the_informative_features(kind, method):
     model treats them as it treats the feature."""
     X, y = hgb_data(kind)
     selector = ImportanceSelector(
-        HGB[kind](), method=method, n_probes=6, random_state=0
+        HGB[kind](), method=method, random_state=0
     ).fit(X, y)
     assert list(selector.get_feature_names_out()) == ["num", "cat"]
     assert selector.predict(X).shape == (len(X),)
@@ -261,7 +261,6 @@ def test_boosting_library_drop_column_and_selection(library):
         selector = ImportanceSelector(
             boosting_model(library, "classifier"),
             method=method,
-            n_probes=6,
             random_state=0,
         ).fit(X, y)
         assert list(selector.get_feature_names_out()) == ["num", "cat"], method

@@ -47,16 +47,45 @@ def test_tail_pvalues_equal_rank_pvalues_inside_the_null_values():
 def test_tail_pvalues_extrapolate_beyond_the_null_values():
     rng = np.random.RandomState(0)
     null = rng.standard_exponential(5000)
-    statistics = np.array([10.0, 12.0, 14.0])
+    statistics = np.array([11.0, 12.0, 14.0])
     pvalues = tail_pvalues(statistics, null)
-    # beyond every null value (the largest is near log(5000) = 8.5) the rank
-    # p-value is stuck at 1 / 5001; the exponential tail is a generalized
+    # beyond every null value (the largest is 10.2) the rank p-value is
+    # stuck at 1 / 5001; the exponential tail is a generalized
     # Pareto tail of shape 0, and the fitted one extrapolates to the order
     # of exp(-s) (its shape, fitted on 250 values, errs on the heavy side)
     assert np.all(pvalues < 1 / 5001)
     assert np.all(np.diff(pvalues) < 0)
     ratio = pvalues / np.exp(-statistics)
     assert np.all((ratio > 0.3) & (ratio < 100))
+
+
+def test_tail_pvalues_never_claim_less_than_the_null_values_show():
+    # inside the null values the tail may refine a rank p-value, never
+    # undercut the share of null values at least as large
+    null = np.random.RandomState(0).standard_exponential(5000)
+    statistics = np.sort(null)[-9:] - 1e-9  # 9, 8, ..., 1 values reach them
+    pvalues = tail_pvalues(statistics, null)
+    assert np.all(pvalues >= np.arange(9, 0, -1) / 5001)
+    assert np.all(np.diff(pvalues) <= 0)
+
+
+def test_tail_pvalues_of_tied_null_values_fit_no_tail_to_the_ties():
+    # Importances on a small validation set take few values: most probes
+    # score exactly 0, a few one step more. A Pareto tail fitted through
+    # the point mass at 0 made a statistic that 4 of 60 null values reach
+    # look like p = 1e-23 (a noise feature kept at alpha = 0.05). Without
+    # enough values above the ties, Cantelli's bound extrapolates instead.
+    null = np.r_[np.zeros(50), np.full(6, -0.7), np.full(3, 2.1), 4.6]
+    statistics = np.array([0.69, 35.0, 150.0])
+    pvalues = tail_pvalues(statistics, null)
+    assert pvalues[0] >= 4 / 61
+    cantelli = null.var(ddof=1) / (null.var(ddof=1) + (statistics - null.mean()) ** 2)
+    np.testing.assert_allclose(pvalues[1:], cantelli[1:])
+    assert pvalues[2] < 1e-4  # far beyond the null values, still small
+    for pvalue in (0.1, 0.01, 1e-3):
+        critical = tail_critical_value(null, pvalue)
+        assert tail_pvalues([critical], null)[0] <= pvalue * (1 + 1e-9)
+        assert tail_pvalues([critical - 1e-3], null)[0] > pvalue
 
 
 def test_tail_pvalues_keep_rank_pvalues_for_small_nulls():
@@ -111,6 +140,25 @@ def test_standardized_scores_treat_rounding_error_as_no_spread():
     # feature 0's leave-one-out scores, and feature 1's shadows against all
     assert len(null) == 2 * n_rounds
     assert np.all(np.abs(null) < 10)
+
+
+def test_standardized_scores_keep_a_probe_whose_others_are_all_equal():
+    # drop-column accuracies on a small validation set: feature 0's shadows
+    # score exactly 0 in every round but one. That one probe cannot be
+    # standardized by its class without it (no spread), so it is scored
+    # against all other probes, as its feature would be: dropping it would
+    # drop the largest null score.
+    n_rounds = 10
+    shadows0 = np.zeros(n_rounds)
+    shadows0[3] = 0.0125
+    shadows1 = np.random.RandomState(0).normal(0.0, 0.01, size=n_rounds)
+    probes = np.column_stack([shadows0, shadows1])
+    owners = np.tile([0, 1], (n_rounds, 1))
+    _, null = standardized_scores(np.zeros((n_rounds, 2)), probes, owners, 2)
+    assert len(null) == 2 * n_rounds
+    others = np.delete(probes.ravel(), 3 * 2)
+    expected = (0.0125 - others.mean()) / others.std(ddof=1)
+    assert null[3 * 2] == pytest.approx(expected)  # probes in round order
 
 
 def test_add_probes_reports_the_mirrored_groups():

@@ -1,6 +1,7 @@
 """ProbeDisplay: each feature's importance over rounds against the probes'."""
 
 import numpy as np
+from sklearn.utils.fixes import parse_version
 from sklearn.utils.validation import check_is_fitted
 
 from ._common import check_matplotlib, plain_text, single_axes
@@ -182,11 +183,11 @@ class ProbeDisplay:
         ax, figure = single_axes(ax, f"{type(self).__name__}.plot", (6.4, height))
         boxes = ax.boxplot(
             columns,
-            orientation="horizontal",
             patch_artist=True,
-            tick_labels=labels,
             medianprops={"color": "black"},
+            **_horizontal_boxes(),
         )
+        ax.set_yticks(np.arange(1, len(labels) + 1), labels=labels)
         for patch, color in zip(boxes["boxes"], colors):
             patch.set_facecolor(color)
         ax.set_xlabel(self.unit or "importance")
@@ -207,3 +208,13 @@ class ProbeDisplay:
         self.ax_ = ax
         self.figure_ = figure
         return self
+
+
+def _horizontal_boxes():
+    """``Axes.boxplot``'s keyword for horizontal boxes: ``orientation`` from
+    matplotlib 3.10 on, which deprecates the ``vert`` of earlier releases."""
+    import matplotlib
+
+    if parse_version(matplotlib.__version__) >= parse_version("3.10"):
+        return {"orientation": "horizontal"}
+    return {"vert": False}

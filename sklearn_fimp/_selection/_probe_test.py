@@ -99,8 +99,13 @@ def rank_pvalues(statistics, null):
 
 def _fit_tail(null, min_exceedances, tail_size):
     """``(threshold, shape, scale, tail_size)`` of the generalized Pareto
-    tail of the sorted ``null`` values, or None when they are too few or
-    all equal."""
+    tail of the sorted ``null`` values, or None when they are too few.
+
+    The exceedances are the null values strictly above the threshold: null
+    values tied at the threshold (importances that take few values, such as
+    accuracies on a small validation set) are not part of a continuous
+    tail, and fitting a Pareto tail to a point mass at 0 would make every
+    exceedance look extreme."""
     n = len(null)
     if tail_size is None:
         tail_size = max(min(n // 10, 250), 2 * min_exceedances)
@@ -108,8 +113,8 @@ def _fit_tail(null, min_exceedances, tail_size):
     if tail_size < 2 * min_exceedances:
         return None
     threshold = null[n - tail_size - 1]
-    excess = null[n - tail_size :] - threshold
-    if not np.ptp(excess) > 0:
+    excess = null[null > threshold] - threshold
+    if len(excess) < 2 * min_exceedances or not np.ptp(excess) > 0:
         return None
     shape, _, scale = stats.genpareto.fit(excess, floc=0.0)
     if shape < 0:
@@ -117,7 +122,31 @@ def _fit_tail(null, min_exceedances, tail_size):
         # that a few hundred of them cannot vouch for; an exponential tail
         # (shape 0, the normal distribution's limit) errs on the safe side.
         shape, scale = 0.0, float(excess.mean())
-    return threshold, shape, scale, tail_size
+    return threshold, shape, scale, len(excess)
+
+
+def _tail(null, min_exceedances, tail_size):
+    """``(sf, isf)``: the tail probability beyond a statistic, and its
+    inverse, as :func:`tail_pvalues` extrapolates them (a fitted Pareto
+    tail, else Cantelli's bound); None when the null values allow neither
+    (too few, or all equal)."""
+    n = len(null)
+    tail = _fit_tail(null, min_exceedances, tail_size)
+    if tail is not None:
+        threshold, shape, scale, size = tail
+        share = size / (n + 1.0)
+        return (
+            lambda s: share * stats.genpareto.sf(s - threshold, shape, scale=scale),
+            lambda p: threshold + stats.genpareto.isf(p / share, shape, scale=scale),
+        )
+    if n <= 2 * min_exceedances or not np.ptp(null) > 0:
+        return None
+    # Cantelli: P(Z - m >= d) <= v / (v + d**2) for d > 0, any distribution
+    center, variance = null.mean(), null.var(ddof=1)
+    return (
+        lambda s: variance / (variance + np.maximum(s - center, 0.0) ** 2),
+        lambda p: center + np.sqrt(variance * (1.0 / p - 1.0)),
+    )
 
 
 def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
@@ -127,13 +156,21 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     p-value is the rank p-value of :func:`rank_pvalues`. Beyond that the
     rank p-value can only say "fewer than ``min_exceedances / N``"; there a
     generalized Pareto distribution fitted to the ``tail_size`` largest null
-    values (by maximum likelihood, the threshold at the next value down;
-    default: a tenth of them, between ``2 * min_exceedances`` and 250; a
-    fitted shape below 0, a bounded tail, is replaced by the exponential
-    tail of shape 0) extrapolates the tail, as for permutation p-values smaller than the
-    number of permutations can resolve (Knijnenburg et al. 2009). The
-    extrapolated p-value is capped by the rank p-value at the point where
-    the tail takes over, so that p-values stay monotone in the statistic.
+    values (by maximum likelihood, the threshold at the next value down,
+    values tied with it left out; default: a tenth of them, between ``2 *
+    min_exceedances`` and 250; a fitted shape below 0, a bounded tail, is
+    replaced by the exponential tail of shape 0) extrapolates the tail, as
+    for permutation p-values smaller than the number of permutations can
+    resolve (Knijnenburg et al. 2009). When fewer than ``2 *
+    min_exceedances`` values lie strictly above that threshold (importances that
+    take few values: many probes tie), no Pareto tail can be fitted, and
+    Cantelli's inequality bounds the tail instead: ``v / (v + (s - m)**2)``
+    with ``m`` and ``v`` the null values' mean and variance, true for every
+    distribution (discrete ones included) and so more cautious than a fitted
+    tail. The extrapolated p-value lies between the share of null values at
+    least as large (``k / N``: the tail may not claim less than the null
+    values show) and the rank p-value at the point where the tail takes
+    over, so that p-values stay monotone in the statistic.
 
     Returns
     -------
@@ -147,14 +184,13 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     beyond = at_least < min_exceedances
     if not np.any(beyond):
         return pvalues
-    tail = _fit_tail(null, min_exceedances, tail_size)
+    tail = _tail(null, min_exceedances, tail_size)
     if tail is None:
         return pvalues
-    threshold, shape, scale, size = tail
-    extrapolated = (size / (n + 1.0)) * stats.genpareto.sf(
-        statistics[beyond] - threshold, shape, loc=0.0, scale=scale
+    extrapolated = tail[0](statistics[beyond])
+    pvalues[beyond] = np.clip(
+        extrapolated, at_least[beyond] / (n + 1.0), min_exceedances / (n + 1.0)
     )
-    pvalues[beyond] = np.minimum(extrapolated, min_exceedances / (n + 1.0))
     return pvalues
 
 
@@ -163,21 +199,21 @@ def tail_critical_value(null, pvalue, *, min_exceedances=10, tail_size=None):
     (up to the resolution of the null values); inf when none is."""
     null = np.sort(np.asarray(null, dtype=np.float64))
     n = len(null)
-    if (
-        n == 0
-        or pvalue < 1.0 / (n + 1.0)
-        and _fit_tail(null, min_exceedances, tail_size) is None
-    ):
+    if n == 0:
         return np.inf
     count = int(np.floor(pvalue * (n + 1.0) + 1e-9)) - 1  # null values >= it
-    if count >= min_exceedances:
-        return float(np.nextafter(null[n - count - 1], np.inf))
-    tail = _fit_tail(null, min_exceedances, tail_size)
-    if tail is None:
-        return float(np.nextafter(null[-1], np.inf)) if count >= 0 else np.inf
-    threshold, shape, scale, size = tail
-    level = min(pvalue, min_exceedances / (n + 1.0)) * (n + 1.0) / size
-    return float(threshold + stats.genpareto.isf(level, shape, loc=0.0, scale=scale))
+    if count >= n:
+        return -np.inf
+    tail = _tail(null, min_exceedances, tail_size) if count < min_exceedances else None
+    if tail is None:  # the rank p-values
+        return (
+            float(np.nextafter(null[n - count - 1], np.inf)) if count >= 0 else np.inf
+        )
+    critical = tail[1](min(pvalue, min_exceedances / (n + 1.0)))
+    # the floor of tail_pvalues: at most pvalue * (n + 1) null values reach it
+    if count + 1 < n:
+        critical = max(critical, float(np.nextafter(null[n - count - 2], np.inf)))
+    return float(critical)
 
 
 def _averaged_spread(history, spread):
@@ -264,11 +300,18 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
         return len(values) >= 3 and np.std(values) > negligible
 
     classes = {owner: probes[owners == owner] for owner in np.unique(owners)}
-    null = [_loo_scores(v, negligible) for v in classes.values() if usable(v)]
-    # probes of classes that cannot standardize: scored against all probes
-    unusable = np.isin(owners, [o for o, v in classes.items() if not usable(v)])
-    if np.any(unusable) and len(probes) >= 3:
-        null.append(_loo_scores(probes, negligible)[unusable])
+    null = np.full(len(probes), np.nan)
+    for owner, values in classes.items():
+        if usable(values):
+            null[owners == owner] = _loo_scores(values, negligible)
+    # A probe whose class cannot standardize, or whose class without it
+    # cannot (the others are all equal: importances that take few values,
+    # such as drop-column accuracies on a small validation set), is scored
+    # as a feature would be in that case: against all the other probes.
+    # Dropping it instead would drop the largest null scores.
+    alone = np.isnan(null)
+    if np.any(alone) and len(probes) >= 3:
+        null[alone] = _loo_scores(probes, negligible)[alone]
     fallback = classes.get(-1)
     scores = np.empty(n_groups)
     for g in range(n_groups):
@@ -282,7 +325,6 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
             scores[g] = np.inf if mean_real[g] > center else -np.inf
         else:
             scores[g] = (mean_real[g] - center) / spread
-    null = np.concatenate(null) if null else np.zeros(0)
     return scores, null[np.isfinite(null)]
 
 
