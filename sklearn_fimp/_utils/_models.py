@@ -6,6 +6,7 @@ gives one error message per missing capability.
 """
 
 import numpy as np
+from sklearn.base import is_classifier, is_regressor
 from sklearn.ensemble import (
     BaggingClassifier,
     BaggingRegressor,
@@ -54,6 +55,17 @@ def is_xgboost_trees(estimator):
 def is_lightgbm_trees(estimator):
     """A LightGBM scikit-learn model (every LightGBM booster grows trees)."""
     return _library(estimator) == "lightgbm" and hasattr(estimator, "fit")
+
+
+def is_catboost_model(estimator):
+    """A fitted CatBoostClassifier, CatBoostRegressor or plain ``CatBoost``
+    model (a regressor to scikit-learn)."""
+    return (
+        _library(estimator) == "catboost"
+        and (is_classifier(estimator) or is_regressor(estimator))
+        and hasattr(estimator, "is_fitted")
+        and estimator.is_fitted()
+    )
 
 
 def _bags_trees(estimator):

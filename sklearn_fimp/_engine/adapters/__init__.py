@@ -2,6 +2,7 @@
 (see ``_base.py`` for the interface an adapter implements)."""
 
 from ._base import ModelAdapter, TreeEnsemble, TreeTerm
+from ._catboost import CatBoost
 from ._lightgbm import LightGBM
 from ._sklearn_boosting import GradientBoosting
 from ._sklearn_hist_boosting import HistGradientBoosting
@@ -10,7 +11,14 @@ from ._xgboost import XGBoost
 
 #: The families the engine takes, tried in order; a new family is one
 #: module of this package and one entry here.
-ADAPTERS = (AveragedTrees, GradientBoosting, HistGradientBoosting, XGBoost, LightGBM)
+ADAPTERS = (
+    AveragedTrees,
+    GradientBoosting,
+    HistGradientBoosting,
+    XGBoost,
+    LightGBM,
+    CatBoost,
+)
 
 
 def adapter_for(estimator):
