@@ -638,5 +638,6 @@ def test_mdi_importance_catboost_names_its_analogue():
     model = catboost.CatBoostClassifier(
         iterations=5, depth=2, verbose=False, thread_count=1, allow_writing_files=False
     ).fit(X, y)
-    with pytest.raises(TypeError, match="PredictionValuesChange"):
+    with pytest.raises(TypeError, match="PredictionValuesChange") as error:
         mdi_importance(model)
+    assert "LossFunctionChange" in str(error.value)

@@ -97,8 +97,11 @@ def _no_trees_error(estimator):
         "(for a Pipeline, pass its last step). For any other model use "
         "permutation_importance."
         + (
-            " CatBoost's own analogue of MDI is "
-            "estimator.get_feature_importance(type='PredictionValuesChange')."
+            " CatBoost's trees keep no per-split loss decrease; its own "
+            "analogue of MDI is estimator.get_feature_importance("
+            "type='PredictionValuesChange') (from the trees alone), and "
+            "type='LossFunctionChange' (on a data set you pass) is its "
+            "data-based one."
             if catboost
             else ""
         )
@@ -137,10 +140,13 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     useful categorical one. Prefer the permutation or drop-column
     importances to decide what a model uses.
 
-    CatBoost models are not read (their oblivious trees keep no per-node
-    impurity decrease); CatBoost's own analogue is
+    CatBoost models are not read: their JSON export keeps, per oblivious
+    tree, the splits, leaf values and leaf weights, but no per-split
+    decrease of the training loss. CatBoost's own analogue is
     ``get_feature_importance(type="PredictionValuesChange")``, computed from
-    the fitted trees and the training weights in their leaves.
+    the fitted trees and the training weights in their leaves;
+    ``type="LossFunctionChange"`` measures the change of the loss on a data
+    set you pass, closer to drop-column importance.
 
     Parameters
     ----------
