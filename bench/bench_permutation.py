@@ -31,6 +31,8 @@ Workloads:
   max_depth=6, random_state=0); validation permutation only.
 - W5: W2's data and split, lightgbm.LGBMClassifier(n_estimators=300,
   num_leaves=31, random_state=0); validation permutation only.
+- W6: W2's data and split, catboost.CatBoostClassifier(iterations=300,
+  depth=6, thread_count=1, random_seed=0); validation permutation only.
 
 Run from the repository root::
 
@@ -42,7 +44,10 @@ OMP_NUM_THREADS=1 to compare on one core, as for the forests.
 Forests are fitted with n_jobs=-1 and evaluated with n_jobs=None, XGBoost
 and LightGBM models fitted with n_jobs=-1 and evaluated with n_jobs=1, so
 ``predict`` and every importance function run on one core unless n_jobs says
-otherwise. Timings are medians of ``--repeats`` runs of time.perf_counter.
+otherwise. CatBoost is fitted with thread_count=1; its ``predict`` and
+``predict_proba`` take no thread setting from the model and use every core
+(their thread_count=-1), in both implementations. Timings are medians of
+``--repeats`` runs of time.perf_counter.
 """
 
 import argparse
@@ -76,12 +81,19 @@ DOCS_TABLE = ROOT / "docs" / "bench_permutation.rst"
 #: per workload, the largest difference between our validation importances
 #: and scikit-learn's (same permutations)
 DIFFERENCES = {}
+#: the machine's load average when the run started (other processes share
+#: its cores)
+LOAD_AT_START = (
+    ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    if hasattr(os, "getloadavg")
+    else "not available on this platform"
+)
 
 
 def library_versions():
     """Versions of the boosting libraries, where installed."""
     versions = []
-    for name in ("xgboost", "lightgbm"):
+    for name in ("xgboost", "lightgbm", "catboost"):
         try:
             module = __import__(name)
         except ImportError:
@@ -164,6 +176,21 @@ def load_lightgbm(quick):
         verbose=-1,
     )
     return "W5 LightGBM", X, y, model, metric
+
+
+def load_catboost(quick):
+    import catboost
+
+    _, X, y, _, metric = load_synthetic(quick)
+    model = catboost.CatBoostClassifier(
+        iterations=30 if quick else 300,
+        depth=6,
+        thread_count=1,
+        random_seed=0,
+        verbose=False,
+        allow_writing_files=False,
+    )
+    return "W6 CatBoost", X, y, model, metric
 
 
 def evaluate_on_one_core(model):
@@ -427,8 +454,10 @@ def write_rst(rows, ratios, command, path, repeats):
         f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}"
         + (f", {library_versions()}" if library_versions() else ""),
         "- forests evaluated with n_jobs=None, XGBoost and LightGBM with "
-        f"n_jobs=1; medians of {repeats} run(s) per measurement, all in one run "
+        "n_jobs=1, CatBoost fitted with thread_count=1 (its predict uses every "
+        f"core); medians of {repeats} run(s) per measurement, all in one run "
         "of this script",
+        f"- load average (1, 5, 15 min) when the run started: {LOAD_AT_START}",
         f"- OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} "
         "(the OpenMP threads of HistGradientBoosting's, XGBoost's and "
         "LightGBM's predict)",
@@ -504,9 +533,9 @@ def main(argv=None):
     )
     parser.add_argument(
         "--workload",
-        choices=["W1", "W2", "W3", "W4", "W5", "boosters", "all"],
+        choices=["W1", "W2", "W3", "W4", "W5", "W6", "boosters", "all"],
         default="all",
-        help="one workload, the boosted models (W3, W4, W5) or all",
+        help="one workload, the boosted models (W3 to W6) or all",
     )
     parser.add_argument(
         "--table",
@@ -534,6 +563,8 @@ def main(argv=None):
         workloads.append(load_xgboost(args.quick))
     if args.workload in ("W5", "boosters", "all"):
         workloads.append(load_lightgbm(args.quick))
+    if args.workload in ("W6", "boosters", "all"):
+        workloads.append(load_catboost(args.quick))
 
     rows = []
     for name, X, y, model, metric in workloads:

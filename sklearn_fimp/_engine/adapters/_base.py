@@ -18,12 +18,13 @@ regression values). Every family the engine supports has this form:
   ``start = 0``, ``divisor = n_trees`` (or, out of bag, the number of trees
   for which the row is out of bag), tables of class fractions or values;
 - gradient boosting (GradientBoosting*, HistGradientBoosting*, XGBoost,
-  LightGBM): ``start`` the baseline raw score (the initial estimator's,
-  ``base_score``; LightGBM folds its initial score in the first trees'
-  leaves), ``divisor = 1``, tables of ``learning_rate * leaf value`` (the
-  histogram-based libraries' leaf values already include the learning
-  rate), one term per class per iteration with ``columns = [k]``, and the
-  link (sigmoid, softmax, exponential, identity) in
+  LightGBM, CatBoost): ``start`` the baseline raw score (the initial
+  estimator's, ``base_score``, CatBoost's bias; LightGBM folds its initial
+  score in the first trees' leaves), ``divisor = 1``, tables of
+  ``learning_rate * leaf value`` (the histogram-based libraries' leaf values
+  already include the learning rate), one term per class per iteration with
+  ``columns = [k]`` (CatBoost: one term per tree, adding to every output),
+  and the link (sigmoid, softmax, exponential, identity) in
   :meth:`ModelAdapter.scorer_outputs`.
 
 What an adapter provides
