@@ -221,13 +221,13 @@ def test_engine_catboost_plain_model_predicts_raw_values(loss):
     params = {"iterations": 15, "depth": 3, "loss_function": loss}
     params.update(thread_count=1, verbose=False, allow_writing_files=False)
     plain = catboost.CatBoost({**params, "random_seed": 0}).fit(X[:250], y[:250])
+    # the engine takes it when scikit-learn takes it for a regressor: with a
+    # classification loss it is a classifier whose predict gives raw values,
+    # and CatBoost 1.2 gives the plain model no estimator tags
+    # (scikit-learn 1.6 then takes it for neither)
+    assert (tree_ensemble(plain) is not None) == is_regressor(plain)
     if is_regressor(plain):
         assert isinstance(adapter_for(plain), CatBoost)
-        assert tree_ensemble(plain) is not None
-    else:
-        # CatBoost releases without scikit-learn's estimator tags on the
-        # plain model (1.2 on scikit-learn 1.6): the predict-every-row path
-        assert adapter_for(plain) is None
     raw = plain.predict(X[250:])
     target = raw + np.random.RandomState(0).normal(scale=0.5, size=raw.shape)
     assert_same_importances(

@@ -28,7 +28,10 @@ class 1 when the raw output is above 0, CatBoost's rule at its default
 probability threshold), the softmax for MultiClass (the label the largest
 raw output), the exponential for Poisson and Tweedie (as
 ``CatBoostRegressor.predict`` by default), the identity otherwise; a plain
-``CatBoost`` model predicts the raw output whatever its loss. With
+``CatBoost`` model predicts the raw output whatever its loss (the adapter
+takes it with a regression loss; with a classification loss scikit-learn
+takes it for a classifier whose ``predict`` gives raw values, and it takes
+the predict-every-row path). With
 ``scoring=None`` a regressor is scored as ``CatBoostRegressor.score``
 scores it (one R² pooled over the outputs).
 
@@ -102,8 +105,8 @@ class CatBoostRegressorOutputs(StoredRegressorOutputs):
 
 
 class CatBoost(ModelAdapter):
-    """CatBoostClassifier and CatBoostRegressor (see the module
-    docstring)."""
+    """CatBoostClassifier, CatBoostRegressor and the plain CatBoost model
+    (see the module docstring)."""
 
     averaged = False
 
@@ -124,14 +127,16 @@ class CatBoost(ModelAdapter):
     def _loss(self):
         return self._model()["model_info"]["params"]["loss_function"]["type"]
 
+    def _plain(self):
+        """Whether the model is a plain ``CatBoost`` one."""
+        from catboost import CatBoostClassifier, CatBoostRegressor
+
+        return not isinstance(self.estimator, (CatBoostClassifier, CatBoostRegressor))
+
     def _link(self):
         """The loss's link; the raw output for a plain ``CatBoost`` model,
         whose ``predict`` gives it whatever the loss."""
-        from catboost import CatBoostClassifier, CatBoostRegressor
-
-        if not isinstance(self.estimator, (CatBoostClassifier, CatBoostRegressor)):
-            return "identity"
-        return LINKS[self._loss()]
+        return "identity" if self._plain() else LINKS[self._loss()]
 
     def _float_features(self):
         """Per float feature (CatBoost's ``float_feature_index``): its
@@ -156,18 +161,22 @@ class CatBoost(ModelAdapter):
         )
 
     def _split_ranks(self):
+        """The model's split ranks (built once per adapter)."""
+        if hasattr(self, "_ranks"):
+            return self._ranks
         column, _ = self._float_features()
         features, borders = [], []
         for tree in self._model()["oblivious_trees"]:
             for split in tree["splits"]:
                 features.append(column[split["float_feature_index"]])
                 borders.append(split["border"])
-        return SplitRanks(
+        self._ranks = SplitRanks(
             np.asarray(features, dtype=np.intp),
             np.asarray(borders, dtype=np.float64),
             self._n_features(),
             dtype=np.float32,
         )
+        return self._ranks
 
     def _n_features(self):
         return int(self.estimator.n_features_in_)
@@ -178,6 +187,10 @@ class CatBoost(ModelAdapter):
 
     def ensemble(self):
         if self._loss() not in LINKS or not self._numeric_only():
+            return None
+        if self._plain() and is_classifier(self.estimator):
+            # a classification loss: scikit-learn's scorers read its predict
+            # (raw values) as labels and its predict_proba as probabilities
             return None
         if (
             is_classifier(self.estimator)
