@@ -207,7 +207,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         None: a RandomForestClassifier for class labels, a
         RandomForestRegressor otherwise (scikit-learn's defaults).
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
-            "conditional_permutation", "drop_column"}, default="auto"
+            "conditional_permutation", "drop_column", "shap"}, default="auto"
         How importance is measured.
 
         - "mdi": mean decrease in impurity (:func:`mdi_importance`); tree
@@ -229,6 +229,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         - "drop_column": score lost when the model is refitted without the
           column (:func:`drop_column_importance`); any model, one fit per
           feature and probe.
+        - "shap": mean absolute SHAP value on held-out rows, split as for
+          "permutation" (:func:`shap_importance`); tree models that shap's
+          TreeExplainer reads, with the optional ``shap`` package.
         - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
           when ``groups`` is given, or when X has missing values and
           scikit-learn is older than 1.8), "permutation" otherwise.
