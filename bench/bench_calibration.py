@@ -35,6 +35,11 @@ Regimes (name: task, rows, columns):
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
+- ``bin-signal-400``: binary, n=400, p=3: y is whether ``num + 2 [cat =
+  1] - 1.5 [cat = 2]`` is above its median, ``num`` N(0, 1) with 10%
+  missing, ``cat`` three-level; one N(0, 1) noise column. Few features
+  and a strong signal: with a held-out accuracy or a drop-column score
+  most probes tie (``--hgb-on``).
 
 Selectors:
 
@@ -62,9 +67,10 @@ Selectors:
 
   for every ``method`` (``auto`` resolves to ``oob_mdi`` for forests), the
   forests being ``RandomForest*(n_estimators=trees)`` and for ``permutation``
-  also Ridge / LogisticRegression; with ``--hgb-on``, also ``permutation``
-  of a ``HistGradientBoosting*`` with default parameters (accuracy or r2 on
-  a held-out quarter: importances that take few values, many probes tie);
+  also Ridge / LogisticRegression; with ``--hgb-on``, also a
+  ``HistGradientBoosting*`` with default parameters, through
+  ``--hgb-methods`` (default ``permutation``; accuracy on held-out rows or
+  a drop-column score take few values, so many probes tie);
 - ``BorutaPy``: ``BorutaPy(RandomForest*(max_depth=5), n_estimators="auto",
   alpha=0.05, max_iter=50)`` (its own two-step correction), through its
   public API; confirmed features count as kept.
@@ -246,6 +252,17 @@ POWER = {
     "wide-regression": ("regression", wide_regression),
 }
 
+
+def bin_signal_400(rng):
+    num = rng.standard_normal(400)
+    cat = rng.randint(3, size=400).astype(float)
+    signal = num + 2.0 * (cat == 1) - 1.5 * (cat == 2)
+    num[rng.uniform(size=400) < 0.1] = np.nan
+    X = np.column_stack([num, cat, rng.standard_normal(400)])
+    y = (signal > np.median(signal)).astype(int)
+    return X, y, np.array([True, True, False])
+
+
 REGIMES = {
     "reg-mixed-300": ("regression", reg_mixed_300),
     "bin-mixed-300": ("classification", bin_mixed_300),
@@ -256,6 +273,7 @@ REGIMES = {
     "mc4-signal-1000": ("classification", mc4_signal_1000),
     "bin-wide-300": ("classification", bin_wide_300),
     "bin-large-5000": ("classification", bin_large_5000),
+    "bin-signal-400": ("classification", bin_signal_400),
 }
 
 
@@ -727,9 +745,10 @@ def main(argv=None):
         "--hgb-on",
         nargs="*",
         default=[],
-        help="regimes on which HistGradientBoosting's permutation importance "
-        "is measured too",
+        help="regimes on which HistGradientBoosting is measured too, with "
+        "--hgb-methods",
     )
+    parser.add_argument("--hgb-methods", nargs="*", default=["permutation"])
     parser.add_argument("--write", action="store_true")
     parser.add_argument(
         "--from-log",
@@ -764,7 +783,7 @@ def main(argv=None):
         if regime in args.all_methods_on:
             out.append(("permutation", "linear", args.rounds, args.trees))
         if regime in args.hgb_on:
-            out.append(("permutation", "hgb", args.rounds, args.trees))
+            out.extend((m, "hgb", args.rounds, args.trees) for m in args.hgb_methods)
         return out
 
     start = time.perf_counter()

@@ -159,7 +159,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     computed the same way (leave one out) and pooled over features and
     rounds, at least as large; beyond the tenth largest probe score a
     generalized Pareto tail fitted to the largest ones extrapolates it
-    (never a bounded tail: an exponential one if the fit says bounded).
+    (never a bounded tail: an exponential one if the fit says bounded;
+    where importances take few values and the probes' scores tie,
+    Cantelli's inequality, which holds for any distribution, bounds the
+    tail instead), and no p-value is below the share of probe scores that
+    reach the feature's.
     Averaging the feature over rounds while each probe is one round's draw
     makes the test conservative. The p-values are then adjusted for the
     number of features tested: Holm's step-down method by default, which
