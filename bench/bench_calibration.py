@@ -35,6 +35,11 @@ Regimes (name: task, rows, columns):
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
+- ``bin-signal-400``: binary, n=400, p=3: y is whether ``num + 2 [cat =
+  1] - 1.5 [cat = 2]`` is above its median, ``num`` N(0, 1) with 10%
+  missing, ``cat`` three-level; one N(0, 1) noise column. Few features
+  and a strong signal: with a held-out accuracy or a drop-column score
+  most probes tie (``--hgb-on``).
 
 Selectors:
 
@@ -51,13 +56,21 @@ Selectors:
     their own shadows, rank p-value against the probes' standardized
     scores;
   - ``std-tail``: the same with a generalized Pareto tail beyond the last
-    ten probe scores;
+    ten probe scores (Cantelli's bound where ties leave too few values to
+    fit one);
+  - ``std-tail-ties``: ``std-tail`` as it was before ties were handled:
+    the Pareto tail fitted through null values tied at its threshold, no
+    floor at the share of null values reaching a score, and a probe whose
+    class-mates all tie left out of the null values;
   - ``hits``: Boruta's statistic on the same rounds: rounds in which the
     feature beats the largest probe, binomial test against 1/2;
 
   for every ``method`` (``auto`` resolves to ``oob_mdi`` for forests), the
   forests being ``RandomForest*(n_estimators=trees)`` and for ``permutation``
-  also Ridge / LogisticRegression;
+  also Ridge / LogisticRegression; with ``--hgb-on``, also a
+  ``HistGradientBoosting*`` with default parameters, through
+  ``--hgb-methods`` (default ``permutation``; accuracy on held-out rows or
+  a drop-column score take few values, so many probes tie);
 - ``BorutaPy``: ``BorutaPy(RandomForest*(max_depth=5), n_estimators="auto",
   alpha=0.05, max_iter=50)`` (its own two-step correction), through its
   public API; confirmed features count as kept.
@@ -94,12 +107,18 @@ import sklearn
 from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.datasets import make_classification, make_friedman1, make_regression
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.ensemble import (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from sklearn.linear_model import LogisticRegression, Ridge
 
 import sklearn_fimp
 from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._selection._probe_test import (
+    _loo_scores,
     adjust_pvalues,
     probe_test,
     rank_pvalues,
@@ -124,7 +143,15 @@ ALL_METHODS = (
 CACHE = os.environ.get("BENCH_CALIBRATION_CACHE")
 #: Probe tests compared on the same rounds; "std-tail" is the one that
 #: ImportanceSelector uses (the others are the candidates it was chosen from).
-TESTS = ("t-1fit", "rank-pool", "std-rank", "std-tail", "avg-tail", "hits")
+TESTS = (
+    "t-1fit",
+    "rank-pool",
+    "std-rank",
+    "std-tail",
+    "std-tail-ties",
+    "avg-tail",
+    "hits",
+)
 
 
 # --------------------------------------------------------------------------
@@ -225,6 +252,17 @@ POWER = {
     "wide-regression": ("regression", wide_regression),
 }
 
+
+def bin_signal_400(rng):
+    num = rng.standard_normal(400)
+    cat = rng.randint(3, size=400).astype(float)
+    signal = num + 2.0 * (cat == 1) - 1.5 * (cat == 2)
+    num[rng.uniform(size=400) < 0.1] = np.nan
+    X = np.column_stack([num, cat, rng.standard_normal(400)])
+    y = (signal > np.median(signal)).astype(int)
+    return X, y, np.array([True, True, False])
+
+
 REGIMES = {
     "reg-mixed-300": ("regression", reg_mixed_300),
     "bin-mixed-300": ("classification", bin_mixed_300),
@@ -235,6 +273,7 @@ REGIMES = {
     "mc4-signal-1000": ("classification", mc4_signal_1000),
     "bin-wide-300": ("classification", bin_wide_300),
     "bin-large-5000": ("classification", bin_large_5000),
+    "bin-signal-400": ("classification", bin_signal_400),
 }
 
 
@@ -259,10 +298,21 @@ def linear(task, seed):
     return LogisticRegression(max_iter=1000)
 
 
+def boosting(task, seed):
+    if task == "regression":
+        return HistGradientBoostingRegressor(random_state=seed)
+    return HistGradientBoostingClassifier(random_state=seed)
+
+
 def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
     """Importances of features and shadows over ``n_rounds`` rounds, measured
     by ``ImportanceSelector.fit`` itself (public API, ``refit=False``)."""
-    estimator = forest(task, seed, trees) if model == "forest" else linear(task, seed)
+    if model == "forest":
+        estimator = forest(task, seed, trees)
+    elif model == "hgb":
+        estimator = boosting(task, seed)
+    else:
+        estimator = linear(task, seed)
     selector = ImportanceSelector(
         estimator,
         method=method,
@@ -294,7 +344,53 @@ def test_pvalues(real, probes, owners, test):
     )
     if test == "std-rank":
         return rank_pvalues(scores, null)
+    if test == "std-tail-ties":
+        return _tail_before_ties(scores, _null_before_ties(probes, owners))
     return tail_pvalues(scores, null)
+
+
+def _null_before_ties(probes, owners):
+    """The probes' null scores as ``standardized_scores`` computed them
+    before ties were handled: a probe whose class-mates all tie was left out."""
+    probes, owners = probes.ravel(), owners.ravel()
+    negligible = 1e-6 * np.std(probes)
+
+    def usable(values):
+        return len(values) >= 3 and np.std(values) > negligible
+
+    classes = {o: probes[owners == o] for o in np.unique(owners)}
+    null = [_loo_scores(v, negligible) for v in classes.values() if usable(v)]
+    unusable = np.isin(owners, [o for o, v in classes.items() if not usable(v)])
+    if np.any(unusable) and len(probes) >= 3:
+        null.append(_loo_scores(probes, negligible)[unusable])
+    null = np.concatenate(null) if null else np.zeros(0)
+    return null[np.isfinite(null)]
+
+
+def _tail_before_ties(statistics, null, min_exceedances=10):
+    """``tail_pvalues`` before ties were handled: the Pareto tail fitted to
+    the largest tenth of the null values, ties at its threshold included,
+    and no floor at the share of null values reaching a statistic."""
+    null = np.sort(null)
+    n = len(null)
+    pvalues = rank_pvalues(statistics, null)
+    at_least = n - np.searchsorted(null, statistics, side="left")
+    beyond = at_least < min_exceedances
+    size = min(max(min(n // 10, 250), 2 * min_exceedances), n - 1)
+    if not np.any(beyond) or size < 2 * min_exceedances:
+        return pvalues
+    threshold = null[n - size - 1]
+    excess = null[n - size :] - threshold
+    if not np.ptp(excess) > 0:
+        return pvalues
+    shape, _, scale = stats.genpareto.fit(excess, floc=0.0)
+    if shape < 0:
+        shape, scale = 0.0, float(excess.mean())
+    extrapolated = (size / (n + 1.0)) * stats.genpareto.sf(
+        statistics[beyond] - threshold, shape, scale=scale
+    )
+    pvalues[beyond] = np.minimum(extrapolated, min_exceedances / (n + 1.0))
+    return pvalues
 
 
 def between_share(values):
@@ -645,6 +741,14 @@ def main(argv=None):
     parser.add_argument(
         "--boruta-on", nargs="*", default=None, help="regimes BorutaPy runs on"
     )
+    parser.add_argument(
+        "--hgb-on",
+        nargs="*",
+        default=[],
+        help="regimes on which HistGradientBoosting is measured too, with "
+        "--hgb-methods",
+    )
+    parser.add_argument("--hgb-methods", nargs="*", default=["permutation"])
     parser.add_argument("--write", action="store_true")
     parser.add_argument(
         "--from-log",
@@ -678,6 +782,8 @@ def main(argv=None):
         out = [(m, "forest", args.rounds, args.trees) for m in methods]
         if regime in args.all_methods_on:
             out.append(("permutation", "linear", args.rounds, args.trees))
+        if regime in args.hgb_on:
+            out.extend((m, "hgb", args.rounds, args.trees) for m in args.hgb_methods)
         return out
 
     start = time.perf_counter()

@@ -133,9 +133,7 @@ def test_hgb_selector_keeps_the_informative_features(kind, method):
     """Shadow probes of a categorical column are categorical too, so the
     model treats them as it treats the feature."""
     X, y = hgb_data(kind)
-    selector = ImportanceSelector(
-        HGB[kind](), method=method, random_state=0
-    ).fit(X, y)
+    selector = ImportanceSelector(HGB[kind](), method=method, random_state=0).fit(X, y)
     assert list(selector.get_feature_names_out()) == ["num", "cat"]
     assert selector.predict(X).shape == (len(X),)
 

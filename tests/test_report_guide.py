@@ -309,8 +309,11 @@ def test_verdicts_reconcile_methods_and_selector():
     assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
     # the summary says what disagrees
     assert _why_uncertain(facts, ["b", "c"]) == [
-        ("kept by the selector but below the random column under permutation", ["b"]),
-        ("below the random column under MDI", ["c"]),
+        (
+            "kept by the selector but not above the random column under permutation",
+            ["b"],
+        ),
+        ("not above the random column under MDI", ["c"]),
     ]
     dropped = Bunch(**{**facts, "selector": Bunch(support_=np.array([0, 1, 0, 0]))})
     assert _why_uncertain(dropped, ["a"]) == [
@@ -320,6 +323,35 @@ def test_verdicts_reconcile_methods_and_selector():
     assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
     facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))
     assert verdicts(facts) == (["a", "c"], [], ["b", "d"])
+
+
+def test_verdicts_need_a_margin_over_the_random_column():
+    # "a" is above the random column by far more than its repeats' noise;
+    # "b" by less than twice the standard error of the difference: not a
+    # vote for "matters"; drop-column's single refit has no spread, and
+    # there the means alone decide
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._report._html import clearly_above
+
+    names = np.array(["a", "b", "random"])
+    repeats = np.array(
+        [[5.0, 5.2, 4.8, 5.1], [1.3, 0.7, 1.4, 0.8], [1.0, 0.9, 1.1, 1.0]]
+    )
+    result = Bunch(
+        feature_names=names, importances=repeats, importances_mean=repeats.mean(1)
+    )
+    assert clearly_above("permutation", result, "random") == {
+        "a": True,
+        "b": False,
+        "random": False,
+    }
+    single = Bunch(
+        feature_names=names,
+        importances=repeats[:, :1],
+        importances_mean=repeats[:, 0],
+    )
+    assert clearly_above("drop_column", single, "random")["b"] is True
 
 
 def test_chart_rows_cut_every_per_feature_field():

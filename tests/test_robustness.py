@@ -524,6 +524,38 @@ def test_string_columns_a_model_cannot_use_are_named(name, kind):
         call()
 
 
+@pytest.mark.parametrize("kind", ["object", "string", "categorical"])
+def test_shadows_of_text_columns_an_encoder_selects_by_name_are_explained(kind):
+    # The encoder lists "text" by name: the shadow copies of "text" pass
+    # through unencoded and the model fails on them, though it fits X.
+    X, y = _mixed_frame(kind)
+    before = X.copy()
+    by_name = make_column_transformer(
+        (OneHotEncoder(handle_unknown="ignore"), ["text"]), remainder="passthrough"
+    )
+    selector = ImportanceSelector(
+        make_pipeline(by_name, Ridge()), method="permutation", n_rounds=1
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"fits X but not X with probes.*'text'.*"
+        r"make_column_selector\(dtype_exclude='number'\).*probes='normal'",
+    ):
+        selector.fit(X, y)
+    pd.testing.assert_frame_equal(X, before)
+    # the two fixes the message gives
+    ImportanceSelector(
+        _encoding_pipeline(), method="permutation", n_rounds=1, min_features=0
+    ).fit(X, y)
+    ImportanceSelector(
+        make_pipeline(by_name, Ridge()),
+        method="permutation",
+        n_rounds=1,
+        probes="normal",
+        min_features=0,
+    ).fit(X, y)
+
+
 # ----------------------------------------------------------------------------
 # Values
 

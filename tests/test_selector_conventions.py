@@ -301,3 +301,18 @@ def test_selector_importance_getter_errors(labels):
     pipeline = make_pipeline(StandardScaler(), LogisticRegression())
     with pytest.raises(ValueError, match="coef_"):
         ImportanceSelector(pipeline, importance_getter="auto").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "selector", [ImportanceSelector, sklearn_fimp.RecursiveImportanceSelector]
+)
+def test_method_parameter_lists_every_registry_method(selector):
+    """A method added to the registry is accepted by both selectors; their
+    docstrings must list it too."""
+    from sklearn_fimp._methods import METHODS
+
+    doc = selector.__doc__
+    start = doc.index("method : {")
+    listed = doc[start : doc.index("}", start)]
+    missing = [name for name in METHODS if f'"{name}"' not in listed]
+    assert not missing, f"{selector.__name__}'s method docstring lacks {missing}"

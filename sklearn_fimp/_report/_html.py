@@ -147,25 +147,65 @@ def _metric(task, scoring):
 # the summary, first on the page
 
 
+#: A feature is above the random column under a method when its mean
+#: importance exceeds the random column's by more than this many standard
+#: errors of the difference (the repeats' spread; the means alone for a
+#: method without one, such as drop-column's single refit).
+MARGIN_STANDARD_ERRORS = 2.0
+
+
+def clearly_above(name, result, random_name):
+    """``{feature: bool}``: is each feature's mean importance above the
+    random column's by more than ``MARGIN_STANDARD_ERRORS`` standard errors
+    of the difference?"""
+    names = list(map(str, result.feature_names))
+    means = np.asarray(result.importances_mean, dtype=float)
+    r = names.index(random_name)
+    importances = result.get("importances")
+    if importances is not None:
+        importances = np.asarray(importances, dtype=float)
+    if (
+        importances is not None
+        and importances.ndim == 2
+        and importances.shape[1] > 1
+        and has_spread(name, result)
+    ):
+        n_repeats = importances.shape[1]
+        errors = importances.std(axis=1, ddof=1) / np.sqrt(n_repeats)
+        margin = MARGIN_STANDARD_ERRORS * np.sqrt(errors**2 + errors[r] ** 2)
+    else:
+        margin = np.zeros(len(names))
+    above = means - means[r] > margin
+    return dict(zip(names, map(bool, above)))
+
+
+def _votes(facts, names):
+    """``{feature: [(method, above)]}`` over the methods measured."""
+    random_name = facts.fitted.random_name
+    votes = {n: [] for n in names}
+    for method, result in (facts.results or {}).items():
+        above = clearly_above(method, result, random_name)
+        for n in names:
+            votes[n].append((method, above[n]))
+    return votes
+
+
 def verdicts(facts):
     """Which features matter, which are uncertain, which are noise.
 
     A feature *matters* when every method measured puts it above the random
-    column and ImportanceSelector keeps it (when it ran). It is *noise* when
-    the selector drops it and some method puts it below the random column
-    (without the selector: when at least half the methods do). It is
-    *uncertain* otherwise: the selector keeps it but a method ranks it
-    below the random column, or every method ranks it above and the
-    selector drops it.
+    column (by more than ``MARGIN_STANDARD_ERRORS`` standard errors of the
+    difference, see :func:`clearly_above`) and ImportanceSelector keeps it
+    (when it ran). It is *noise* when the selector drops it and some method
+    does not put it above the random column (without the selector: when at
+    least half the methods do not). It is *uncertain* otherwise: the
+    selector keeps it but a method does not put it above the random
+    column, or every method does and the selector drops it.
     """
     fitted = facts.fitted
     random_name = fitted.random_name
     names = [str(c) for c in fitted.X.columns if str(c) != random_name]
-    above = {n: [] for n in names}
-    for result in (facts.results or {}).values():
-        values = dict(zip(map(str, result.feature_names), result.importances_mean))
-        for n in names:
-            above[n].append(values[n] > values[random_name])
+    above = {n: [up for _, up in v] for n, v in _votes(facts, names).items()}
     kept = None
     if facts.selector is not None:
         kept = dict(zip(names, map(bool, facts.selector.support_)))
@@ -193,15 +233,13 @@ def verdicts(facts):
 
 def _why_uncertain(facts, names):
     """What disagrees about each uncertain feature, as ``[(reason, names)]``
-    in the order of ``names``: the methods that put a feature below the
-    random column, or the selector that dropped it."""
+    in the order of ``names``: the methods that do not put a feature above
+    the random column, or the selector that dropped it."""
     random_name = facts.fitted.random_name
-    below = {n: [] for n in names}
-    for method, result in (facts.results or {}).items():
-        values = dict(zip(map(str, result.feature_names), result.importances_mean))
-        for n in names:
-            if not values[n] > values[random_name]:
-                below[n].append(METHOD_TITLES[method])
+    below = {
+        n: [METHOD_TITLES[method] for method, up in v if not up]
+        for n, v in _votes(facts, names).items()
+    }
     kept = {}
     if facts.selector is not None:
         features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
@@ -209,7 +247,7 @@ def _why_uncertain(facts, names):
     groups = {}
     for n in names:
         if below[n]:
-            reason = "below the random column under " + " and ".join(below[n])
+            reason = "not above the random column under " + " and ".join(below[n])
             if kept.get(n):
                 reason = "kept by the selector but " + reason
         elif kept.get(n) is False:
@@ -245,7 +283,8 @@ def summary_html(data, facts, options):
         judged.append("ImportanceSelector")
     if judged:
         lines.append(
-            f"<b>Features that matter</b> ({len(matter)}; above the random column "
+            f"<b>Features that matter</b> ({len(matter)}; above the random column, "
+            "by more than twice the standard error of the difference, "
             f"under {_e(', '.join(judged[:-1]) or judged[0])}"
             + (f" and kept by {judged[-1]}" if facts.selector is not None else "")
             + f"): {_e(_names(matter)) or 'none'}."
@@ -262,9 +301,10 @@ def summary_html(data, facts, options):
         lines.append(
             f"<b>Noise</b> ({len(noise)}; "
             + (
-                "dropped by the selector and below the random column under some method"
+                "dropped by the selector and not above the random column under "
+                "some method"
                 if facts.selector is not None
-                else "below the random column under at least half the methods"
+                else "not above the random column under at least half the methods"
             )
             + f"): {_e(_names(noise)) or 'none'}."
         )

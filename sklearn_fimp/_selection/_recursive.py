@@ -236,7 +236,7 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
         RandomForestClassifier for class labels, a RandomForestRegressor
         otherwise.
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
-            "drop_column", "shap"}, default="auto"
+            "conditional_permutation", "drop_column", "shap"}, default="auto"
         The importance that ranks features at each step (see
         :class:`ImportanceSelector`). "auto": "oob_mdi" for bagged trees
         with bootstrap, "oob_permutation" for other bagged models with

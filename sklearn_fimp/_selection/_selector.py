@@ -45,6 +45,7 @@ from .._utils._validation import (
     check_finite_target,
     discard_fit_on_error,
     explain_input_errors,
+    text_columns_in_error,
 )
 from ._measure import measure_importances, measure_model_importances
 from ._probe_test import (
@@ -158,7 +159,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     computed the same way (leave one out) and pooled over features and
     rounds, at least as large; beyond the tenth largest probe score a
     generalized Pareto tail fitted to the largest ones extrapolates it
-    (never a bounded tail: an exponential one if the fit says bounded).
+    (never a bounded tail: an exponential one if the fit says bounded;
+    where importances take few values and the probes' scores tie,
+    Cantelli's inequality, which holds for any distribution, bounds the
+    tail instead), and no p-value is below the share of probe scores that
+    reach the feature's.
     Averaging the feature over rounds while each probe is one round's draw
     makes the test conservative. The p-values are then adjusted for the
     number of features tested: Holm's step-down method by default, which
@@ -206,7 +211,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         None: a RandomForestClassifier for class labels, a
         RandomForestRegressor otherwise (scikit-learn's defaults).
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
-            "conditional_permutation", "drop_column"}, default="auto"
+            "conditional_permutation", "drop_column", "shap"}, default="auto"
         How importance is measured.
 
         - "mdi": mean decrease in impurity (:func:`mdi_importance`); tree
@@ -228,6 +233,9 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         - "drop_column": score lost when the model is refitted without the
           column (:func:`drop_column_importance`); any model, one fit per
           feature and probe.
+        - "shap": mean absolute SHAP value on held-out rows, split as for
+          "permutation" (:func:`shap_importance`); tree models that shap's
+          TreeExplainer reads, with the optional ``shap`` package.
         - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
           when ``groups`` is given, or when X has missing values and
           scikit-learn is older than 1.8), "permutation" otherwise.
@@ -1000,17 +1008,22 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             models[:] = [model]
             return result.importances_mean
 
-        real, probes, owners = measure_rounds(
-            measure,
-            X,
-            groups,
-            labels,
-            feature_names,
-            self.probes,
-            n_probes,
-            self.n_rounds,
-            np.random.RandomState(probe_seed),
-        )
+        try:
+            real, probes, owners = measure_rounds(
+                measure,
+                X,
+                groups,
+                labels,
+                feature_names,
+                self.probes,
+                n_probes,
+                self.n_rounds,
+                np.random.RandomState(probe_seed),
+            )
+        except (ValueError, TypeError) as exc:
+            if not results:  # the first round failed
+                self._explain_failed_shadows(exc, X, y, fit_kwargs)
+            raise
         last = results[-1]
         result = importance_result(
             np.hstack([real, probes]).T,
@@ -1126,6 +1139,34 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                     break
                 chosen[g] = True
         return chosen
+
+    def _explain_failed_shadows(self, exc, X, y, fit_kwargs):
+        """Raise a clearer error when the estimator fits X but not X with
+        shadow copies of its text columns: a step that selects the text
+        columns by name lets their copies through unencoded."""
+        found = text_columns_in_error(exc, X) if self.probes == "shadow" else []
+        if not found or self.prefit:
+            return
+        try:
+            clone(self._estimator_to_measure(y, 0)).fit(X, y, **fit_kwargs)
+        except Exception:  # the estimator fails without probes too: not ours
+            return
+        name = found[0][0]
+        model = "the default estimator"
+        if self.estimator is not None:
+            model = f"estimator={type(self.estimator).__name__}(...)"
+        raise ValueError(
+            f"{model} fits X but not X with probes: probes='shadow' adds "
+            f"copies of X's columns under new names ({name!r} is copied as "
+            f"'probe_<i>_{name}'), and the copies of the text column(s) "
+            f"{', '.join(repr(n) for n, _ in found)} reach the model unencoded "
+            f"({str(exc).strip().splitlines()[0]}). A step that selects "
+            "columns by name (a ColumnTransformer listing them) does not "
+            "know the copies. Select the columns by dtype instead, e.g. "
+            "make_column_selector(dtype_exclude='number') for the encoder, so "
+            "that each copy is encoded as its column is; or use "
+            "probes='normal' (probes that copy no column)."
+        ) from exc
 
     def _measure(self, estimator, method, X, y, fit_kwargs, options, cv, progress):
         """The importance result over real and probe columns, and the model

@@ -220,6 +220,14 @@ def _explained(exc, X, model):
     return None
 
 
+def text_columns_in_error(exc, X):
+    """The columns of ``X`` holding the string that ``exc`` (a model's
+    "could not convert string to float") could not convert: a list of
+    ``(name, detail)``, empty for any other error."""
+    match = dict(_PATTERNS)["text"].search(str(exc))
+    return [] if match is None else _offending_columns(X, "text", match.group(1))
+
+
 def explain_input_errors(func):
     """Decorate a public function or ``fit`` whose argument ``X`` is the
     caller's table: reject duplicated column names up front, and turn the
