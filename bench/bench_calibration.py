@@ -67,10 +67,10 @@ Selectors:
 
   for every ``method`` (``auto`` resolves to ``oob_mdi`` for forests), the
   forests being ``RandomForest*(n_estimators=trees)`` and for ``permutation``
-  also Ridge / LogisticRegression; with ``--hgb-on``, also a
-  ``HistGradientBoosting*`` with default parameters, through
-  ``--hgb-methods`` (default ``permutation``; accuracy on held-out rows or
-  a drop-column score take few values, so many probes tie);
+  also Ridge / LogisticRegression; with ``--hgb-on``, also
+  ``HistGradientBoosting*(max_iter=trees)`` (otherwise its defaults),
+  through ``--hgb-methods`` (default ``permutation``; accuracy on held-out
+  rows or a drop-column score take few values, so many probes tie);
 - ``BorutaPy``: ``BorutaPy(RandomForest*(max_depth=5), n_estimators="auto",
   alpha=0.05, max_iter=50)`` (its own two-step correction), through its
   public API; confirmed features count as kept.
@@ -298,10 +298,13 @@ def linear(task, seed):
     return LogisticRegression(max_iter=1000)
 
 
-def boosting(task, seed):
-    if task == "regression":
-        return HistGradientBoostingRegressor(random_state=seed)
-    return HistGradientBoostingClassifier(random_state=seed)
+def boosting(task, seed, iterations):
+    model = (
+        HistGradientBoostingRegressor
+        if task == "regression"
+        else HistGradientBoostingClassifier
+    )
+    return model(max_iter=iterations, random_state=seed)
 
 
 def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
@@ -310,7 +313,7 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
     if model == "forest":
         estimator = forest(task, seed, trees)
     elif model == "hgb":
-        estimator = boosting(task, seed)
+        estimator = boosting(task, seed, trees)
     else:
         estimator = linear(task, seed)
     selector = ImportanceSelector(
