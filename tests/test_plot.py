@@ -373,6 +373,22 @@ def test_dependence_display_first_column_and_sorted_rows():
     assert np.ma.is_masked(cells[0, 1])  # the diagonal is blank
 
 
+def test_dependence_display_max_features_keeps_the_most_dependent():
+    display = DependenceDisplay.from_result(_dependence_result(), max_features=2)
+    assert display.feature_order_.tolist() == [0, 2]
+    labels = [t.get_text() for t in display.ax_.get_xticklabels()]
+    assert labels == ["dependence", "a", "c"]
+    cells = display.im_.get_array()
+    assert cells.shape == (2, 3)
+    assert cells[0, 2] == pytest.approx(0.70)  # matrix[a, c], as in full
+    unsorted = DependenceDisplay.from_result(
+        _dependence_result(), sort=False, max_features=2
+    )
+    assert unsorted.feature_order_.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="max_features must be a positive integer"):
+        DependenceDisplay.from_result(_dependence_result(), max_features=0)
+
+
 def test_dependence_display_writes_values_only_above_the_threshold():
     result = _dependence_result()
     display = DependenceDisplay.from_result(result, value_threshold=0.05)

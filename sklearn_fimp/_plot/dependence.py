@@ -240,6 +240,7 @@ class DependenceDisplay:
         values_format=".2f",
         cmap="Blues",
         colorbar=True,
+        max_features=None,
         im_kw=None,
         text_kw=None,
     ):
@@ -265,6 +266,11 @@ class DependenceDisplay:
             sets another range.
         colorbar : bool, default=True
             Add a colour bar.
+        max_features : int or None, default=None
+            Draw only this many features, rows and columns: the most
+            dependent ones with ``sort=True``, the first ones of
+            ``feature_names`` otherwise (a 30 x 30 matrix is hard to read
+            at a page's width). None draws every feature.
         im_kw, text_kw : dict or None, default=None
             Keyword arguments of :meth:`matplotlib.axes.Axes.imshow` and
             :meth:`matplotlib.axes.Axes.text`.
@@ -289,13 +295,22 @@ class DependenceDisplay:
             raise TypeError(
                 f"value_threshold must be a number or None; got {value_threshold!r}."
             )
-        ax, figure = single_axes(
-            ax, f"{type(self).__name__}.plot", heatmap_size(n + 1, n)
-        )
+        if max_features is not None and not (
+            isinstance(max_features, numbers.Integral) and max_features >= 1
+        ):
+            raise ValueError(
+                f"max_features must be a positive integer or None; got "
+                f"{max_features!r}."
+            )
         order = (
             np.argsort(-np.nan_to_num(dependence, nan=-np.inf), kind="stable")
             if sort
             else np.arange(n)
+        )[:max_features]
+        ax, figure = single_axes(
+            ax,
+            f"{type(self).__name__}.plot",
+            heatmap_size(len(order) + 1, len(order)),
         )
         cells = np.column_stack([dependence[order], matrix[np.ix_(order, order)]])
         im_kw = {} if im_kw is None else dict(im_kw)
@@ -328,14 +343,14 @@ class DependenceDisplay:
         row_labels = [
             plain_text(names[i]) + (" (dropped)" if dropped[i] else "") for i in order
         ]
-        ax.set_xticks(np.arange(n + 1))
+        ax.set_xticks(np.arange(len(order) + 1))
         ax.set_xticklabels(
             ["dependence"] + [plain_text(names[i]) for i in order],
             rotation=45,
             ha="right",
             rotation_mode="anchor",
         )
-        ax.set_yticks(np.arange(n))
+        ax.set_yticks(np.arange(len(order)))
         ax.set_yticklabels(row_labels)
         ax.get_xticklabels()[0].set_fontweight("bold")
         ax.axvline(0.5, color="black", linewidth=1.5)
