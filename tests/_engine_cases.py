@@ -78,3 +78,19 @@ def assert_same_importances(model, X, y, atol=1e-10, **kwargs):
     assert fast.baseline_score == pytest.approx(slow.baseline_score, abs=1e-12)
     np.testing.assert_allclose(fast.importances, slow.importances, atol=atol)
     return fast
+
+
+def count_engine_calls(monkeypatch):
+    """A list that gets the model's class name each time the permutation
+    core hands a model to the engine (``permuted_scores``)."""
+    from sklearn_fimp._importance import _permutation
+
+    calls = []
+    engine = _permutation.permuted_scores
+
+    def counted(*args, **kwargs):
+        calls.append(type(args[0]).__name__)
+        return engine(*args, **kwargs)
+
+    monkeypatch.setattr(_permutation, "permuted_scores", counted)
+    return calls

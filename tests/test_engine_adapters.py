@@ -29,6 +29,7 @@ from ._engine_cases import (
     CLASSIFIERS,
     REGRESSORS,
     assert_same_importances,
+    count_engine_calls,
     generic,
     make_data,
 )
@@ -300,24 +301,6 @@ def _xgboost_model(n_classes, **params):
     return model(n_jobs=1, random_state=0, **params)
 
 
-@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
-@pytest.mark.parametrize("n_classes", [0, 2, 3])
-def test_engine_xgboost_matches_generic_path(missing, n_classes):
-    X, y = _hist_data(n_classes, missing)
-    model = _xgboost_model(n_classes).fit(X[:250], y[:250])
-    assert isinstance(adapter_for(model), XGBoost)
-    assert tree_ensemble(model) is not None
-    scorings = (
-        [None, "neg_mean_absolute_error"]
-        if n_classes == 0
-        else [None, "neg_log_loss", "roc_auc_ovr"]
-    )
-    for scoring in scorings:
-        assert_same_importances(
-            model, X[250:], y[250:], scoring=scoring, n_repeats=3, atol=XGB_ATOL
-        )
-
-
 @pytest.mark.parametrize(
     "params",
     [
@@ -409,12 +392,22 @@ def _lightgbm_model(n_classes, **params):
     return model(n_jobs=1, random_state=0, verbose=-1, **params)
 
 
+#: Per boosting library: the model factory, its adapter, and how closely
+#: the engine's importances agree with the generic path's
+BOOSTING_LIBRARIES = {
+    "xgboost": (_xgboost_model, XGBoost, XGB_ATOL),
+    "lightgbm": (_lightgbm_model, LightGBM, 1e-10),
+}
+
+
+@pytest.mark.parametrize("library", sorted(BOOSTING_LIBRARIES))
 @pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
 @pytest.mark.parametrize("n_classes", [0, 2, 3])
-def test_engine_lightgbm_matches_generic_path(missing, n_classes):
+def test_engine_boosting_library_matches_generic_path(library, missing, n_classes):
+    make_model, adapter, atol = BOOSTING_LIBRARIES[library]
     X, y = _hist_data(n_classes, missing)
-    model = _lightgbm_model(n_classes).fit(X[:250], y[:250])
-    assert isinstance(adapter_for(model), LightGBM)
+    model = make_model(n_classes).fit(X[:250], y[:250])
+    assert isinstance(adapter_for(model), adapter)
     assert tree_ensemble(model) is not None
     scorings = (
         [None, "neg_mean_absolute_error"]
@@ -422,7 +415,9 @@ def test_engine_lightgbm_matches_generic_path(missing, n_classes):
         else [None, "neg_log_loss", "roc_auc_ovr"]
     )
     for scoring in scorings:
-        assert_same_importances(model, X[250:], y[250:], scoring=scoring, n_repeats=3)
+        assert_same_importances(
+            model, X[250:], y[250:], scoring=scoring, n_repeats=3, atol=atol
+        )
 
 
 @pytest.mark.parametrize(
@@ -496,16 +491,8 @@ def test_engine_serves_the_selector_on_boosting_libraries(library, monkeypatch):
     # the selector measures through the registry's permutation core, which
     # hands the booster to the engine with no change on the selector's side
     from sklearn_fimp import ImportanceSelector
-    from sklearn_fimp._importance import _permutation
 
-    calls = []
-    engine = _permutation.permuted_scores
-
-    def counted(*args, **kwargs):
-        calls.append(type(args[0]).__name__)
-        return engine(*args, **kwargs)
-
-    monkeypatch.setattr(_permutation, "permuted_scores", counted)
+    calls = count_engine_calls(monkeypatch)
     X, y = make_data(2)
     model = _xgboost_model(2) if library == "xgboost" else _lightgbm_model(2)
     selector = ImportanceSelector(

@@ -8,7 +8,7 @@ from sklearn.base import is_regressor
 from sklearn_fimp._engine import tree_ensemble
 from sklearn_fimp._engine.adapters import adapter_for
 
-from ._engine_cases import assert_same_importances, make_data
+from ._engine_cases import assert_same_importances, count_engine_calls, make_data
 
 catboost = pytest.importorskip("catboost")
 
@@ -241,16 +241,8 @@ def test_engine_catboost_unfitted_takes_no_adapter():
 
 def test_engine_serves_the_selector_on_catboost(monkeypatch):
     from sklearn_fimp import ImportanceSelector
-    from sklearn_fimp._importance import _permutation
 
-    calls = []
-    engine = _permutation.permuted_scores
-
-    def counted(*args, **kwargs):
-        calls.append(type(args[0]).__name__)
-        return engine(*args, **kwargs)
-
-    monkeypatch.setattr(_permutation, "permuted_scores", counted)
+    calls = count_engine_calls(monkeypatch)
     X, y = make_data(2)
     selector = ImportanceSelector(
         _model(2, iterations=10), method="permutation", n_repeats=2, random_state=0
