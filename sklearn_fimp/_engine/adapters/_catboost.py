@@ -51,7 +51,7 @@ from sklearn.base import is_classifier
 from ..._utils._models import is_catboost_model
 from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
 from ._base import ModelAdapter, TreeEnsemble, TreeTerm, float32_below
-from ._flat_trees import FlatTree, SplitRanks
+from ._flat_trees import FlatTree, SplitRanks, linked_outputs
 
 #: CatBoost's losses the adapter takes, and their links.
 LINKS = {
@@ -242,20 +242,14 @@ class CatBoost(ModelAdapter):
         return start
 
     def scorer_outputs(self, raw):
-        link = self._link()
-        if link == "sigmoid":
-            p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
-            return CatBoostOutputs(
-                self.estimator.classes_, proba=np.column_stack([1.0 - p, p]), raw=raw
-            )
-        if link == "softmax":
-            shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
-            proba = shifted / shifted.sum(axis=1, keepdims=True)
-            return CatBoostOutputs(self.estimator.classes_, proba=proba, raw=raw)
-        values = raw[:, 0] if raw.shape[1] == 1 else raw
-        if link == "exp":
-            values = np.exp(values)
-        return CatBoostRegressorOutputs(values)
+        return linked_outputs(
+            raw,
+            self._link(),
+            getattr(self.estimator, "classes_", None),
+            classifier=CatBoostOutputs,
+            regressor=CatBoostRegressorOutputs,
+            raw=raw,
+        )
 
 
 def _oblivious_tree(tree, column, ranks, scale, n_outputs):

@@ -29,6 +29,7 @@ records a row on such a split as always moving.
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
 from ._base import TreeEnsemble, TreeTerm, float32_below
 
 
@@ -243,3 +244,30 @@ def boosted_ensemble(adapter, trees, classes, n_outputs, classifier):
     if not terms:
         return None
     return TreeEnsemble(terms, n_outputs, adapter, classifier)
+
+
+def linked_outputs(
+    sums,
+    link,
+    classes,
+    *,
+    classifier=StoredClassifierOutputs,
+    regressor=StoredRegressorOutputs,
+    sigmoid_scale=1.0,
+    **classifier_params,
+):
+    """A booster's scorer outputs from its raw ``sums`` (float64) through its
+    link: "sigmoid" (two classes, one output; of ``sigmoid_scale`` times the
+    sum), "softmax" (one output per class), "exp" (a mean modelled on the
+    log scale) or "identity". ``classifier(classes, proba=...,
+    **classifier_params)`` and ``regressor(values)`` make the outputs."""
+    if link == "sigmoid":
+        p = 1.0 / (1.0 + np.exp(-sigmoid_scale * sums[:, 0]))
+        proba = np.column_stack([1.0 - p, p])
+        return classifier(classes, proba=proba, **classifier_params)
+    if link == "softmax":
+        shifted = np.exp(sums - sums.max(axis=1, keepdims=True))
+        proba = shifted / shifted.sum(axis=1, keepdims=True)
+        return classifier(classes, proba=proba, **classifier_params)
+    values = sums[:, 0] if sums.shape[1] == 1 else sums
+    return regressor(np.exp(values) if link == "exp" else values)

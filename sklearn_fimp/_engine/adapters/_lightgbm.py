@@ -35,9 +35,14 @@ import numpy as np
 from sklearn.base import is_classifier
 
 from ..._utils._models import is_lightgbm_trees
-from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
 from ._base import ModelAdapter
-from ._flat_trees import CategorySets, FlatTree, SplitRanks, boosted_ensemble
+from ._flat_trees import (
+    CategorySets,
+    FlatTree,
+    SplitRanks,
+    boosted_ensemble,
+    linked_outputs,
+)
 
 #: LightGBM's objectives the adapter takes, and their links.
 LINKS = {
@@ -232,18 +237,9 @@ class LightGBM(ModelAdapter):
         if self._dump()["average_output"]:
             raw = raw / self._n_iterations()
         name, parameters = self._objective()
-        link = LINKS[name]
-        if link == "sigmoid":
-            sigmoid = float(parameters.get("sigmoid", 1.0))
-            p = 1.0 / (1.0 + np.exp(-sigmoid * raw[:, 0]))
-            return StoredClassifierOutputs(
-                self.estimator.classes_, proba=np.column_stack([1.0 - p, p])
-            )
-        if link == "softmax":
-            shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
-            proba = shifted / shifted.sum(axis=1, keepdims=True)
-            return StoredClassifierOutputs(self.estimator.classes_, proba=proba)
-        values = raw[:, 0] if raw.shape[1] == 1 else raw
-        if link == "exp":
-            values = np.exp(values)
-        return StoredRegressorOutputs(values)
+        return linked_outputs(
+            raw,
+            LINKS[name],
+            getattr(self.estimator, "classes_", None),
+            sigmoid_scale=float(parameters.get("sigmoid", 1.0)),
+        )
