@@ -458,6 +458,58 @@ def test_correlation_display_upper_triangle_and_values():
     assert [t.get_text() for t in display.ax_.get_xticklabels()] == ["x1", "x2", "x3"]
 
 
+def _cell_and_text_widths(display):
+    """The widest written value and the width of one cell, in pixels, as
+    the figure is drawn."""
+    figure = display.figure_
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    texts = [t for t in display.text_.ravel() if t is not None]
+    widest = max(t.get_window_extent(renderer).width for t in texts)
+    n_columns = display.im_.get_array().shape[1]
+    cell = display.ax_.get_window_extent(renderer).width / n_columns
+    return widest, cell
+
+
+def test_heatmap_values_shrink_to_their_cells_and_labels_turn_upright():
+    names = [f"a rather long feature name {i}" for i in range(30)]
+    correlation = np.full((30, 30), 0.97)
+    np.fill_diagonal(correlation, 1.0)
+    display = CorrelationDisplay(correlation, names).plot()
+    default = display.text_[0, 0].get_fontsize()
+    fig, ax = plt.subplots(figsize=(11, 10), layout="constrained")
+    crowded = CorrelationDisplay(correlation, names).plot(ax=ax)
+    widest, cell = _cell_and_text_widths(crowded)
+    assert widest <= 0.95 * cell
+    assert 5 <= crowded.text_[0, 0].get_fontsize() < default
+    # slanted labels 45 degrees apart would overlap: they stand upright
+    assert {t.get_rotation() for t in ax.get_xticklabels()} == {90.0}
+    # too small to read: no values at all, the colours remain
+    fig, ax = plt.subplots(figsize=(3, 3), layout="constrained")
+    short = [f"x{i}" for i in range(30)]
+    tiny = CorrelationDisplay(correlation, short).plot(ax=ax, colorbar=False)
+    assert all(t is None for t in tiny.text_.ravel())
+    assert not ax.texts
+    # a few features keep their slanted labels and full-size values
+    few = CorrelationDisplay(correlation[:4, :4], names[:4]).plot()
+    assert {t.get_rotation() for t in few.ax_.get_xticklabels()} == {45.0}
+    assert few.text_[0, 0].get_fontsize() == default
+
+
+def test_dependence_display_values_fit_their_cells():
+    rng = np.random.RandomState(0)
+    n = 25
+    result = Bunch(
+        dependence=rng.uniform(0.5, 1.0, n),
+        matrix=rng.uniform(0.5, 1.0, (n, n)),
+        feature_names=np.array([f"feature {i}" for i in range(n)]),
+    )
+    fig, ax = plt.subplots(figsize=(7, 6), layout="constrained")
+    display = DependenceDisplay.from_result(result, ax=ax)
+    widest, cell = _cell_and_text_widths(display)
+    assert widest <= 0.95 * cell
+
+
 def test_correlation_display_cluster_order_puts_correlated_features_together():
     rng = np.random.RandomState(0)
     a, b = rng.normal(size=(2, 200))

@@ -99,3 +99,93 @@ def text_color(image, value):
     red, green, blue, _ = image.cmap(image.norm(value))
     luminance = 0.299 * red + 0.587 * green + 0.114 * blue
     return "black" if luminance > 0.5 else "white"
+
+
+#: Smallest font size (points) at which a heatmap writes its values: below
+#: it the values are left out and the colours alone are read.
+MIN_CELL_FONT_SIZE = 5.0
+
+
+def write_cell_values(ax, image, cells, written, values_format, text_kw):
+    """Write ``cells[i, j]`` in each cell where ``written`` is True, in black
+    or white as reads better; an array of the Texts (None where nothing is
+    written).
+
+    Unless ``text_kw`` sets a ``fontsize``, the values shrink to fit their
+    cells as the axes are finally laid out, so that neighbours never
+    overlap; cells too small for ``MIN_CELL_FONT_SIZE`` get no value.
+    Column labels slanted at 45 degrees turn upright when they would
+    overlap. Call it last, once the labels and colour bar are in place.
+    """
+    texts = np.full(cells.shape, None, dtype=object)
+    text_kw = {} if text_kw is None else dict(text_kw)
+    for i, j in zip(*np.nonzero(written)):
+        style = {
+            "ha": "center",
+            "va": "center",
+            "fontsize": "small",
+            "color": text_color(image, cells[i, j]),
+            **text_kw,
+        }
+        texts[i, j] = ax.text(j, i, format(cells[i, j], values_format), **style)
+    _fit_to_cells(ax, texts, cells.shape, shrink="fontsize" not in text_kw)
+    return texts
+
+
+def _upright_crowded_labels(ax, renderer):
+    """Turn slanted column labels upright when neighbours would overlap:
+    slanted at 45 degrees, two labels are their spacing times sin(45)
+    apart, upright their full spacing."""
+    labels = [label for label in ax.get_xticklabels() if label.get_text()]
+    ticks = ax.get_xticks()
+    if len(labels) < 2 or len(ticks) < 2:
+        return False
+    spacing = abs(
+        ax.transData.transform((ticks[1], 0))[0]
+        - ax.transData.transform((ticks[0], 0))[0]
+    )
+    slanted = [label for label in labels if label.get_rotation() % 90]
+    if not slanted:
+        return False
+    height = max(label.get_fontsize() for label in slanted) * renderer.points_to_pixels(
+        1.2
+    )
+    if spacing * np.sin(np.radians(45)) >= height:
+        return False
+    for label in slanted:
+        label.set_rotation(90)
+        label.set_verticalalignment("center")
+    return True
+
+
+def _fit_to_cells(ax, texts, shape, shrink):
+    figure = ax.figure
+    figure.draw_without_rendering()  # lays the axes out, as they will be drawn
+    renderer = figure.canvas.get_renderer()
+    if _upright_crowded_labels(ax, renderer):
+        figure.draw_without_rendering()
+    written = [(index, text) for index, text in np.ndenumerate(texts) if text]
+    if not written or not shrink:
+        return
+    box = ax.get_window_extent(renderer)
+    # the image's cells in display pixels (imshow may not fill the axes)
+    left, right, bottom, top = ax.get_images()[-1].get_extent()
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    cell_width = box.width * abs(right - left) / abs(x1 - x0) / shape[1]
+    cell_height = box.height * abs(top - bottom) / abs(y1 - y0) / shape[0]
+    extents = [text.get_window_extent(renderer) for _, text in written]
+    scale = min(
+        1.0,
+        0.9 * cell_width / max(e.width for e in extents),
+        0.9 * cell_height / max(e.height for e in extents),
+    )
+    if scale >= 1.0:
+        return
+    size = written[0][1].get_fontsize() * scale
+    for index, text in written:
+        if size < MIN_CELL_FONT_SIZE:
+            text.remove()
+            texts[index] = None
+        else:
+            text.set_fontsize(size)

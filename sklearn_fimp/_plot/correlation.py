@@ -14,7 +14,7 @@ from ._common import (
     heatmap_size,
     plain_text,
     single_axes,
-    text_color,
+    write_cell_values,
 )
 
 ORDERS = ("data", "cluster")
@@ -77,8 +77,10 @@ class CorrelationDisplay:
     im_ : matplotlib AxesImage
         The triangle, of shape (n_features - 1, n_features - 1).
     text_ : ndarray of shape (n_features - 1, n_features - 1) of object
-        The matplotlib Text written in each cell; None below the diagonal
-        and where ``|rho|`` is below ``value_threshold``.
+        The matplotlib Text written in each cell; None below the diagonal,
+        where ``|rho|`` is below ``value_threshold``, and everywhere when
+        the cells are too small for a legible value (the values shrink to
+        fit their cells unless ``text_kw`` sets a font size).
     colorbar_ : matplotlib Colorbar or None
     feature_order_ : ndarray of int
         The features in the order drawn, as positions in ``feature_names``.
@@ -206,20 +208,6 @@ class CorrelationDisplay:
             interpolation="nearest",
             **{**defaults, **im_kw},
         )
-        self.text_ = np.full(cells.shape, None, dtype=object)
-        text_kw = {} if text_kw is None else dict(text_kw)
-        for i, j in zip(*np.nonzero(np.isfinite(cells))):
-            value = cells[i, j]
-            if value_threshold is not None and abs(value) < value_threshold:
-                continue
-            style = {
-                "ha": "center",
-                "va": "center",
-                "fontsize": "small",
-                "color": text_color(self.im_, value),
-                **text_kw,
-            }
-            self.text_[i, j] = ax.text(j, i, format(value, values_format), **style)
         labels = [plain_text(names[p]) for p in positions]
         ax.set_xticks(np.arange(n - 1))
         ax.set_xticklabels(labels[1:], rotation=45, ha="left", rotation_mode="anchor")
@@ -231,6 +219,13 @@ class CorrelationDisplay:
         if colorbar:
             self.colorbar_ = figure.colorbar(self.im_, ax=ax, shrink=0.8)
             self.colorbar_.set_label("Spearman rank correlation")
+        # last: the values shrink to the cells as finally laid out
+        written = np.isfinite(cells)
+        if value_threshold is not None:
+            written &= np.abs(np.nan_to_num(cells)) >= value_threshold
+        self.text_ = write_cell_values(
+            ax, self.im_, cells, written, values_format, text_kw
+        )
         self.feature_order_ = positions
         self.ax_ = ax
         self.figure_ = figure

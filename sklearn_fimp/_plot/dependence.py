@@ -12,7 +12,7 @@ from ._common import (
     heatmap_size,
     plain_text,
     single_axes,
-    text_color,
+    write_cell_values,
 )
 
 DEPENDENCE_KEYS = ("dependence", "matrix", "feature_names")
@@ -54,7 +54,9 @@ class DependenceDisplay:
         features in ``feature_order_``.
     text_ : ndarray of shape (n_features, n_features + 1) of object
         The matplotlib Text written in each cell, None where the value is
-        not above ``value_threshold`` (rows and columns as drawn).
+        not above ``value_threshold``, and everywhere when the cells are too
+        small for a legible value (the values shrink to fit their cells
+        unless ``text_kw`` sets a font size); rows and columns as drawn.
     colorbar_ : matplotlib Colorbar or None
     feature_order_ : ndarray of int
         Rows drawn, top to bottom, as positions in ``feature_names``.
@@ -321,20 +323,6 @@ class DependenceDisplay:
             interpolation="nearest",
             **{**defaults, **im_kw},
         )
-        self.text_ = np.full(cells.shape, None, dtype=object)
-        text_kw = {} if text_kw is None else dict(text_kw)
-        for i, j in zip(*np.nonzero(np.isfinite(cells))):
-            value = cells[i, j]
-            if value_threshold is not None and not value > value_threshold:
-                continue
-            style = {
-                "ha": "center",
-                "va": "center",
-                "fontsize": "small",
-                "color": text_color(self.im_, value),
-                **text_kw,
-            }
-            self.text_[i, j] = ax.text(j, i, format(value, values_format), **style)
         dropped = (
             np.zeros(n, dtype=bool)
             if self.dropped is None
@@ -358,6 +346,13 @@ class DependenceDisplay:
         ax.set_ylabel("feature predicted")
         self.colorbar_ = (
             figure.colorbar(self.im_, ax=ax, extend="both") if colorbar else None
+        )
+        # last: the values shrink to the cells as finally laid out
+        written = np.isfinite(cells)
+        if value_threshold is not None:
+            written &= np.nan_to_num(cells, nan=-np.inf) > value_threshold
+        self.text_ = write_cell_values(
+            ax, self.im_, cells, written, values_format, text_kw
         )
         self.feature_order_ = order
         self.ax_ = ax
