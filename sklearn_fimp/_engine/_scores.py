@@ -5,9 +5,12 @@ A score is computed one of two ways. When the rows span several chunks and
 the score is a sum over rows (accuracy, R², mean squared error ...:
 :class:`~sklearn_fimp._utils._scoring.AdditiveScore`), each chunk's row
 terms are summed as the chunk is routed, so time and memory stay linear in
-the number of rows. Otherwise every row's permuted outputs are handed to
-the scorer through a stand-in estimator (its results are then bit for bit
-scikit-learn's), so any scorer works.
+the number of rows. Otherwise every row's permuted outputs are scored at
+once: by the metric's formula for the scores
+:class:`~sklearn_fimp._utils._scoring.DirectScore` knows (the additive ones
+and ROC AUC), which agrees with scikit-learn's scorer to floating-point
+precision without its checks of the input on every call, and by the scorer
+itself, through a stand-in estimator, for any other.
 """
 
 from typing import NamedTuple
@@ -16,7 +19,7 @@ import numpy as np
 from joblib import delayed
 
 from .._utils._compat import scorer_reads_labels_only
-from .._utils._scoring import AdditiveScore, score_outputs, score_table
+from .._utils._scoring import AdditiveScore, DirectScore, score_outputs, score_table
 from . import _backend, _budgets
 from ._changes import group_changes, route_chunk
 from ._ties import changed_rows, outputs_and_ties, repair_ties
@@ -250,8 +253,8 @@ def _chunked_additive(estimator, chunks, scoring, y, sample_weight):
     """The additive form of the score when the rows span several chunks,
     else None.
 
-    Within one chunk the scorer itself scores the outputs (its results are
-    then bit for bit scikit-learn's); beyond, scoring all rows at once would
+    Within one chunk all rows' outputs are scored at once (see the
+    module's docstring); beyond, scoring all rows at once would
     mean routing every chunk again for each batch of groups, and the sums of
     row terms agree with the scorer to floating-point precision.
     """
@@ -306,6 +309,7 @@ def _scores_with_groups_permuted(
             progress=progress,
         )
         return np.vectorize(additive.score)(totals), base_total
+    direct = DirectScore.for_scoring(estimator, scoring, y, sample_weight)
     scores = {}
     for g, r, outputs, base_total in permuted_outputs(  # noqa: B007 (returned)
         ensemble,
@@ -323,7 +327,10 @@ def _scores_with_groups_permuted(
         if scored is not None:
             outputs = outputs[scored]
         stored = ensemble.adapter.scorer_outputs(outputs)
-        scores[g, r] = score_outputs(scorer, stored, y, sample_weight)
+        value = None if direct is None else direct(stored)
+        if value is None:
+            value = score_outputs(scorer, stored, y, sample_weight)
+        scores[g, r] = value
     return score_table(scores, len(groups), len(permutations)), base_total
 
 

@@ -244,3 +244,93 @@ class AdditiveScore:
         if self.kind == "r2":
             return float(1 - total / self.total_variance)
         return float(-total / self.total_weight)
+
+
+def _binary_auc(positive, values, weight):
+    """Area under the ROC curve of ``values`` for the boolean ``positive``,
+    as scikit-learn's ``roc_auc_score`` computes it: the curve's points at
+    each distinct value (ties form one step), joined by the trapezoid rule."""
+    order = np.argsort(-values, kind="mergesort")
+    values, positive, weight = values[order], positive[order], weight[order]
+    last = np.r_[np.flatnonzero(np.diff(values)), len(values) - 1]
+    true_positives = np.cumsum(weight * positive)[last]
+    false_positives = np.cumsum(weight * ~positive)[last]
+    tpr = np.r_[0.0, true_positives] / true_positives[-1]
+    fpr = np.r_[0.0, false_positives] / false_positives[-1]
+    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
+
+
+class DirectScore:
+    """A named score computed from stored outputs by its formula, without
+    the scorer's checks of its input on every call.
+
+    Permutation importance scores the same rows hundreds of times; on a few
+    hundred rows a scikit-learn scorer's input checks take longer than the
+    tree engine's work. The rows' labels and weights are checked once here,
+    and each score agrees with the scorer's to floating-point precision.
+    :meth:`for_scoring` returns None for any other scoring, or when the
+    labels are not those the formula covers (the scorer then decides).
+    """
+
+    def __init__(self, kind, y, weight, classes=None, additive=None):
+        self.kind = kind
+        self.y = y
+        self.weight = np.ones(len(y)) if weight is None else np.asarray(weight, float)
+        self.classes = classes
+        self.additive = additive
+        self.all_rows = np.arange(len(y))
+
+    @classmethod
+    def for_scoring(cls, estimator, scoring, y, weight):
+        additive = AdditiveScore.for_scoring(estimator, scoring, y, weight)
+        if additive is not None:
+            return cls("additive", y, weight, additive=additive)
+        if scoring not in ("roc_auc", "roc_auc_ovr") or not is_classifier(estimator):
+            return None
+        classes = getattr(estimator, "classes_", None)
+        if y.ndim != 1 or classes is None or np.ndim(classes) != 1:
+            return None
+        present = np.unique(y)
+        if len(present) != len(classes) or not np.array_equal(present, classes):
+            return None  # the scorer raises or handles missing classes
+        if weight is not None and (np.any(weight < 0) or not weight.sum() > 0):
+            return None
+        if len(classes) == 2:
+            # roc_auc reads decision values where the model has them,
+            # roc_auc_ovr probabilities only
+            kind = "binary_auc" if scoring == "roc_auc" else "binary_auc_proba"
+            return cls(kind, y == classes[1], weight)
+        if scoring == "roc_auc_ovr":
+            return cls("ovr_auc", y, weight, classes=classes)
+        return None  # roc_auc on several classes: the scorer raises
+
+    def __call__(self, stored):
+        """The score of ``stored`` outputs (a ``Stored*Outputs``), or None
+        where the scorer must decide (probabilities that do not sum to 1,
+        which ``roc_auc_ovr`` refuses, or no probabilities where only they
+        are read)."""
+        if self.kind == "additive":
+            if isinstance(stored, StoredRegressorOutputs):
+                predictions = np.reshape(stored.values, -1)
+            else:
+                predictions = stored.predict(None)
+            terms = self.additive.prediction_terms(predictions, self.all_rows)
+            return self.additive.score(terms.sum())
+        if self.kind == "binary_auc" and stored.decision is not None:
+            return _binary_auc(self.y, np.reshape(stored.decision, -1), self.weight)
+        proba = stored.proba
+        if proba is None:
+            return None
+        if self.kind in ("binary_auc", "binary_auc_proba"):
+            # the probability of the second class
+            return _binary_auc(self.y, proba[:, 1], self.weight)
+        if not np.allclose(proba.sum(axis=1), 1.0):
+            return None
+        return float(
+            np.mean(
+                [
+                    _binary_auc(self.y == label, proba[:, k], self.weight)
+                    for k, label in enumerate(self.classes)
+                ]
+            )
+        )
