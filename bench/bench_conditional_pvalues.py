@@ -1,0 +1,296 @@
+"""Calibration of conditional_permutation_importance's p-values.
+
+A p-value is valid when, for a feature the target does not depend on given
+the others, P(p <= a) <= a for every level a. Each regime below draws
+``--datasets`` data sets where the truth is known, fits the model on
+training rows and calls ``conditional_permutation_importance`` (its
+defaults unless said: the forest sampler, ``n_repeats=5``) on validation
+rows the model did not train on. Per regime and feature, the table gives
+how many data sets have p <= 0.05 and p <= 0.01, with the counts a valid
+test stays under with probability 0.999 (binomial upper quantiles), and
+for the features y uses, how often p <= 0.05 (power).
+
+Regimes (train / validation rows; y; the null features):
+
+- ``reg-linear``: 1,000 / 300; y = x0 + 0.5 x3 + N(0, 1); null: x1 =
+  0.7 x0 + N(0, 0.51) (correlation 0.7, a stand-in y does not use) and x2,
+  independent N(0, 1). RandomForestRegressor(n_estimators=100).
+- ``reg-nonlinear``: the same with x1 = exp(x0) + N(0, 0.5^2): the
+  stand-in's relation to the cause is not linear.
+- ``bin-mixed``: 1,000 / 300; binary y, logistic in x0 + 0.8 x3; null: x1
+  the stand-in of ``reg-linear``, x2 N(0, 1), x4 three-level integers
+  independent of all. RandomForestClassifier(n_estimators=100),
+  ``scoring`` the default (accuracy; the p-value reads the Brier loss).
+- ``mc3-linear-model``: 1,000 / 300; three classes from a softmax of x0
+  and x3; the null features of ``bin-mixed``; a LogisticRegression on
+  standardized columns, the linear sampler (the model-agnostic path).
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/bench_conditional_pvalues.py            # writes the docs
+    PYTHONPATH=. python bench/bench_conditional_pvalues.py --datasets 10 --no-write
+
+The table is written to ``docs/bench_conditional_pvalues.rst``.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import sklearn
+from joblib import Parallel, delayed
+from scipy import stats
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import sklearn_fimp
+from sklearn_fimp import conditional_permutation_importance
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS_FILE = ROOT / "docs" / "bench_conditional_pvalues.rst"
+N_TRAIN, N_VALID = 1000, 300
+LEVELS = (0.05, 0.01)
+#: A valid test's count of p <= a among n data sets exceeds the binomial
+#: quantile at this level with probability at most 1 - this.
+CONFIDENCE = 0.999
+
+
+def _stand_in(rng, cause, kind):
+    if kind == "exp":
+        return np.exp(cause) + rng.normal(scale=0.5, size=len(cause))
+    return 0.7 * cause + rng.normal(scale=np.sqrt(1 - 0.7**2), size=len(cause))
+
+
+def reg_data(rng, kind):
+    n = N_TRAIN + N_VALID
+    x0, x2, x3 = rng.normal(size=(3, n))
+    x1 = _stand_in(rng, x0, kind)
+    y = x0 + 0.5 * x3 + rng.normal(size=n)
+    return np.column_stack([x0, x1, x2, x3]), y
+
+
+def class_data(rng, n_classes):
+    n = N_TRAIN + N_VALID
+    x0, x2, x3 = rng.normal(size=(3, n))
+    x1 = _stand_in(rng, x0, "linear")
+    x4 = rng.randint(0, 3, n).astype(float)
+    if n_classes == 2:
+        y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(x0 + 0.8 * x3)))).astype(int)
+    else:
+        logits = np.column_stack([x0, x3, -x0 - x3]) * 1.5
+        proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        y = np.array([rng.choice(3, p=p) for p in proba])
+    return np.column_stack([x0, x1, x2, x3, x4]), y
+
+
+#: name: (data, model, sampler, names of the columns, which are null)
+REGIMES = {
+    "reg-linear": (
+        lambda rng: reg_data(rng, "linear"),
+        lambda seed: RandomForestRegressor(n_estimators=100, random_state=seed),
+        "forest",
+        ["x0 (cause)", "x1 (stand-in)", "x2 (noise)", "x3 (cause)"],
+        [False, True, True, False],
+    ),
+    "reg-nonlinear": (
+        lambda rng: reg_data(rng, "exp"),
+        lambda seed: RandomForestRegressor(n_estimators=100, random_state=seed),
+        "forest",
+        ["x0 (cause)", "x1 (exp stand-in)", "x2 (noise)", "x3 (cause)"],
+        [False, True, True, False],
+    ),
+    "bin-mixed": (
+        lambda rng: class_data(rng, 2),
+        lambda seed: RandomForestClassifier(n_estimators=100, random_state=seed),
+        "forest",
+        [
+            "x0 (cause)",
+            "x1 (stand-in)",
+            "x2 (noise)",
+            "x3 (cause)",
+            "x4 (3-level noise)",
+        ],
+        [False, True, True, False, True],
+    ),
+    "mc3-linear-model": (
+        lambda rng: class_data(rng, 3),
+        lambda seed: make_pipeline(StandardScaler(), LogisticRegression()),
+        "linear",
+        [
+            "x0 (cause)",
+            "x1 (stand-in)",
+            "x2 (noise)",
+            "x3 (cause)",
+            "x4 (3-level noise)",
+        ],
+        [False, True, True, False, True],
+    ),
+}
+
+
+def one_dataset(regime, seed):
+    make, model_of, sampler, _, _ = REGIMES[regime]
+    rng = np.random.RandomState(seed)
+    X, y = make(rng)
+    model = model_of(seed).fit(X[:N_TRAIN], y[:N_TRAIN])
+    start = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = conditional_permutation_importance(
+            model,
+            X[N_TRAIN:],
+            y[N_TRAIN:],
+            sampler=sampler,
+            n_jobs=1,
+            random_state=seed,
+        )
+    return result.pvalues, time.process_time() - start
+
+
+def valid_bound(n, level):
+    """The largest count of p <= level among n data sets that a valid test
+    exceeds with probability at most 1 - CONFIDENCE."""
+    return int(stats.binom.ppf(CONFIDENCE, n, level))
+
+
+def run(regimes, n_datasets, n_jobs):
+    results = {}
+    for regime in regimes:
+        start = time.perf_counter()
+        outputs = Parallel(n_jobs=n_jobs)(
+            delayed(one_dataset)(regime, seed) for seed in range(n_datasets)
+        )
+        pvalues = np.array([p for p, _ in outputs])
+        cpu = float(np.mean([s for _, s in outputs]))
+        results[regime] = (pvalues, cpu)
+        print(
+            f"{regime}: {n_datasets} data sets in {time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
+    return results
+
+
+def rows_of(results):
+    rows = []
+    for regime, (pvalues, cpu) in results.items():
+        _, _, sampler, names, null = REGIMES[regime]
+        n = len(pvalues)
+        for j, name in enumerate(names):
+            counts = [int(np.sum(pvalues[:, j] <= a)) for a in LEVELS]
+            rows.append((regime, sampler, name, null[j], n, counts, cpu))
+    return rows
+
+
+def text_table(rows):
+    out = []
+    for regime, sampler, name, null, n, counts, _ in rows:
+        kind = "null" if null else "uses"
+        marks = [
+            f"{c}/{n}" + (" (> bound)" if null and c > valid_bound(n, a) else "")
+            for c, a in zip(counts, LEVELS)
+        ]
+        out.append(
+            f"{regime:<18} {sampler:<7} {name:<20} {kind:<5} "
+            f"p<=.05 {marks[0]:<16} p<=.01 {marks[1]}"
+        )
+    return "\n".join(out)
+
+
+def rst(rows, command, n_datasets):
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout.strip()
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    bounds = ", ".join(
+        f"{valid_bound(n_datasets, a)} of {n_datasets} at p <= {a}" for a in LEVELS
+    )
+    lines = [
+        ".. This file is written by bench/bench_conditional_pvalues.py; "
+        "do not edit it.",
+        "",
+        ".. _bench_conditional_pvalues:",
+        "",
+        "Calibration of the conditional importance's p-values",
+        "====================================================",
+        "",
+        f"- date: {now}, commit {commit}",
+        f"- Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
+        f"- cores (os.cpu_count()): {os.cpu_count()}",
+        "",
+        "Reproduce from the repository root with::",
+        "",
+        f"    {command}",
+        "",
+        "The regimes, models and samplers are described at the top of "
+        "``bench/bench_conditional_pvalues.py``. Each row counts the data "
+        "sets in which the feature's p-value is at most 0.05 and at most "
+        "0.01. For a feature the target does not use given the others "
+        "(*null*), a valid p-value keeps these counts at or below "
+        f"{bounds} with probability 0.999 (binomial quantiles); for a feature "
+        "it uses, they are the test's power.",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - Regime",
+        "     - Sampler",
+        "     - Feature",
+        "     - Null",
+        "     - p <= 0.05",
+        "     - p <= 0.01",
+        "     - CPU s per call",
+    ]
+    for regime, sampler, name, null, n, counts, cpu in rows:
+        cells = [
+            f"{c} of {n}"
+            + (" (above the bound)" if null and c > valid_bound(n, a) else "")
+            for c, a in zip(counts, LEVELS)
+        ]
+        lines += [
+            f"   * - {regime}",
+            f"     - {sampler}",
+            f"     - {name}",
+            f"     - {'yes' if null else 'no'}",
+            f"     - {cells[0]}",
+            f"     - {cells[1]}",
+            f"     - {cpu:.2f}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=int, default=200)
+    parser.add_argument(
+        "--regimes", nargs="+", choices=list(REGIMES), default=list(REGIMES)
+    )
+    parser.add_argument("--jobs", type=int, default=2, help="data sets in parallel")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    command = "PYTHONPATH=. python bench/bench_conditional_pvalues.py" + (
+        " " + shlex.join(argv) if argv else ""
+    )
+    rows = rows_of(run(args.regimes, args.datasets, args.jobs))
+    print(text_table(rows))
+    if not args.no_write:
+        DOCS_FILE.write_text(rst(rows, command, args.datasets))
+        print(f"wrote {DOCS_FILE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
