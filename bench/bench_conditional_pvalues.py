@@ -93,53 +93,52 @@ def class_data(rng, n_classes):
     return np.column_stack([x0, x1, x2, x3, x4]), y
 
 
-#: name: (data, model, sampler, names of the columns, which are null)
+#: The columns of each regime's data: a name, and whether y is independent
+#: of the column given the others (a null feature).
+REG_COLUMNS = [
+    ("x0 (cause)", False),
+    ("x1 (stand-in)", True),
+    ("x2 (noise)", True),
+    ("x3 (cause)", False),
+]
+CLASS_COLUMNS = [*REG_COLUMNS, ("x4 (3-level noise)", True)]
+
+
+def forest_regressor(seed):
+    return RandomForestRegressor(n_estimators=100, random_state=seed)
+
+
+#: name: (data, model, sampler, columns)
 REGIMES = {
     "reg-linear": (
         lambda rng: reg_data(rng, "linear"),
-        lambda seed: RandomForestRegressor(n_estimators=100, random_state=seed),
+        forest_regressor,
         "forest",
-        ["x0 (cause)", "x1 (stand-in)", "x2 (noise)", "x3 (cause)"],
-        [False, True, True, False],
+        REG_COLUMNS,
     ),
     "reg-nonlinear": (
         lambda rng: reg_data(rng, "exp"),
-        lambda seed: RandomForestRegressor(n_estimators=100, random_state=seed),
+        forest_regressor,
         "forest",
-        ["x0 (cause)", "x1 (exp stand-in)", "x2 (noise)", "x3 (cause)"],
-        [False, True, True, False],
+        [REG_COLUMNS[0], ("x1 (exp stand-in)", True), *REG_COLUMNS[2:]],
     ),
     "bin-mixed": (
         lambda rng: class_data(rng, 2),
         lambda seed: RandomForestClassifier(n_estimators=100, random_state=seed),
         "forest",
-        [
-            "x0 (cause)",
-            "x1 (stand-in)",
-            "x2 (noise)",
-            "x3 (cause)",
-            "x4 (3-level noise)",
-        ],
-        [False, True, True, False, True],
+        CLASS_COLUMNS,
     ),
     "mc3-linear-model": (
         lambda rng: class_data(rng, 3),
         lambda seed: make_pipeline(StandardScaler(), LogisticRegression()),
         "linear",
-        [
-            "x0 (cause)",
-            "x1 (stand-in)",
-            "x2 (noise)",
-            "x3 (cause)",
-            "x4 (3-level noise)",
-        ],
-        [False, True, True, False, True],
+        CLASS_COLUMNS,
     ),
 }
 
 
 def one_dataset(regime, seed):
-    make, model_of, sampler, _, _ = REGIMES[regime]
+    make, model_of, sampler, _ = REGIMES[regime]
     rng = np.random.RandomState(seed)
     X, y = make(rng)
     model = model_of(seed).fit(X[:N_TRAIN], y[:N_TRAIN])
@@ -183,11 +182,11 @@ def run(regimes, n_datasets, n_jobs):
 def rows_of(results):
     rows = []
     for regime, (pvalues, cpu) in results.items():
-        _, _, sampler, names, null = REGIMES[regime]
+        _, _, sampler, columns = REGIMES[regime]
         n = len(pvalues)
-        for j, name in enumerate(names):
+        for j, (name, null) in enumerate(columns):
             counts = [int(np.sum(pvalues[:, j] <= a)) for a in LEVELS]
-            rows.append((regime, sampler, name, null[j], n, counts, cpu))
+            rows.append((regime, sampler, name, null, n, counts, cpu))
     return rows
 
 
