@@ -268,7 +268,35 @@ def rst(rows, command, n_datasets):
             f"     - {cells[1]}",
             f"     - {cpu:.2f}",
         ]
+    lines += ["", *pooled_lines(rows)]
     return "\n".join(lines) + "\n"
+
+
+def pooled_lines(rows):
+    """One sentence per sampler: all its null features' counts together,
+    against what a valid test gives (the data sets are independent; the
+    features of one data set are not, so the bound is indicative)."""
+    out = []
+    for sampler in dict.fromkeys(row[1] for row in rows):
+        null = [row for row in rows if row[1] == sampler and row[3]]
+        if not null:
+            continue
+        total = sum(row[4] for row in null)
+        parts = []
+        for k, level in enumerate(LEVELS):
+            count = sum(row[5][k] for row in null)
+            parts.append(
+                f"{count} of {total} at p <= {level} ({100 * count / total:.1f}%; "
+                f"a valid test: {level * total:.0f} expected, at most "
+                f"{valid_bound(total, level)} with probability 0.999)"
+            )
+        out += [
+            f"All null features with the {sampler} sampler together: "
+            + "; ".join(parts)
+            + ".",
+            "",
+        ]
+    return out
 
 
 def main(argv=None):
