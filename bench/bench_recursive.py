@@ -23,7 +23,8 @@ of them score the same subset sizes:
 - scikit-learn ``RFECV(model, step=step, cv=cv, scoring=scoring)``: ranks
   by ``feature_importances_`` (MDI on the training rows).
 - probatus ``ShapRFECV(model, step=step, cv=cv, scoring=scoring,
-  n_jobs=1, random_state=seed)``, ``fit_compute`` then
+  n_jobs=1, random_state=seed)``, ``fit_compute(check_additivity=False)``
+  (shap's additivity check stops it on Q1) then
   ``get_reduced_features_set(num_features="best")``: mean |SHAP| on each
   split's validation rows.
 - The straightforward loop: for each split, an inner 80/20 split of the
@@ -166,7 +167,10 @@ def probatus(X, y, task, seed):
         n_jobs=1,
         random_state=seed,
     )
-    selector.fit_compute(frame, y)
+    # shap's additivity check fails on some regression forests of this
+    # scikit-learn (a sum of SHAP values 24.20 against a prediction of 22.24
+    # on Q1), which stops the elimination; the values are used as ranks only
+    selector.fit_compute(frame, y, check_additivity=False)
     kept = selector.get_reduced_features_set(num_features="best")
     return np.array(sorted(int(name[1:]) for name in kept))
 
