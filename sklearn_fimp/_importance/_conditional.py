@@ -16,6 +16,12 @@ from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
+from .._engine import (
+    engine_input,
+    replaced_scorer_outputs,
+    tree_ensemble,
+    worth_rerouting,
+)
 from .._utils._compat import (
     HasMethods,
     Interval,
@@ -384,6 +390,60 @@ def generic_replaced_scores(
     )
 
 
+def engine_replaced_scores(
+    estimator,
+    ensemble,
+    X,
+    X_engine,
+    y,
+    sample_weight,
+    groups,
+    samplers,
+    permutations,
+    uniforms,
+    scorer,
+    n_jobs,
+    progress=None,
+):
+    """:func:`generic_replaced_scores` with the tree engine, for a model it
+    serves: each draw is put into a copy of X and converted as the model's
+    trees read it (``engine_input``), and only the rows whose paths split
+    on a replaced column are re-routed.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_groups, n_repeats)
+    differences : ndarray of shape (n_groups, n_rows)
+        Each row's loss with the group replaced, averaged over the repeats,
+        minus its loss unchanged (0 for a row no draw moves).
+    """
+    X_work = writable_copy(X)
+
+    def values_of(g):
+        nonlocal X_work
+        columns = groups[g]
+        values = []
+        for permutation, uniform in zip(permutations, uniforms):
+            draws = [s.draw(permutation, uniform) for s in samplers[g]]
+            X_work = replace_columns(X_work, X, columns, draws)
+            values.append(engine_input(estimator, X_work)[:, columns])
+        X_work = restore_columns(X_work, X, columns)
+        return values
+
+    n_repeats = len(permutations)
+    scores = np.empty((len(groups), n_repeats))
+    differences = np.zeros((len(groups), y.shape[0]))
+    base_losses = None
+    for g, r, outputs, base_outputs in replaced_scorer_outputs(
+        ensemble, X_engine, groups, values_of, n_repeats, n_jobs, progress
+    ):
+        if base_losses is None:
+            base_losses = row_losses(base_outputs, None, y)
+        scores[g, r] = score_outputs(scorer, outputs, y, sample_weight)
+        differences[g] += row_losses(outputs, None, y) - base_losses
+    return scores, differences / n_repeats
+
+
 def conditional_draw_seeds(seed, n_rows, n_repeats, n_total):
     """The residual permutations, the uniform numbers of the categorical
     draws and the seed of the samplers, all derived from ``seed``: the
@@ -653,23 +713,51 @@ def _conditional_permutation_importance(
     baseline, baseline_losses = score_and_row_losses(
         scorer, estimator, X_eval, y_eval, weight_eval
     )
+    ensemble = tree_ensemble(estimator)
+    rerouted = np.zeros(len(groups), dtype=bool)
+    if ensemble is not None:
+        X_engine = engine_input(estimator, X_eval)
+        rerouted = worth_rerouting(ensemble, X_engine, groups)
     progress(
-        f"scoring {len(groups)} features or groups x {n_repeats} draws on {n_rows} rows"
+        f"scoring {len(groups)} features or groups x {n_repeats} draws on "
+        f"{n_rows} rows ({int(rerouted.sum())} with the tree engine)"
     )
-    scores, losses = generic_replaced_scores(
-        estimator,
-        X_eval,
-        y_eval,
-        weight_eval,
-        groups,
-        samplers,
-        permutations,
-        uniforms,
-        scorer,
-        n_jobs,
-        verbose,
-    )
-    pvalues = loss_pvalues(losses - baseline_losses[None, :], weight_eval)
+    scores = np.empty((len(groups), n_repeats))
+    differences = np.empty((len(groups), n_rows))
+    if rerouted.any():
+        served = np.flatnonzero(rerouted)
+        scores[served], differences[served] = engine_replaced_scores(
+            estimator,
+            ensemble,
+            X_eval,
+            X_engine,
+            y_eval,
+            weight_eval,
+            [groups[g] for g in served],
+            [samplers[g] for g in served],
+            permutations,
+            uniforms,
+            scorer,
+            n_jobs,
+            progress,
+        )
+    if not rerouted.all():
+        rest = np.flatnonzero(~rerouted)
+        scores[rest], losses = generic_replaced_scores(
+            estimator,
+            X_eval,
+            y_eval,
+            weight_eval,
+            [groups[g] for g in rest],
+            [samplers[g] for g in rest],
+            permutations,
+            uniforms,
+            scorer,
+            n_jobs,
+            verbose,
+        )
+        differences[rest] = losses - baseline_losses[None, :]
+    pvalues = loss_pvalues(differences, weight_eval)
     progress("done")
     return importance_result(
         baseline - scores,
