@@ -21,7 +21,9 @@ from sklearn_fimp._importance._conditional import (
     SAMPLER_MAX_ROWS_PER_TREE,
     SAMPLER_MIN_SAMPLES_LEAF,
     SAMPLER_N_ESTIMATORS,
+    SAMPLER_OOB_TREES,
     conditional_draw_seeds,
+    sampler_n_estimators,
 )
 from sklearn_fimp._utils._random import MAX_SEED
 
@@ -74,7 +76,7 @@ def reference_conditional(
                 else:
                     proba = (
                         RandomForestClassifier(
-                            n_estimators=SAMPLER_N_ESTIMATORS,
+                            n_estimators=sampler_n_estimators(n),
                             min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
                             max_features=1.0,
                             max_samples=min(n, SAMPLER_MAX_ROWS_PER_TREE),
@@ -101,7 +103,7 @@ def reference_conditional(
                 mean, r2 = model.predict(inputs), model.score(inputs, X[:, c])
             else:
                 model = RandomForestRegressor(
-                    n_estimators=SAMPLER_N_ESTIMATORS,
+                    n_estimators=sampler_n_estimators(n),
                     min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
                     max_features=1.0,
                     max_samples=min(n, SAMPLER_MAX_ROWS_PER_TREE),
@@ -122,6 +124,28 @@ def reference_conditional(
             row_differences += (losses(X_replaced) - baseline_losses) / n_repeats
         pvalues[g] = stats.ttest_1samp(row_differences, 0, alternative="greater").pvalue
     return drops, pvalues
+
+
+@pytest.mark.parametrize("n_rows", [2, 300, 2000, 5000, 20000, 200000])
+def test_conditional_forest_sampler_leaves_each_row_out_of_about_17_trees(n_rows):
+    # expected out-of-bag trees of a row: trees x (1 - 1/n)^(rows per tree);
+    # the fewest trees that give at least 17, at most 50
+    from sklearn_fimp._importance._conditional import _sampler_model
+
+    n_trees = sampler_n_estimators(n_rows)
+    out_of_bag = (1 - 1 / n_rows) ** min(n_rows, SAMPLER_MAX_ROWS_PER_TREE)
+    assert n_trees <= SAMPLER_N_ESTIMATORS
+    assert n_trees * out_of_bag >= SAMPLER_OOB_TREES or (
+        n_trees == SAMPLER_N_ESTIMATORS
+    )
+    assert (n_trees - 1) * out_of_bag < SAMPLER_OOB_TREES
+    model = _sampler_model("forest", "regression", 0, n_rows, 1)
+    assert model.n_estimators == n_trees and model.oob_score
+
+
+def test_conditional_forest_sampler_sizes_in_the_docstring():
+    assert sampler_n_estimators(2000) == 47
+    assert sampler_n_estimators(20000) == 19
 
 
 def correlated_regression(n=400, seed=0):

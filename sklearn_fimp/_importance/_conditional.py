@@ -60,9 +60,11 @@ from ._permutation import _batches
 
 SAMPLERS = ("forest", "linear")
 
-#: Trees of the forest sampler. Its out-of-bag prediction of a column is an
-#: average over about a third of them; 50 trees give every row about 17
-#: out-of-bag trees, which is what the conditional mean needs.
+#: Out-of-bag trees the forest sampler's prediction of a row averages, about:
+#: what the conditional mean needs.
+SAMPLER_OOB_TREES = 17
+#: Trees of the forest sampler, at most: on up to 2,000 rows a row is out of
+#: bag for about a third of the trees, and 47 give it 17.
 SAMPLER_N_ESTIMATORS = 50
 #: Rows each tree of the forest sampler is grown on (at most): the
 #: conditional mean of a column is smooth enough that a few thousand rows
@@ -109,6 +111,25 @@ class _ColumnSampler:
         return self.values[picked]
 
 
+def sampler_n_estimators(n_rows):
+    """Trees of the forest sampler on ``n_rows`` rows: enough that each row
+    is out of bag for about ``SAMPLER_OOB_TREES`` of them, at most
+    ``SAMPLER_N_ESTIMATORS``.
+
+    A tree grown on m of n rows drawn with replacement leaves a row out with
+    probability (1 - 1/n)^m: about 0.37 while m = n (up to
+    ``SAMPLER_MAX_ROWS_PER_TREE`` rows: 47 trees), 0.90 for 2,000 of 20,000
+    rows (19 trees). Each row's out-of-bag prediction then averages as many
+    trees whatever the number of rows, and the forest costs less where rows
+    are many.
+    """
+    m = min(n_rows, SAMPLER_MAX_ROWS_PER_TREE)
+    out_of_bag = (1.0 - 1.0 / n_rows) ** m if n_rows > 1 else 0.0
+    if out_of_bag <= 0:
+        return SAMPLER_N_ESTIMATORS
+    return int(min(SAMPLER_N_ESTIMATORS, np.ceil(SAMPLER_OOB_TREES / out_of_bag)))
+
+
 def _sampler_model(sampler, kind, seed, n_rows, n_jobs):
     if sampler == "linear":
         if kind == CLASSIFICATION:
@@ -116,7 +137,7 @@ def _sampler_model(sampler, kind, seed, n_rows, n_jobs):
         return RidgeCV(alphas=np.logspace(-3, 3, 13))
     forest = RandomForestClassifier if kind == CLASSIFICATION else RandomForestRegressor
     return forest(
-        n_estimators=SAMPLER_N_ESTIMATORS,
+        n_estimators=sampler_n_estimators(n_rows),
         min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
         max_features=1.0,
         max_samples=min(n_rows, SAMPLER_MAX_ROWS_PER_TREE),
@@ -566,9 +587,12 @@ def conditional_permutation_importance(
         "other", or are left out.
     sampler : {"forest", "linear"}, default="forest"
         The model of each column given the others. "forest": a random forest
-        of 50 trees (each grown on at most 2,000 rows, leaves of at least 5
-        rows) whose out-of-bag predictions and residuals are used; it
-        follows non-linear relations. "linear": ridge regression (logistic
+        (each tree grown on a bootstrap sample of at most 2,000 rows, leaves
+        of at least 5 rows, every column a candidate at each split) whose
+        out-of-bag predictions and residuals are used; it follows non-linear
+        relations. It has enough trees for each row to be out of bag for
+        about 17 of them: 47 on up to 2,000 rows, fewer on more rows (19 on
+        20,000). "linear": ridge regression (logistic
         regression for categorical columns) on the standardised other
         columns, much faster, right when the relations between features are
         linear.
