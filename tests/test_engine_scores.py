@@ -108,7 +108,13 @@ def test_engine_replaced_outputs_equal_predict_on_replaced_rows(
 
     seen = set()
     for g, r, outputs, base in replaced_scorer_outputs(
-        tree_ensemble(model), X_engine, groups, engine_values, 2, n_jobs=1
+        tree_ensemble(model),
+        X_engine,
+        groups,
+        engine_values,
+        2,
+        n_jobs=1,
+        ranks_matter=True,
     ):
         seen.add((g, r))
         X_replaced = _replaced_X(X_eval, groups[g], values[g][r])

@@ -419,7 +419,7 @@ def oob_permuted_scores(
 
 
 def replaced_scorer_outputs(
-    ensemble, X, groups, values_of, n_repeats, n_jobs, progress=None
+    ensemble, X, groups, values_of, n_repeats, n_jobs, *, ranks_matter, progress=None
 ):
     """Yield ``(g, r, outputs, base_outputs)``: the model's outputs on every
     row of X, wrapped for a scorer (``adapter.scorer_outputs``), with the
@@ -434,6 +434,8 @@ def replaced_scorer_outputs(
 
     ``values_of(g)`` (``n_repeats`` arrays) is called once per group, a
     batch of groups at a time, so that only one batch's values are held.
+    ``ranks_matter=False`` (a scorer that reads predicted labels only, and
+    per-row losses) skips the repair of ties between rows.
     ``X`` is already validated by :func:`engine_input`.
     """
     start = ensemble.raw_start(X)
@@ -465,6 +467,7 @@ def replaced_scorer_outputs(
             start=start,
             divisor=divisor,
             chunks=chunks,
+            ranks_matter=ranks_matter,
             progress=progress,
         ):
             if base_outputs is None:

@@ -27,6 +27,7 @@ from .._utils._compat import (
     Interval,
     RealNotInt,
     StrOptions,
+    scorer_reads_labels_only,
     validate_params,
 )
 from .._utils._frames import (
@@ -456,7 +457,15 @@ def engine_replaced_scores(
     differences = np.zeros((len(groups), y.shape[0]))
     base_losses = None
     for g, r, outputs, base_outputs in replaced_scorer_outputs(
-        ensemble, X_engine, groups, values_of, n_repeats, n_jobs, progress
+        ensemble,
+        X_engine,
+        groups,
+        values_of,
+        n_repeats,
+        n_jobs,
+        # the per-row losses read no ranks; the scorer may
+        ranks_matter=not scorer_reads_labels_only(scorer),
+        progress=progress,
     ):
         if base_losses is None:
             base_losses = row_losses(base_outputs, None, y)
