@@ -126,7 +126,7 @@ def empty_call_seconds(kernels, repeats=20_000):
             pair_addresses=addresses,
             X=X,
             chunk_start=0,
-            sources=np.zeros((0, 1), dtype=np.int64),
+            values=np.zeros((0, 1), dtype=np.float32),
             group_ptr=np.zeros(1, dtype=np.int64),
             group_columns=no_rows,
             out=np.zeros(1),

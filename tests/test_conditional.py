@@ -21,10 +21,13 @@ from sklearn_fimp._importance._conditional import (
     SAMPLER_MAX_ROWS_PER_TREE,
     SAMPLER_MIN_SAMPLES_LEAF,
     SAMPLER_N_ESTIMATORS,
+    SAMPLER_OOB_TREES,
     conditional_draw_seeds,
+    sampler_n_estimators,
 )
 from sklearn_fimp._utils._random import MAX_SEED
 
+from ._engine_cases import CLASSIFIERS, REGRESSORS
 from .conftest import as_frame
 
 
@@ -73,7 +76,7 @@ def reference_conditional(
                 else:
                     proba = (
                         RandomForestClassifier(
-                            n_estimators=SAMPLER_N_ESTIMATORS,
+                            n_estimators=sampler_n_estimators(n),
                             min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
                             max_features=1.0,
                             max_samples=min(n, SAMPLER_MAX_ROWS_PER_TREE),
@@ -100,7 +103,7 @@ def reference_conditional(
                 mean, r2 = model.predict(inputs), model.score(inputs, X[:, c])
             else:
                 model = RandomForestRegressor(
-                    n_estimators=SAMPLER_N_ESTIMATORS,
+                    n_estimators=sampler_n_estimators(n),
                     min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
                     max_features=1.0,
                     max_samples=min(n, SAMPLER_MAX_ROWS_PER_TREE),
@@ -121,6 +124,28 @@ def reference_conditional(
             row_differences += (losses(X_replaced) - baseline_losses) / n_repeats
         pvalues[g] = stats.ttest_1samp(row_differences, 0, alternative="greater").pvalue
     return drops, pvalues
+
+
+@pytest.mark.parametrize("n_rows", [2, 300, 2000, 5000, 20000, 200000])
+def test_conditional_forest_sampler_leaves_each_row_out_of_about_17_trees(n_rows):
+    # expected out-of-bag trees of a row: trees x (1 - 1/n)^(rows per tree);
+    # the fewest trees that give at least 17, at most 50
+    from sklearn_fimp._importance._conditional import _sampler_model
+
+    n_trees = sampler_n_estimators(n_rows)
+    out_of_bag = (1 - 1 / n_rows) ** min(n_rows, SAMPLER_MAX_ROWS_PER_TREE)
+    assert n_trees <= SAMPLER_N_ESTIMATORS
+    assert n_trees * out_of_bag >= SAMPLER_OOB_TREES or (
+        n_trees == SAMPLER_N_ESTIMATORS
+    )
+    assert (n_trees - 1) * out_of_bag < SAMPLER_OOB_TREES
+    model = _sampler_model("forest", "regression", 0, n_rows, 1)
+    assert model.n_estimators == n_trees and model.oob_score
+
+
+def test_conditional_forest_sampler_sizes_in_the_docstring():
+    assert sampler_n_estimators(2000) == 47
+    assert sampler_n_estimators(20000) == 19
 
 
 def correlated_regression(n=400, seed=0):
@@ -201,6 +226,85 @@ def test_conditional_equals_reference_loop_classification(sampler, scoring):
     )
     np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
+
+
+def _count_engine_calls(monkeypatch):
+    """Groups the conditional core hands to the tree engine."""
+    from sklearn_fimp._importance import _conditional
+
+    calls = []
+    engine = _conditional.replaced_scorer_outputs
+
+    def counted(ensemble, X, groups, *args, **kwargs):
+        calls.append(len(groups))
+        return engine(ensemble, X, groups, *args, **kwargs)
+
+    monkeypatch.setattr(_conditional, "replaced_scorer_outputs", counted)
+    return calls
+
+
+@pytest.mark.usefixtures("reroute_every_group")
+@pytest.mark.parametrize(
+    "family, task",
+    [
+        (family, task)
+        for task, models in (
+            ("regression", REGRESSORS),
+            ("classification", CLASSIFIERS),
+        )
+        for family in sorted(models)
+    ],
+)
+def test_conditional_tree_engine_equals_reference_loop(
+    engine_backend, family, task, monkeypatch
+):
+    # Every family the tree engine serves: the engine's scores and p-values
+    # are those of the slow reference (same draws; replace the column,
+    # predict every row, score), for single columns and a group.
+    from sklearn.base import clone
+
+    X, target = correlated_regression(seed=2)
+    y = target if task == "regression" else (target > 0).astype(int)
+    models = REGRESSORS if task == "regression" else CLASSIFIERS
+    model = clone(models[family]).fit(X[:200], y[:200])
+    calls = _count_engine_calls(monkeypatch)
+    groups = [[0, 1], 2, 3]
+    result = conditional_permutation_importance(
+        model, X[200:], y[200:], n_repeats=2, groups=groups, random_state=5
+    )
+    assert calls == [3]
+    drops, pvalues = reference_conditional(
+        model,
+        X[200:],
+        y[200:],
+        [[0, 1], [2], [3]],
+        5,
+        2,
+        "forest",
+        categorical=[False, False, False, True],
+    )
+    # a group no draw moves (a tree that never splits on it) changes no
+    # row's loss: p = 1, where the reference's t-test of zeros gives nan
+    pvalues = np.where(np.isnan(pvalues), 1.0, pvalues)
+    np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
+
+
+def test_conditional_engine_and_generic_path_agree(monkeypatch):
+    # A Pipeline takes the predict-every-row path; the same forest alone
+    # takes the engine; same draws, same results.
+    X, y = correlated_regression()
+    model = RandomForestRegressor(n_estimators=20, random_state=0).fit(X[:200], y[:200])
+    calls = _count_engine_calls(monkeypatch)
+    fast = conditional_permutation_importance(
+        model, X[200:], y[200:], n_repeats=3, random_state=1
+    )
+    slow = conditional_permutation_importance(
+        make_pipeline(model), X[200:], y[200:], n_repeats=3, random_state=1
+    )
+    assert calls == [4]
+    np.testing.assert_allclose(fast.importances, slow.importances, atol=1e-12)
+    np.testing.assert_allclose(fast.pvalues, slow.pvalues, rtol=1e-8, atol=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars"])

@@ -118,3 +118,133 @@ def test_direct_scores_leave_what_they_do_not_cover_to_the_scorer():
     direct = DirectScore.for_scoring(model, "roc_auc_ovr", y, None)
     unnormalised = StoredClassifierOutputs(np.arange(3), proba=np.ones((6, 3)))
     assert direct(unnormalised) is None
+
+
+def _replaced_X(X, columns, values):
+    X_replaced = X.copy()
+    X_replaced[:, columns] = values
+    return X_replaced
+
+
+@pytest.mark.parametrize(
+    "family, n_classes",
+    [
+        ("forest", 0),
+        ("boosting", 0),
+        ("hist_boosting", 0),
+        ("forest", 3),
+        ("extra_trees", 2),
+        ("boosting", 2),
+        ("hist_boosting", 3),
+        ("bagging", 2),
+    ],
+)
+@pytest.mark.parametrize("chunk_rows", [None, 40])
+def test_engine_replaced_outputs_equal_predict_on_replaced_rows(
+    family, n_classes, chunk_rows, monkeypatch
+):
+    # Given values (not a permutation) for a group's columns: the engine's
+    # outputs are the model's predictions on X with those columns replaced,
+    # in one chunk or several, and the unchanged outputs are its predictions
+    # on X.
+    from sklearn.base import clone
+
+    from sklearn_fimp._engine import (
+        engine_input,
+        replaced_scorer_outputs,
+        tree_ensemble,
+    )
+
+    if chunk_rows is not None:
+        monkeypatch.setattr(_budgets, "CHUNK_ROWS", chunk_rows)
+    X, y = make_data(n_classes)
+    models = CLASSIFIERS if n_classes else REGRESSORS
+    model = clone(models[family]).fit(X[:250], y[:250])
+    X_eval = X[250:]
+    rng = np.random.RandomState(1)
+    groups = [[0], [1, 3], [4]]
+    values = {
+        g: [rng.normal(size=(len(X_eval), len(columns))) for _ in range(2)]
+        for g, columns in enumerate(groups)
+    }
+    X_engine = engine_input(model, X_eval)
+
+    def engine_values(g):
+        return [
+            engine_input(model, _replaced_X(X_eval, groups[g], v))[:, groups[g]]
+            for v in values[g]
+        ]
+
+    seen = set()
+    for g, r, outputs, base in replaced_scorer_outputs(
+        tree_ensemble(model),
+        X_engine,
+        groups,
+        engine_values,
+        2,
+        n_jobs=1,
+        ranks_matter=True,
+    ):
+        seen.add((g, r))
+        X_replaced = _replaced_X(X_eval, groups[g], values[g][r])
+        if n_classes:
+            expected = model.predict_proba(X_replaced)
+            np.testing.assert_allclose(
+                outputs.predict_proba(None), expected, atol=1e-12
+            )
+            np.testing.assert_array_equal(
+                outputs.predict(None), model.predict(X_replaced)
+            )
+            np.testing.assert_allclose(
+                base.predict_proba(None), model.predict_proba(X_eval), atol=1e-12
+            )
+        else:
+            np.testing.assert_allclose(
+                outputs.predict(None), model.predict(X_replaced), atol=1e-12
+            )
+            np.testing.assert_allclose(
+                base.predict(None), model.predict(X_eval), atol=1e-12
+            )
+    assert seen == {(g, r) for g in range(3) for r in range(2)}
+
+
+def test_engine_permutation_is_given_values_of_permuted_rows():
+    # One mechanism: a permutation's task and the task that gives each row
+    # the permuted rows' values change the outputs identically.
+    from sklearn_fimp._engine import engine_input, tree_ensemble
+    from sklearn_fimp._engine._changes import (
+        GivenValues,
+        group_changes,
+        permutation_tasks,
+    )
+
+    X, y = make_data(2)
+    model = RandomForestRegressor(n_estimators=10, random_state=0).fit(X, y)
+    ensemble = tree_ensemble(model)
+    X_engine = engine_input(model, X)
+    permutations = np.array([np.random.RandomState(s).permutation(400) for s in (0, 1)])
+    groups = [[0], [1, 2]]
+    given = [
+        [GivenValues(X_engine[np.ix_(p, columns)]) for p in permutations]
+        for columns in groups
+    ]
+
+    def changes(replacements):
+        chunks = _budgets.row_chunks(ensemble, X_engine, None)
+        start = ensemble.raw_start(X_engine)
+        ((_, _, out),) = group_changes(
+            ensemble,
+            X_engine,
+            groups,
+            replacements,
+            1,
+            tree_rows=None,
+            start=start,
+            chunks=chunks,
+            progress=None,
+        )
+        return out
+
+    permuted = changes(permutation_tasks(permutations, len(groups)))
+    assert np.abs(permuted).sum() > 0
+    np.testing.assert_array_equal(permuted, changes(given))

@@ -1,5 +1,6 @@
 """The tree engine: exact permutation importance for tree ensembles that
-re-routes only the rows whose paths split on a permuted column.
+re-routes only the rows whose paths split on a permuted (or replaced)
+column.
 
 Permuting feature ``j`` can change a tree's prediction for a row only if the
 row's path in that tree passes through a node that splits on ``j``. The
@@ -32,6 +33,7 @@ from ._scores import (
     engine_input,
     oob_permuted_scores,
     permuted_scores,
+    replaced_scorer_outputs,
     tree_ensemble,
     worth_rerouting,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "oob_permuted_scores",
     "per_tree_oob_drops",
     "permuted_scores",
+    "replaced_scorer_outputs",
     "tree_ensemble",
     "worth_rerouting",
 ]

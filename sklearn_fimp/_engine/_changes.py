@@ -1,13 +1,21 @@
-"""Permuted changes: how the ensemble's output on each row changes when a
-group of columns is permuted, from the rows that leave their paths only.
+"""Replaced changes: how the ensemble's output on each row changes when a
+group of columns is given other values, from the rows that leave their paths
+only.
 
-A task is a group of columns and a permutation of the rows. For a routed
+A task is a group of columns and a replacement of their values: a
+:class:`Permutation` (each row receives another row's values, as
+permutation importance asks) or :class:`GivenValues` (each row receives
+values given for it, such as a conditional draw). Both give the engine the
+same thing, the values each row receives (a permutation's are
+``X[permutation, columns]``), so one mechanism serves both. For a routed
 chunk, a task's change on a row is the sum over trees of (leaf value after
-the permutation - leaf value before) over the trees in which the row moves;
-the unpermuted total plus the change is the permuted output. Both backends'
+the replacement - leaf value before) over the trees in which the row moves;
+the unreplaced total plus the change is the replaced output. Both backends'
 implementations are here; :func:`group_changes` runs the backend's on
 chunks, groups and workers.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from joblib import delayed
@@ -22,28 +30,63 @@ from ._routing import (
 )
 
 
-def permuted_rows(X, rows, columns, permutation):
-    """Rows ``rows`` of X with ``columns`` taken from the permuted rows."""
+class Permutation(NamedTuple):
+    """A group's columns taken from other rows of X: row ``i`` receives the
+    values of row ``source[i]``."""
+
+    source: np.ndarray
+
+    def values(self, X, rows, columns):
+        """The values rows ``rows`` of X receive in ``columns``, shape
+        (len(rows), len(columns))."""
+        return X[np.ix_(self.source[rows], columns)]
+
+
+class GivenValues(NamedTuple):
+    """A group's columns replaced by given values: row ``i`` of X receives
+    ``array[i]`` (one value per column of the group, as the trees read X)."""
+
+    array: np.ndarray
+
+    def values(self, X, rows, columns):
+        """The values rows ``rows`` of X receive, shape (len(rows),
+        len(columns))."""
+        return self.array[rows]
+
+
+def permutation_tasks(permutations, n_groups):
+    """The replacements of ``n_groups`` groups, each permuted by each of
+    ``permutations``: ``replacements[g][r]``."""
+    shared = [Permutation(np.asarray(permutation)) for permutation in permutations]
+    return [shared] * n_groups
+
+
+def replaced_rows(X, rows, columns, replacement):
+    """Rows ``rows`` of X with ``columns`` given the values ``replacement``
+    gives those rows."""
     X_rows = X[rows]
-    X_rows[:, columns] = X[np.ix_(permutation[rows], columns)]
+    X_rows[:, columns] = replacement.values(X, rows, columns)
     return X_rows
 
 
-def numpy_add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation, out):
+def numpy_add_tree_changes(ensemble, routed, chunk_rows, X, columns, replacement, out):
     """Add to ``out`` (the chunk's rows) the change of every tree's leaf
-    value when ``columns`` are permuted; only rows that leave their path are
+    value when ``columns`` are replaced; only rows that leave their path are
     re-routed (``routed``: the chunk's :class:`RoutedTree` of each tree)."""
-    # the row whose values each chunk row receives
-    source = permutation[chunk_rows]
+    # the values each chunk row receives
+    chunk_values = replacement.values(X, chunk_rows, columns)
     stacked = ensemble.prepared
     moved_positions, new_nodes, old_nodes = [], [], []
     for t, (term, routing) in enumerate(zip(ensemble.terms, routed)):
-        tree_source = source if routing.rows is None else source[routing.rows]
-        moving = moving_rows(routing, columns, X, tree_source)
+        tree_values = (
+            chunk_values if routing.rows is None else chunk_values[routing.rows]
+        )
+        moving = moving_rows(routing, columns, tree_values)
         if not len(moving):
             continue
         positions = moving if routing.rows is None else routing.rows[moving]
-        X_moving = permuted_rows(X, chunk_rows[positions], columns, permutation)
+        X_moving = X[chunk_rows[positions]]
+        X_moving[:, columns] = chunk_values[positions]
         leaves = term.tree.apply(tree_input(term, X_moving))
         if stacked is None:
             change = term.table[leaves] - term.table[routing.leaves[moving]]
@@ -63,13 +106,13 @@ def numpy_add_tree_changes(ensemble, routed, chunk_rows, X, columns, permutation
 
 def numpy_task_changes(ensemble, routed, chunk_rows, X, tasks):
     """Yield, task after task, the change of the total on the chunk's rows
-    (n_chunk_rows, n_outputs) when a task's ``(columns, permutation)`` is
+    (n_chunk_rows, n_outputs) when a task's ``(columns, replacement)`` is
     applied."""
     n_rows, n_outputs = len(chunk_rows), ensemble.n_outputs
-    for columns, permutation in tasks:
+    for columns, replacement in tasks:
         change = np.zeros((n_rows, n_outputs))
         numpy_add_tree_changes(
-            ensemble, routed, chunk_rows, X, columns, permutation, change
+            ensemble, routed, chunk_rows, X, columns, replacement, change
         )
         yield change
 
@@ -85,9 +128,13 @@ def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
     for first in range(0, len(tasks), batch_size):
         batch = tasks[first : first + batch_size]
         changes = np.zeros((len(batch), n_rows, n_outputs))
-        sources = np.ascontiguousarray(
-            [permutation[chunk_rows] for _, permutation in batch]
-        )
+        # the values each task gives its group's columns, column by column
+        values = np.concatenate(
+            [
+                replacement.values(X, chunk_rows, columns).T
+                for columns, replacement in batch
+            ]
+        ).astype(np.float32, order="C", copy=False)
         groups = [np.asarray(columns, dtype=np.int64) for columns, _ in batch]
         group_ptr = np.concatenate([[0], np.cumsum([len(group) for group in groups])])
         kernels.add_moved_changes(
@@ -103,7 +150,7 @@ def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
             pair_addresses=routed.pair_addresses,
             X=X,
             chunk_start=chunk_rows[0],
-            sources=sources.astype(np.int64, copy=False),
+            values=values,
             group_ptr=group_ptr.astype(np.int64),
             group_columns=np.concatenate(groups),
             out=changes,
@@ -135,15 +182,18 @@ def compiled_add_leaf_values(kernels, ensemble, total, routed):
     )
 
 
-def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, permutations, out):
-    """Add to ``out[g, r]`` the changes of group ``g`` permuted by
-    ``permutations[r]``."""
+def _add_changes_of_groups(ensemble, routed, chunk_rows, X, groups, replacements, out):
+    """Add to ``out[g, r]`` the changes of group ``g`` replaced by
+    ``replacements[g][r]``."""
+    n_repeats = len(replacements[0])
     tasks = [
-        (columns, permutation) for columns in groups for permutation in permutations
+        (columns, replacement)
+        for columns, group_replacements in zip(groups, replacements)
+        for replacement in group_replacements
     ]
     changes = ensemble.backend.task_changes(ensemble, routed, chunk_rows, X, tasks)
     for k, change in enumerate(changes):
-        out[divmod(k, len(permutations))] += change
+        out[divmod(k, n_repeats)] += change
 
 
 def route_chunk(ensemble, X, chunk_rows, tree_rows, parallel):
@@ -155,20 +205,22 @@ def route_chunk(ensemble, X, chunk_rows, tree_rows, parallel):
 
 
 def group_changes(
-    ensemble, X, groups, permutations, n_jobs, *, tree_rows, start, chunks, progress
+    ensemble, X, groups, replacements, n_jobs, *, tree_rows, start, chunks, progress
 ):
     """Yield ``(group_indices, base_total, changes)`` batch by batch.
 
     ``base_total`` (n_rows, n_outputs) is ``start`` plus the trees' leaf
-    values on the unpermuted rows, added tree by tree in order, as the
+    values on the unreplaced rows, added tree by tree in order, as the
     model's ``predict`` adds them; ``changes[g, r]`` the change of the total
-    when group ``g`` is permuted by ``permutations[r]``. ``tree_rows``
+    when group ``g`` is replaced by ``replacements[g][r]`` (a
+    :class:`Permutation` or :class:`GivenValues`; see
+    :func:`permutation_tasks`). ``tree_rows``
     restricts each tree to some rows (its out-of-bag rows, in increasing
     order); ``chunks`` are the row ranges routed at once (see
     :func:`~._budgets.row_chunks`).
     """
     n_rows = X.shape[0]
-    n_repeats = len(permutations)
+    n_repeats = len(replacements[0]) if len(replacements) else 0
     batch_size = _budgets.group_batch_size(
         len(groups), n_repeats, n_rows, ensemble.n_outputs
     )
@@ -192,7 +244,7 @@ def group_changes(
                         chunk_rows,
                         X,
                         [groups[batch[i]] for i in part],
-                        permutations,
+                        [replacements[batch[i]] for i in part],
                         changes[
                             part[0] : part[-1] + 1, :, chunk_start : chunk_rows[-1] + 1
                         ],
@@ -236,11 +288,13 @@ def numpy_tree_moves(ensemble, t, X_rows, permutations, groups):
     def moves(g, columns):
         changed, new_leaves = [], []
         for permutation in permutations:
+            replacement = Permutation(permutation)
             if dense[g]:
                 rows_moved = every_row
             else:
-                rows_moved = moving_rows(routing, columns, X_rows, permutation)
-            X_moved = permuted_rows(X_rows, rows_moved, columns, permutation)
+                values = replacement.values(X_rows, every_row, columns)
+                rows_moved = moving_rows(routing, columns, values)
+            X_moved = replaced_rows(X_rows, rows_moved, columns, replacement)
             changed.append(rows_moved)
             new_leaves.append(term.tree.apply(tree_input(term, X_moved)))
         counts = [len(rows_moved) for rows_moved in changed]

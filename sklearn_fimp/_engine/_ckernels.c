@@ -114,17 +114,17 @@ static inline int64_t next_node(const node_t *node, float x,
 
 /* Leaf of a row from node `node` of its path on, reading column c from
  * row[c] unless slot[c] >= 0, in which case from
- * permuted[slot[c] * stride + position]: the permuted columns of a group,
- * gathered once per permutation so that each pair reads one float. */
+ * replaced[slot[c] * stride + position]: the replaced columns of a group,
+ * laid out column by column so that each pair reads one float. */
 static inline int64_t descend(const node_t *nodes,
                               const uint32_t *categories, int64_t node,
                               const float *row, const int32_t *slot,
-                              const float *permuted, int64_t stride,
+                              const float *replaced, int64_t stride,
                               int64_t position)
 {
     while (nodes[node].left != -1) {
         int64_t c = nodes[node].column;
-        float x = slot[c] >= 0 ? permuted[slot[c] * stride + position] : row[c];
+        float x = slot[c] >= 0 ? replaced[slot[c] * stride + position] : row[c];
         node = next_node(nodes + node, x, categories);
     }
     return node;
@@ -329,9 +329,11 @@ int64_t moved_leaves(const node_t *nodes, const uint32_t *categories,
 }
 
 /*
- * Every tree of an ensemble at once, for n_tasks tasks: task k permutes the
- * group group_columns[group_ptr[k] ... group_ptr[k + 1]) and reads its
- * values from the rows sources[k * n_positions ...]; add to
+ * Every tree of an ensemble at once, for n_tasks tasks: task k replaces the
+ * group group_columns[group_ptr[k] ... group_ptr[k + 1]) by the values
+ * values[(group_ptr[k] + j) * n_positions + i] (column j of the group, row
+ * position i: a permutation's values are the group's columns of the source
+ * rows, gathered by the caller); add to
  * out[k * n_positions * n_outputs ...] (n_positions x n_outputs) the change
  * of each tree's leaf value on the rows that leave their path.
  *
@@ -345,9 +347,9 @@ int64_t moved_leaves(const node_t *nodes, const uint32_t *categories,
  * row's index in out, X row chunk_start + position (n_positions of them).
  *
  * Trees are the outer loop and tasks the inner one, so that a tree's nodes
- * are read from memory once for all tasks rather than once per task; each
- * task's permuted columns are gathered once, before the loop. Returns the
- * number of moved (row, tree, task) triples, or -1 when out of memory.
+ * are read from memory once for all tasks rather than once per task.
+ * Returns the number of moved (row, tree, task) triples, or -1 when out of
+ * memory.
  */
 int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                           const node_t *nodes, const uint32_t *categories,
@@ -357,7 +359,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                           const int64_t *ptr, const uintptr_t *tree_pairs,
                           const float *X, int64_t n_columns,
                           int64_t chunk_start, int64_t n_positions,
-                          int64_t n_tasks, const int64_t *sources,
+                          int64_t n_tasks, const float *values,
                           const int64_t *group_ptr,
                           const int64_t *group_columns, double *out)
 {
@@ -368,29 +370,12 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
             widest = n;
         }
     }
-    int64_t n_gathered = group_ptr[n_tasks];
     int64_t *stamp = malloc(widest * sizeof(int64_t));
     int32_t *slot = malloc((n_columns > 0 ? n_columns : 1) * sizeof(int32_t));
-    float *permuted =
-        malloc((n_gathered * n_positions > 0 ? n_gathered * n_positions : 1) *
-               sizeof(float));
-    if (stamp == NULL || slot == NULL || permuted == NULL) {
+    if (stamp == NULL || slot == NULL) {
         free(stamp);
         free(slot);
-        free(permuted);
         return -1;
-    }
-    /* permuted[(group_ptr[k] + g) * n_positions + i]: column g of task k's
-     * group as task k's permutation orders it */
-    for (int64_t k = 0; k < n_tasks; k++) {
-        const int64_t *task_sources = sources + k * n_positions;
-        for (int64_t g = group_ptr[k]; g < group_ptr[k + 1]; g++) {
-            float *values = permuted + g * n_positions;
-            int64_t c = group_columns[g];
-            for (int64_t i = 0; i < n_positions; i++) {
-                values[i] = X[task_sources[i] * n_columns + c];
-            }
-        }
     }
     for (int64_t c = 0; c < n_columns; c++) {
         slot[c] = -1;
@@ -409,7 +394,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
         for (int64_t k = 0; k < n_tasks; k++) {
             int64_t first = group_ptr[k], n_group = group_ptr[k + 1] - first;
             if (n_group == 1) {
-                /* consecutive tasks that permute this one column (its
+                /* consecutive tasks that replace this one column (its
                  * repeats) share one pass over its pairs; a row has one
                  * pair per column, so no stamp is needed */
                 int64_t c = group_columns[first];
@@ -424,7 +409,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                     int64_t position = tree_positions[i];
                     float lower = pair->lower, upper = pair->upper;
                     for (int64_t r = k; r < end; r++) {
-                        float v = permuted[group_ptr[r] * n_positions + position];
+                        float v = values[group_ptr[r] * n_positions + position];
                         if (v > lower && v <= upper) {
                             continue;
                         }
@@ -448,7 +433,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                 k = end - 1;
                 continue;
             }
-            const float *task_permuted = permuted + first * n_positions;
+            const float *task_values = values + first * n_positions;
             double *task_out = out + k * n_positions * n_outputs;
             /* a row is re-routed once per tree and task, however many of
              * the group's columns its path splits on */
@@ -457,13 +442,13 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                 slot[group_columns[first + g]] = (int32_t)g;
             }
             for (int64_t g = 0; g < n_group; g++) {
-                const float *values = task_permuted + g * n_positions;
+                const float *column_values = task_values + g * n_positions;
                 int64_t c = group_columns[first + g];
                 for (int64_t p = tree_ptr[c]; p < tree_ptr[c + 1]; p++) {
                     const pair_t *pair = pairs + p;
                     int64_t i = pair->row;
                     int64_t position = tree_positions[i];
-                    float v = values[position];
+                    float v = column_values[position];
                     if (stamp[i] == mark ||
                         (v > pair->lower && v <= pair->upper)) {
                         continue;
@@ -472,7 +457,7 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
                     int64_t leaf = descend(
                         tree, categories, n_group == 1 ? pair->first_node : 0,
                         X + (chunk_start + position) * n_columns, slot,
-                        task_permuted, n_positions, position);
+                        task_values, n_positions, position);
                     int64_t old = tree_leaves[i];
                     if (leaf == old) {
                         continue;
@@ -493,7 +478,6 @@ int64_t add_moved_changes(int64_t n_trees, const int64_t *node_offset,
     }
     free(stamp);
     free(slot);
-    free(permuted);
     return n_moved;
 }
 

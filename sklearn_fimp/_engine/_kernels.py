@@ -93,7 +93,7 @@ def _signatures(node_dtype, pair_dtype):
             ctypes.c_int64,
             [_SIZE, _INT64, nodes, _UINT32, _ADDRESSES, _SIZE, _INT64, _INT64]
             + [_INT64]
-            + [_INT64, _ADDRESSES, _FLOAT32, _SIZE, _SIZE, _SIZE, _SIZE, _INT64]
+            + [_INT64, _ADDRESSES, _FLOAT32, _SIZE, _SIZE, _SIZE, _SIZE, _FLOAT32]
             + [_INT64, _INT64, _FLOAT64],
         ),
         "add_leaf_values": (
@@ -268,17 +268,18 @@ class CompiledKernels:
         pair_addresses,
         X,
         chunk_start,
-        sources,
+        values,
         group_ptr,
         group_columns,
         out,
     ):
         """Every tree at once, for each task ``k`` (a group,
-        ``group_columns[group_ptr[k]:group_ptr[k + 1]]``, read from rows
-        ``sources[k]`` of X): add to ``out[k]`` (n_positions x n_outputs)
+        ``group_columns[group_ptr[k]:group_ptr[k + 1]]``, replaced by rows
+        ``group_ptr[k]:group_ptr[k + 1]`` of ``values``, one per column, one
+        value per position): add to ``out[k]`` (n_positions x n_outputs)
         the change of each tree's leaf value on the rows that leave their
         path. Returns the number of moved (row, tree, task) triples."""
-        n_tasks, n_positions = sources.shape
+        n_tasks, n_positions = len(group_ptr) - 1, values.shape[1]
         return _check_status(
             self._library.add_moved_changes(
                 len(node_offset),
@@ -297,7 +298,7 @@ class CompiledKernels:
                 chunk_start,
                 n_positions,
                 n_tasks,
-                sources,
+                values,
                 group_ptr,
                 group_columns,
                 out,

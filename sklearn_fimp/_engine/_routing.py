@@ -204,17 +204,17 @@ def affected_rows(routing, columns):
     return parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
 
 
-def moving_rows(routing, columns, X, source):
+def moving_rows(routing, columns, values):
     """Rows (of a routed tree) that leave their path when ``columns`` are
-    permuted: some permuted value falls outside the row's interval.
+    replaced: some replaced value falls outside the row's interval.
 
-    Row ``i`` of the tree receives the values of row ``source[i]`` of ``X``.
+    Row ``i`` of the tree receives ``values[i, j]`` in column ``columns[j]``.
     """
     moving = []
-    for c in columns:
+    for j, c in enumerate(columns):
         span = slice(routing.feature_ptr[c], routing.feature_ptr[c + 1])
         rows = routing.path_rows[span]
-        values = X[:, c][source[rows]]
-        stay = (values > routing.lower[span]) & (values <= routing.upper[span])
+        received = values[rows, j]
+        stay = (received > routing.lower[span]) & (received <= routing.upper[span])
         moving.append(rows[~stay])
     return moving[0] if len(moving) == 1 else np.unique(np.concatenate(moving))

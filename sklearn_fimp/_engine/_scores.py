@@ -1,5 +1,6 @@
-"""Scores with each group permuted: the engine's entry points for
-validation and forest-level out-of-bag permutation importance.
+"""Scores with each group permuted or replaced: the engine's entry points
+for validation and forest-level out-of-bag permutation importance, and for
+conditional permutation importance (each group replaced by given values).
 
 A score is computed one of two ways. When the rows span several chunks and
 the score is a sum over rows (accuracy, R², mean squared error ...:
@@ -21,7 +22,7 @@ from joblib import delayed
 from .._utils._compat import scorer_reads_labels_only
 from .._utils._scoring import AdditiveScore, DirectScore, score_outputs, score_table
 from . import _backend, _budgets
-from ._changes import group_changes, route_chunk
+from ._changes import GivenValues, group_changes, permutation_tasks, route_chunk
 from ._ties import changed_rows, outputs_and_ties, repair_ties
 from .adapters import adapter_for
 
@@ -45,11 +46,11 @@ def worth_rerouting(ensemble, X, groups, tree_rows=None):
     return ensemble.backend.worth_rerouting(ensemble, X, groups, tree_rows)
 
 
-def permuted_outputs(
+def replaced_outputs(
     ensemble,
     X,
     groups,
-    permutations,
+    replacements,
     n_jobs,
     *,
     start,
@@ -60,11 +61,11 @@ def permuted_outputs(
     progress=None,
 ):
     """Yield ``(g, r, outputs, base_total)``: the model's output on every
-    row with group ``g`` permuted by ``permutations[r]``, as its own
-    ``predict`` would give it: ``(start + sum of leaf values) / divisor``,
-    and the unpermuted ``start + sum of leaf values``. ``ranks_matter=False``
-    (a scorer that reads predicted labels only) skips the repair of ties
-    between rows.
+    row with group ``g`` replaced by ``replacements[g][r]`` (see
+    :func:`~._changes.group_changes`), as its own ``predict`` would give
+    it: ``(start + sum of leaf values) / divisor``, and the unreplaced
+    ``start + sum of leaf values``. ``ranks_matter=False`` (a scorer that
+    reads predicted labels only) skips the repair of ties between rows.
     """
     divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
     every_row = np.arange(X.shape[0])
@@ -72,7 +73,7 @@ def permuted_outputs(
         ensemble,
         X,
         groups,
-        permutations,
+        replacements,
         n_jobs,
         tree_rows=tree_rows,
         start=start,
@@ -80,14 +81,14 @@ def permuted_outputs(
         progress=progress,
     ):
         for i, g in enumerate(batch):
-            for r, permutation in enumerate(permutations):
+            for r, replacement in enumerate(replacements[g]):
                 outputs, ties = outputs_and_ties(
                     ensemble, base_total, changes[i, r], divisor, ranks_matter
                 )
                 repair_ties(
                     ensemble,
                     X,
-                    [(outputs, ties, every_row, groups[g], permutation)],
+                    [(outputs, ties, every_row, groups[g], replacement)],
                     start=start,
                     divisor=divisor,
                     tree_rows=tree_rows,
@@ -102,7 +103,8 @@ class _RowSums(NamedTuple):
     ensemble: object
     X: np.ndarray
     groups: list
-    permutations: np.ndarray
+    #: ``replacements[g][r]``
+    replacements: list
     start: np.ndarray
     #: (n_rows, 1) or a number
     divisor: object
@@ -127,8 +129,8 @@ class _RowSums(NamedTuple):
 
 def _add_chunk_sums(sums, part, routed, chunk_rows, base, totals):
     """Add to ``totals[g, r]`` (g in ``part``) the chunk's sum of row terms
-    with group ``g`` permuted by permutation ``r``: the unpermuted sum, plus
-    the change of the terms of the rows the task's changes reach."""
+    with group ``g`` replaced by its replacement ``r``: the unreplaced sum,
+    plus the change of the terms of the rows the task's changes reach."""
     kept = np.flatnonzero(sums.scored[chunk_rows])
     base_terms = np.zeros(len(chunk_rows))
     if len(kept):
@@ -137,13 +139,13 @@ def _add_chunk_sums(sums, part, routed, chunk_rows, base, totals):
         outputs, _ = sums.outputs_of(base[kept], np.zeros_like(base[kept]), rows)
         base_terms[kept] = sums.row_terms(outputs, rows)
     base_sum = base_terms.sum()
-    tasks = [(g, r) for g in part for r in range(len(sums.permutations))]
+    tasks = [(g, r) for g in part for r in range(len(sums.replacements[g]))]
     changes = sums.ensemble.backend.task_changes(
         sums.ensemble,
         routed,
         chunk_rows,
         sums.X,
-        [(sums.groups[g], sums.permutations[r]) for g, r in tasks],
+        [(sums.groups[g], sums.replacements[g][r]) for g, r in tasks],
     )
     # tied rows are repaired many tasks at once (one pass over the trees for
     # all of them), the tasks' outputs held meanwhile up to TASK_BYTES
@@ -154,7 +156,7 @@ def _add_chunk_sums(sums, part, routed, chunk_rows, base, totals):
             sums.ensemble,
             sums.X,
             [
-                (outputs, ties, rows, sums.groups[g], sums.permutations[r])
+                (outputs, ties, rows, sums.groups[g], sums.replacements[g][r])
                 for g, r, _, rows, outputs, ties in held
             ],
             start=sums.start,
@@ -183,7 +185,7 @@ def summed_row_terms(
     ensemble,
     X,
     groups,
-    permutations,
+    replacements,
     n_jobs,
     *,
     start,
@@ -195,9 +197,9 @@ def summed_row_terms(
     scored=None,
     progress=None,
 ):
-    """Sums over rows of ``additive``'s row terms with each group permuted
-    by each permutation, shape (n_groups, n_permutations), and the
-    unpermuted ``start + sum of leaf values`` of every row.
+    """Sums over rows of ``additive``'s row terms with each group ``g``
+    replaced by each of ``replacements[g]``, shape (n_groups, n_repeats),
+    and the unreplaced ``start + sum of leaf values`` of every row.
 
     Chunk by chunk: each chunk of rows is routed once for all groups and
     only one chunk's outputs are held per worker, so time and memory stay
@@ -212,7 +214,7 @@ def summed_row_terms(
         ensemble,
         X,
         groups,
-        permutations,
+        replacements,
         start,
         np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor,
         additive,
@@ -221,7 +223,7 @@ def summed_row_terms(
         np.cumsum(scored) - 1,
         tree_rows,
     )
-    totals = np.zeros((len(groups), len(permutations)))
+    totals = np.zeros((len(groups), len(replacements[0]) if len(groups) else 0))
     base_total = np.array(start, dtype=np.float64)
     with _budgets.engine_threads(n_jobs) as parallel:
         for chunk_rows in chunks:
@@ -263,14 +265,14 @@ def _chunked_additive(estimator, chunks, scoring, y, sample_weight):
     return AdditiveScore.for_scoring(estimator, scoring, y, sample_weight)
 
 
-def _scores_with_groups_permuted(
+def _scores_with_groups_replaced(
     estimator,
     ensemble,
     X,
     y,
     sample_weight,
     groups,
-    permutations,
+    replacements,
     scorer,
     n_jobs,
     scoring,
@@ -282,9 +284,10 @@ def _scores_with_groups_permuted(
     progress=None,
 ):
     """Scores of the rows ``scored`` (a mask; None: all) with each group
-    permuted by each permutation: summed chunk by chunk when the score is
-    additive and the rows span several chunks, else by the scorer. Returns
-    them with the unpermuted ``start + sum of leaf values`` of every row.
+    ``g`` replaced by each of ``replacements[g]``: summed chunk by chunk
+    when the score is additive and the rows span several chunks, else by
+    the scorer. Returns them with the unreplaced ``start + sum of leaf
+    values`` of every row.
     ``progress`` (a :class:`~sklearn_fimp._utils._progress.Progress`, or
     None) is told of each chunk or batch done when there are several."""
     if scored is not None:
@@ -297,7 +300,7 @@ def _scores_with_groups_permuted(
             ensemble,
             X,
             groups,
-            permutations,
+            replacements,
             n_jobs,
             start=start,
             divisor=divisor,
@@ -311,11 +314,11 @@ def _scores_with_groups_permuted(
         return np.vectorize(additive.score)(totals), base_total
     direct = DirectScore.for_scoring(estimator, scoring, y, sample_weight)
     scores = {}
-    for g, r, outputs, base_total in permuted_outputs(  # noqa: B007 (returned)
+    for g, r, outputs, base_total in replaced_outputs(  # noqa: B007 (returned)
         ensemble,
         X,
         groups,
-        permutations,
+        replacements,
         n_jobs,
         start=start,
         divisor=divisor,
@@ -331,7 +334,8 @@ def _scores_with_groups_permuted(
         if value is None:
             value = score_outputs(scorer, stored, y, sample_weight)
         scores[g, r] = value
-    return score_table(scores, len(groups), len(permutations)), base_total
+    n_repeats = len(replacements[0]) if len(groups) else 0
+    return score_table(scores, len(groups), n_repeats), base_total
 
 
 def permuted_scores(
@@ -354,14 +358,14 @@ def permuted_scores(
     ``X`` is already validated by :func:`engine_input`."""
     start = ensemble.raw_start(X)
     divisor = float(len(ensemble.terms)) if ensemble.averaged else 1.0
-    scores, _ = _scores_with_groups_permuted(
+    scores, _ = _scores_with_groups_replaced(
         estimator,
         ensemble,
         X,
         y,
         sample_weight,
         groups,
-        permutations,
+        permutation_tasks(permutations, len(groups)),
         scorer,
         n_jobs,
         scoring,
@@ -399,14 +403,14 @@ def oob_permuted_scores(
     count = np.zeros(X.shape[0])
     for rows in tree_rows:
         count[rows] += 1
-    scores, total = _scores_with_groups_permuted(
+    scores, total = _scores_with_groups_replaced(
         estimator,
         ensemble,
         X,
         y,
         sample_weight,
         groups,
-        permutations,
+        permutation_tasks(permutations, len(groups)),
         scorer,
         n_jobs,
         scoring,
@@ -419,3 +423,63 @@ def oob_permuted_scores(
     if not ensemble.classifier and total.shape[1] == 1:
         total = total[:, 0]  # as a single-output regressor predicts
     return scores, total, count
+
+
+def replaced_scorer_outputs(
+    ensemble, X, groups, values_of, n_repeats, n_jobs, *, ranks_matter, progress=None
+):
+    """Yield ``(g, r, outputs, base_outputs)``: the model's outputs on every
+    row of X, wrapped for a scorer (``adapter.scorer_outputs``), with the
+    columns of group ``g`` replaced by ``values_of(g)[r]`` (shape (n_rows,
+    len(groups[g])), values as the trees read them, such as conditional
+    draws), and its outputs on X unchanged (the same object for every
+    task). The outputs are those of the model's own ``predict`` on X with
+    the columns replaced, computed from the rows that leave their paths
+    only (engine path of
+    :func:`~sklearn_fimp.conditional_permutation_importance`); rows no
+    replacement moves keep their unchanged outputs bit for bit.
+
+    ``values_of(g)`` (``n_repeats`` arrays) is called once per group, a
+    batch of groups at a time, so that only one batch's values are held.
+    ``ranks_matter=False`` (a scorer that reads predicted labels only, and
+    per-row losses) skips the repair of ties between rows.
+    ``X`` is already validated by :func:`engine_input`.
+    """
+    start = ensemble.raw_start(X)
+    divisor = float(len(ensemble.terms)) if ensemble.averaged else 1.0
+    chunks = _budgets.row_chunks(ensemble, X, None)
+    batch_size = _budgets.group_batch_size(
+        len(groups), n_repeats, X.shape[0], ensemble.n_outputs
+    )
+    base_outputs = None
+    for first in range(0, len(groups), batch_size):
+        batch = list(range(first, min(first + batch_size, len(groups))))
+        replacements = [
+            [
+                GivenValues(
+                    np.ascontiguousarray(values, dtype=X.dtype).reshape(
+                        X.shape[0], len(groups[g])
+                    )
+                )
+                for values in values_of(g)
+            ]
+            for g in batch
+        ]
+        for i, r, outputs, base_total in replaced_outputs(
+            ensemble,
+            X,
+            [groups[g] for g in batch],
+            replacements,
+            n_jobs,
+            start=start,
+            divisor=divisor,
+            chunks=chunks,
+            ranks_matter=ranks_matter,
+            progress=progress,
+        ):
+            if base_outputs is None:
+                unchanged, _ = outputs_and_ties(
+                    ensemble, base_total, np.zeros_like(base_total), divisor, False
+                )
+                base_outputs = ensemble.adapter.scorer_outputs(unchanged)
+            yield batch[i], r, ensemble.adapter.scorer_outputs(outputs), base_outputs

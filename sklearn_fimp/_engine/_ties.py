@@ -11,7 +11,7 @@ predicted classes and ranks are the model's.
 
 import numpy as np
 
-from ._changes import permuted_rows
+from ._changes import replaced_rows
 from ._routing import tree_input
 
 
@@ -94,9 +94,10 @@ def outputs_and_ties(ensemble, base, change, divisor, ranks_matter):
 
 def repair_ties(ensemble, X, repairs, *, start, divisor, tree_rows):
     """Recompute, in the model's order and in one pass over the trees, the
-    tied rows of several permuted outputs: each repair is ``(outputs, ties,
-    rows, columns, permutation)``, with ``outputs`` those of rows ``rows``
-    of X when ``columns`` are permuted by ``permutation``, and
+    tied rows of several replaced outputs: each repair is ``(outputs, ties,
+    rows, columns, replacement)``, with ``outputs`` those of rows ``rows``
+    of X when ``columns`` are replaced by ``replacement`` (see
+    :mod:`._changes`), and
     ``outputs[ties]`` is overwritten. ``start`` and ``divisor`` cover every
     row of X."""
     repairs = [repair for repair in repairs if len(repair[1])]
@@ -105,8 +106,8 @@ def repair_ties(ensemble, X, repairs, *, start, divisor, tree_rows):
     tie_rows = np.concatenate([rows[ties] for _, ties, rows, _, _ in repairs])
     X_ties = np.concatenate(
         [
-            permuted_rows(X, rows[ties], columns, permutation)
-            for _, ties, rows, columns, permutation in repairs
+            replaced_rows(X, rows[ties], columns, replacement)
+            for _, ties, rows, columns, replacement in repairs
         ]
     )
     totals = model_order_totals(ensemble, X_ties, tie_rows, start[tie_rows], tree_rows)

@@ -16,11 +16,18 @@ from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
+from .._engine import (
+    engine_input,
+    replaced_scorer_outputs,
+    tree_ensemble,
+    worth_rerouting,
+)
 from .._utils._compat import (
     HasMethods,
     Interval,
     RealNotInt,
     StrOptions,
+    scorer_reads_labels_only,
     validate_params,
 )
 from .._utils._frames import (
@@ -54,9 +61,11 @@ from ._permutation import _batches
 
 SAMPLERS = ("forest", "linear")
 
-#: Trees of the forest sampler. Its out-of-bag prediction of a column is an
-#: average over about a third of them; 50 trees give every row about 17
-#: out-of-bag trees, which is what the conditional mean needs.
+#: Out-of-bag trees the forest sampler's prediction of a row averages, about:
+#: what the conditional mean needs.
+SAMPLER_OOB_TREES = 17
+#: Trees of the forest sampler, at most: on up to 2,000 rows a row is out of
+#: bag for about a third of the trees, and 47 give it 17.
 SAMPLER_N_ESTIMATORS = 50
 #: Rows each tree of the forest sampler is grown on (at most): the
 #: conditional mean of a column is smooth enough that a few thousand rows
@@ -103,6 +112,25 @@ class _ColumnSampler:
         return self.values[picked]
 
 
+def sampler_n_estimators(n_rows):
+    """Trees of the forest sampler on ``n_rows`` rows: enough that each row
+    is out of bag for about ``SAMPLER_OOB_TREES`` of them, at most
+    ``SAMPLER_N_ESTIMATORS``.
+
+    A tree grown on m of n rows drawn with replacement leaves a row out with
+    probability (1 - 1/n)^m: about 0.37 while m = n (up to
+    ``SAMPLER_MAX_ROWS_PER_TREE`` rows: 47 trees), 0.90 for 2,000 of 20,000
+    rows (19 trees). Each row's out-of-bag prediction then averages as many
+    trees whatever the number of rows, and the forest costs less where rows
+    are many.
+    """
+    m = min(n_rows, SAMPLER_MAX_ROWS_PER_TREE)
+    out_of_bag = (1.0 - 1.0 / n_rows) ** m if n_rows > 1 else 0.0
+    if out_of_bag <= 0:
+        return SAMPLER_N_ESTIMATORS
+    return int(min(SAMPLER_N_ESTIMATORS, np.ceil(SAMPLER_OOB_TREES / out_of_bag)))
+
+
 def _sampler_model(sampler, kind, seed, n_rows, n_jobs):
     if sampler == "linear":
         if kind == CLASSIFICATION:
@@ -110,7 +138,7 @@ def _sampler_model(sampler, kind, seed, n_rows, n_jobs):
         return RidgeCV(alphas=np.logspace(-3, 3, 13))
     forest = RandomForestClassifier if kind == CLASSIFICATION else RandomForestRegressor
     return forest(
-        n_estimators=SAMPLER_N_ESTIMATORS,
+        n_estimators=sampler_n_estimators(n_rows),
         min_samples_leaf=SAMPLER_MIN_SAMPLES_LEAF,
         max_features=1.0,
         max_samples=min(n_rows, SAMPLER_MAX_ROWS_PER_TREE),
@@ -384,6 +412,68 @@ def generic_replaced_scores(
     )
 
 
+def engine_replaced_scores(
+    estimator,
+    ensemble,
+    X,
+    X_engine,
+    y,
+    sample_weight,
+    groups,
+    samplers,
+    permutations,
+    uniforms,
+    scorer,
+    n_jobs,
+    progress=None,
+):
+    """:func:`generic_replaced_scores` with the tree engine, for a model it
+    serves: each draw is put into a copy of X and converted as the model's
+    trees read it (``engine_input``), and only the rows whose paths split
+    on a replaced column are re-routed.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_groups, n_repeats)
+    differences : ndarray of shape (n_groups, n_rows)
+        Each row's loss with the group replaced, averaged over the repeats,
+        minus its loss unchanged (0 for a row no draw moves).
+    """
+    X_work = writable_copy(X)
+
+    def values_of(g):
+        nonlocal X_work
+        columns = groups[g]
+        values = []
+        for permutation, uniform in zip(permutations, uniforms):
+            draws = [s.draw(permutation, uniform) for s in samplers[g]]
+            X_work = replace_columns(X_work, X, columns, draws)
+            values.append(engine_input(estimator, X_work)[:, columns])
+        X_work = restore_columns(X_work, X, columns)
+        return values
+
+    n_repeats = len(permutations)
+    scores = np.empty((len(groups), n_repeats))
+    differences = np.zeros((len(groups), y.shape[0]))
+    base_losses = None
+    for g, r, outputs, base_outputs in replaced_scorer_outputs(
+        ensemble,
+        X_engine,
+        groups,
+        values_of,
+        n_repeats,
+        n_jobs,
+        # the per-row losses read no ranks; the scorer may
+        ranks_matter=not scorer_reads_labels_only(scorer),
+        progress=progress,
+    ):
+        if base_losses is None:
+            base_losses = row_losses(base_outputs, None, y)
+        scores[g, r] = score_outputs(scorer, outputs, y, sample_weight)
+        differences[g] += row_losses(outputs, None, y) - base_losses
+    return scores, differences / n_repeats
+
+
 def conditional_draw_seeds(seed, n_rows, n_repeats, n_total):
     """The residual permutations, the uniform numbers of the categorical
     draws and the seed of the samplers, all derived from ``seed``: the
@@ -506,9 +596,12 @@ def conditional_permutation_importance(
         "other", or are left out.
     sampler : {"forest", "linear"}, default="forest"
         The model of each column given the others. "forest": a random forest
-        of 50 trees (each grown on at most 2,000 rows, leaves of at least 5
-        rows) whose out-of-bag predictions and residuals are used; it
-        follows non-linear relations. "linear": ridge regression (logistic
+        (each tree grown on a bootstrap sample of at most 2,000 rows, leaves
+        of at least 5 rows, every column a candidate at each split) whose
+        out-of-bag predictions and residuals are used; it follows non-linear
+        relations. It has enough trees for each row to be out of bag for
+        about 17 of them: 47 on up to 2,000 rows, fewer on more rows (19 on
+        20,000). "linear": ridge regression (logistic
         regression for categorical columns) on the standardised other
         columns, much faster, right when the relations between features are
         linear.
@@ -653,23 +746,51 @@ def _conditional_permutation_importance(
     baseline, baseline_losses = score_and_row_losses(
         scorer, estimator, X_eval, y_eval, weight_eval
     )
+    ensemble = tree_ensemble(estimator)
+    rerouted = np.zeros(len(groups), dtype=bool)
+    if ensemble is not None:
+        X_engine = engine_input(estimator, X_eval)
+        rerouted = worth_rerouting(ensemble, X_engine, groups)
     progress(
-        f"scoring {len(groups)} features or groups x {n_repeats} draws on {n_rows} rows"
+        f"scoring {len(groups)} features or groups x {n_repeats} draws on "
+        f"{n_rows} rows ({int(rerouted.sum())} with the tree engine)"
     )
-    scores, losses = generic_replaced_scores(
-        estimator,
-        X_eval,
-        y_eval,
-        weight_eval,
-        groups,
-        samplers,
-        permutations,
-        uniforms,
-        scorer,
-        n_jobs,
-        verbose,
-    )
-    pvalues = loss_pvalues(losses - baseline_losses[None, :], weight_eval)
+    scores = np.empty((len(groups), n_repeats))
+    differences = np.empty((len(groups), n_rows))
+    if rerouted.any():
+        served = np.flatnonzero(rerouted)
+        scores[served], differences[served] = engine_replaced_scores(
+            estimator,
+            ensemble,
+            X_eval,
+            X_engine,
+            y_eval,
+            weight_eval,
+            [groups[g] for g in served],
+            [samplers[g] for g in served],
+            permutations,
+            uniforms,
+            scorer,
+            n_jobs,
+            progress,
+        )
+    if not rerouted.all():
+        rest = np.flatnonzero(~rerouted)
+        scores[rest], losses = generic_replaced_scores(
+            estimator,
+            X_eval,
+            y_eval,
+            weight_eval,
+            [groups[g] for g in rest],
+            [samplers[g] for g in rest],
+            permutations,
+            uniforms,
+            scorer,
+            n_jobs,
+            verbose,
+        )
+        differences[rest] = losses - baseline_losses[None, :]
+    pvalues = loss_pvalues(differences, weight_eval)
     progress("done")
     return importance_result(
         baseline - scores,
