@@ -837,6 +837,12 @@ def main(argv=None):
         "--quick", action="store_true", help="small data and forests, for a smoke run"
     )
     parser.add_argument(
+        "--full",
+        action="store_true",
+        help="also time the full pass with n_jobs=2 and with n_repeats=5, and "
+        "the elimination with n_jobs=2",
+    )
+    parser.add_argument(
         "--seeds",
         type=int,
         default=5,
@@ -858,16 +864,18 @@ def main(argv=None):
         load_breast_cancer_features(args.quick),
         load_redundant(args.quick),
     ):
-        for n_jobs in (1, 2):
+        for n_jobs in (1, 2) if args.full else (1,):
             row = full_pass_rows(name, X, model, n_jobs, 1, repeats)
             full.append(row)
             pass_seconds[name, n_jobs] = row[3]
-    name, X = load_breast_cancer_features(args.quick)
-    full.append(full_pass_rows(name, X, model, 1, 5, repeats))
+    if args.full:
+        name, X = load_breast_cancer_features(args.quick)
+        full.append(full_pass_rows(name, X, model, 1, 5, repeats))
 
     name, X = load_redundant(args.quick)
+    n_jobs = 2 if args.full else 1
     elimination, kept_differ = elimination_rows(
-        name, X, model, 2, pass_seconds[name, 2]
+        name, X, model, n_jobs, pass_seconds[name, n_jobs]
     )
 
     name, X = load_breast_cancer_features(args.quick)
