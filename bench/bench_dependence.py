@@ -24,9 +24,18 @@ Workloads:
   10 redundant ones (noisy monotone transforms of one of them, or functions
   of two), seed 0.
 
-Every model is sklearn_fimp's default forest (100 trees,
-``min_samples_leaf=5``, ``max_features=1.0``) with ``n_repeats=1``, unless
-a row says otherwise. Run from the repository root::
+3. Against rfpimp's algorithm at its defaults (a re-implementation, as
+   rfpimp 1.3.7 does not run on scikit-learn 1.9; checked against rfpimp
+   itself with its one broken helper replaced): process CPU time of five
+   seeds, interleaved, n_jobs=1 on both sides, target ours at least 3x
+   faster; the per-feature standard deviation of the dependence over the
+   seeds, target no larger than rfpimp's; and what each change of forest
+   buys.
+
+Every model is sklearn_fimp's default forest (100 trees, each on a
+bootstrap sample of 30% of the rows, ``min_samples_leaf=5``,
+``max_features=1.0``) with ``n_repeats=1``, unless a row says otherwise.
+Run from the repository root::
 
     python bench/bench_dependence.py             # everything, 3 timing runs
     python bench/bench_dependence.py --quick     # small smoke run, no docs
@@ -297,6 +306,286 @@ def elimination_rows(name, X, model, n_jobs, full_pass_seconds):
     ], differ
 
 
+# -- rfpimp's algorithm ------------------------------------------------------------
+#
+# rfpimp 1.3.7's feature_dependence_matrix does not run on scikit-learn 1.9:
+# its out-of-bag rows come from a private scikit-learn function whose
+# signature changed. Below is a re-implementation of the same algorithm and
+# defaults, drawing its random numbers in the same order from NumPy's global
+# generator; rfpimp_matches checks it against rfpimp itself, run with that one
+# function replaced by a working equivalent.
+
+RFPIMP_TREES = 50
+RFPIMP_ROWS = 5000
+RFPIMP_CATEGORICAL = 20
+RFPIMP_ZERO = 0.001
+
+
+def rfpimp_unsampled_rows(tree, n_rows):
+    """The out-of-bag rows of one tree of a forest fitted on ``n_rows`` rows
+    (full bootstrap, no sample weight), as rfpimp computes them."""
+    from sklearn.ensemble._forest import (
+        _generate_unsampled_indices,
+        _get_n_samples_bootstrap,
+    )
+
+    n_bootstrap = _get_n_samples_bootstrap(n_rows, n_rows, None)
+    return _generate_unsampled_indices(tree.random_state, n_rows, n_bootstrap, None)
+
+
+def rfpimp_oob_r2(forest, X, y):
+    """rfpimp's oob_regression_r2_score: every tree predicts its out-of-bag
+    rows, one tree.predict call per tree."""
+    n_rows = len(X)
+    total = np.zeros(n_rows)
+    count = np.zeros(n_rows)
+    for tree in forest.estimators_:
+        rows = rfpimp_unsampled_rows(tree, n_rows)
+        total[rows] += tree.predict(X[rows])
+        count[rows] += 1
+    count[count == 0] = 1
+    return r2_score(y, total / count)
+
+
+def rfpimp_oob_f1(forest, X, y):
+    """rfpimp's oob_classifier_f1_score: summed out-of-bag probabilities,
+    macro F1."""
+    from sklearn.metrics import f1_score
+
+    n_rows = len(X)
+    proba = np.zeros((n_rows, len(np.unique(y))))
+    for tree in forest.estimators_:
+        rows = rfpimp_unsampled_rows(tree, n_rows)
+        proba[rows] += tree.predict_proba(X[rows])
+    return f1_score(y, forest.classes_[np.argmax(proba, axis=1)], average="macro")
+
+
+def rfpimp_dependence(X):
+    """rfpimp.feature_dependence_matrix(X) at its defaults, with NumPy's
+    global generator seeded by the caller: per feature a random forest of 50
+    trees (scikit-learn's defaults otherwise, a classifier for features with
+    at most 20 distinct values), its oob_score_ as the dependence, then the
+    drop in out-of-bag R² (or F1) when each other feature is permuted,
+    clipped to [0, 1]. Returns the dependence vector and the matrix (1 on
+    the diagonal, as rfpimp's)."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+    from sklearn.preprocessing import LabelEncoder
+
+    X = np.array(X, dtype=np.float64)
+    n_rows, n_features = X.shape
+    categorical = [
+        j for j in range(n_features) if len(np.unique(X[:, j])) <= RFPIMP_CATEGORICAL
+    ]
+    for j in categorical:
+        X[:, j] = LabelEncoder().fit_transform(X[:, j])
+    if n_rows > RFPIMP_ROWS:
+        X = X[np.random.choice(n_rows, RFPIMP_ROWS)]  # noqa: NPY002 - as rfpimp
+    dependence = np.empty(n_features)
+    matrix = np.zeros((n_features, n_features))
+    for j in range(n_features):
+        others = np.delete(np.arange(n_features), j)
+        X_inputs, y = X[:, others], X[:, j]
+        if j in categorical:
+            forest = RandomForestClassifier(n_estimators=RFPIMP_TREES, oob_score=True)
+            metric = rfpimp_oob_f1
+        else:
+            forest = RandomForestRegressor(n_estimators=RFPIMP_TREES, oob_score=True)
+            metric = rfpimp_oob_r2
+        forest.fit(X_inputs, y)
+        baseline = metric(forest, X_inputs, y)
+        drops = np.empty(len(others))
+        for k in range(len(others)):
+            saved = X_inputs[:, k].copy()
+            X_inputs[:, k] = np.random.permutation(X_inputs[:, k])  # noqa: NPY002
+            drops[k] = baseline - metric(forest, X_inputs, y)
+            X_inputs[:, k] = saved
+        drops = np.clip(drops, 0.0, 1.0)
+        drops[drops < RFPIMP_ZERO] = 0.0
+        matrix[j, others] = drops
+        matrix[j, j] = 1.0
+        dependence[j] = forest.oob_score_
+    return dependence, matrix
+
+
+def rfpimp_itself(X, seed):
+    """rfpimp.feature_dependence_matrix itself, with its out-of-bag helper
+    replaced by rfpimp_unsampled_rows; None when rfpimp is not installed."""
+    try:
+        import pandas as pd
+        import rfpimp
+    except ImportError:
+        return None
+    original = rfpimp._get_unsampled_indices
+    rfpimp._get_unsampled_indices = rfpimp_unsampled_rows
+    try:
+        frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+        np.random.seed(seed)  # noqa: NPY002 - rfpimp draws from the global generator
+        table = rfpimp.feature_dependence_matrix(frame)
+    finally:
+        rfpimp._get_unsampled_indices = original
+    return table["Dependence"].to_numpy(float), table.iloc[:, 1:].to_numpy(float)
+
+
+def rfpimp_seeded(X, seed):
+    """rfpimp_dependence(X) after seeding NumPy's global generator, as
+    rfpimp's users do."""
+    np.random.seed(seed)  # noqa: NPY002 - rfpimp draws from the global generator
+    return rfpimp_dependence(X)
+
+
+def rfpimp_forests_alone(X, seeds):
+    """The dependence rfpimp reports (each forest's oob_score_), from its
+    forests alone, at other seeds: how much rfpimp's per-feature standard
+    deviation over five seeds itself varies from one set of seeds to the
+    next."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rows = []
+    for seed in seeds:
+        rng = np.random.RandomState(seed)
+        rows.append(
+            [
+                RandomForestRegressor(
+                    n_estimators=RFPIMP_TREES,
+                    oob_score=True,
+                    random_state=rng.randint(2**31 - 1),
+                )
+                .fit(np.delete(X, j, axis=1), X[:, j])
+                .oob_score_
+                for j in range(X.shape[1])
+            ]
+        )
+    return np.array(rows)
+
+
+def cpu_timed(function):
+    """(process CPU seconds, wall seconds, result) of one call."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = function()
+    return time.process_time() - cpu, time.perf_counter() - wall, result
+
+
+def change_steps():
+    """What each change buys: estimators passed to feature_dependence, from
+    rfpimp's forest (the engine alone replaces its permutation loop) to the
+    default (None: measured with the comparison), and one not taken."""
+    from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
+
+    return [
+        (
+            "rfpimp's forest (50 trees, full bootstrap samples, leaves of 1 row), "
+            "the matrix by the tree engine",
+            RandomForestRegressor(n_estimators=50),
+        ),
+        (
+            "100 trees, leaves of at least 5 rows (the previous default)",
+            RandomForestRegressor(
+                n_estimators=100, min_samples_leaf=5, max_features=1.0
+            ),
+        ),
+        (
+            "... and each tree on a bootstrap sample of 30% of the rows (the default)",
+            None,
+        ),
+        (
+            "extremely randomized trees instead (100 trees, bootstrap samples "
+            "of half the rows, leaves of 5; not taken)",
+            ExtraTreesRegressor(
+                n_estimators=100,
+                min_samples_leaf=5,
+                max_features=1.0,
+                bootstrap=True,
+                max_samples=0.5,
+            ),
+        ),
+    ]
+
+
+def stability(dependences):
+    """Per-feature standard deviation over seeds (rows)."""
+    return np.asarray(dependences).std(axis=0, ddof=1)
+
+
+def rfpimp_rows(name, X, seeds, quick):
+    """rfpimp's algorithm and feature_dependence at its defaults, the five
+    seeds interleaved, n_jobs=1; the stability of each over the seeds; the
+    same for each step of change_steps."""
+    rfpimp_cpu = ours_cpu = rfpimp_wall = ours_wall = 0.0
+    theirs, mine = [], []
+    for seed in seeds:
+        cpu, wall, (dependence, _) = cpu_timed(lambda seed=seed: rfpimp_seeded(X, seed))
+        rfpimp_cpu += cpu
+        rfpimp_wall += wall
+        theirs.append(dependence)
+        cpu, wall, result = cpu_timed(
+            lambda seed=seed: feature_dependence(X, n_jobs=1, random_state=seed)
+        )
+        ours_cpu += cpu
+        ours_wall += wall
+        mine.append(result.dependence)
+    theirs, mine = np.array(theirs), np.array(mine)
+    sd_theirs, sd_mine = stability(theirs), stability(mine)
+    again = rfpimp_forests_alone(X, [100 + s for s in seeds])
+    sd_again = stability(again)
+    print(
+        f"{name:<30} rfpimp's algorithm {rfpimp_cpu:7.1f}s CPU ({rfpimp_wall:.1f}s "
+        f"wall), feature_dependence {ours_cpu:6.1f}s CPU ({ours_wall:.1f}s wall) "
+        f"for {len(seeds)} seeds: {rfpimp_cpu / ours_cpu:.2f}x"
+    )
+    print(
+        f"{name:<30} per-feature sd over seeds: rfpimp mean {sd_theirs.mean():.4f}, "
+        f"ours mean {sd_mine.mean():.4f}, ours larger on "
+        f"{int(np.sum(sd_mine > sd_theirs))} of {len(sd_mine)} features "
+        f"(median ratio {np.median(sd_mine / np.maximum(sd_theirs, 1e-12)):.2f}); "
+        f"rfpimp's forests at other seeds larger on "
+        f"{int(np.sum(sd_again > sd_theirs))}"
+    )
+    steps = []
+    for label, model in [] if quick else change_steps():
+        if model is None:  # the default: measured above
+            cpu, values = ours_cpu, mine
+        else:
+            cpu, values = 0.0, []
+            for seed in seeds:
+                seconds, _, result = cpu_timed(
+                    lambda seed=seed, model=model: feature_dependence(
+                        X, estimator=model, n_jobs=1, random_state=seed
+                    )
+                )
+                cpu += seconds
+                values.append(result.dependence)
+            values = np.array(values)
+        sd = stability(values)
+        gap = float(np.max(np.abs(values.mean(axis=0) - theirs.mean(axis=0))))
+        steps.append(
+            (
+                label,
+                cpu,
+                rfpimp_cpu / cpu,
+                float(sd.mean()),
+                int(np.sum(sd > sd_theirs)),
+                float(values.mean()),
+                gap,
+            )
+        )
+        print(
+            f"{name:<30}   {label[:60]:<60} {cpu:6.1f}s CPU ({rfpimp_cpu / cpu:4.2f}x)"
+            f" sd mean {sd.mean():.4f}, larger on {int(np.sum(sd > sd_theirs)):2d}, "
+            f"largest gap to rfpimp's mean {gap:.3f}"
+        )
+    return {
+        "name": name,
+        "rfpimp_cpu": rfpimp_cpu,
+        "ours_cpu": ours_cpu,
+        "rfpimp_wall": rfpimp_wall,
+        "ours_wall": ours_wall,
+        "theirs": theirs,
+        "mine": mine,
+        "sd_again": sd_again,
+        "steps": steps,
+    }
+
+
 # -- report ------------------------------------------------------------------------
 
 
@@ -313,7 +602,140 @@ def git_commit():
         return "unknown"
 
 
-def write_rst(full, elimination, kept_differ, command, load, path):
+def rfpimp_rst(rfpimp, match):
+    """The section of the page on rfpimp's algorithm."""
+    lines = [
+        "",
+        "Against rfpimp's algorithm",
+        "--------------------------",
+        "",
+        "rfpimp 1.3.7's ``feature_dependence_matrix`` (per feature a random "
+        "forest of 50 trees on at most 5,000 rows, its out-of-bag R² as the "
+        "dependence, then the out-of-bag permutation importance of every other "
+        "feature, one ``tree.predict`` call per tree and permuted column) does "
+        "not run on scikit-learn 1.9: its out-of-bag rows come from a private "
+        "scikit-learn function whose signature changed. The bench times a "
+        "re-implementation of the same algorithm and defaults "
+        "(``rfpimp_dependence`` in the script), which draws its random numbers "
+        "in the same order from NumPy's global generator.",
+    ]
+    if match is not None:
+        difference, seconds_itself, seconds_mine = match
+        lines += [
+            "Checked against rfpimp itself, run with only that out-of-bag "
+            "helper replaced by a working equivalent, on breast cancer with "
+            f"seed 0: largest difference in the dependences and the matrix "
+            f"{difference:.1e}; rfpimp itself took {seconds_itself:.1f} s of CPU, "
+            f"the re-implementation {seconds_mine:.1f} s.",
+        ]
+    lines += [
+        "",
+        "Both sides run with n_jobs=1 in this process, seed by seed "
+        "interleaved (rfpimp's, then ours, for each of the seeds); times are "
+        "the CPU time of the process over all seeds. Stability is the standard "
+        "deviation of each feature's dependence over the seeds. A standard "
+        "deviation from five values is itself imprecise: the last column "
+        "counts the features on which rfpimp's own forests, at five other "
+        "seeds, vary more than at the first five.",
+        "",
+        ".. list-table:: Dependence pass against rfpimp's algorithm at its "
+        "defaults (target: at least 3x faster, per-feature standard deviation "
+        "no larger)",
+        "   :header-rows: 1",
+        "",
+        "   * - Workload",
+        "     - rfpimp's algorithm, CPU (s)",
+        "     - feature_dependence, CPU (s)",
+        "     - Speed-up (CPU)",
+        "     - Wall (s), rfpimp / ours",
+        "     - Mean per-feature sd, rfpimp",
+        "     - Mean per-feature sd, ours",
+        "     - Features where ours' sd is larger",
+        "     - Median ratio of sds (ours / rfpimp)",
+        "     - rfpimp at 5 other seeds: features where its sd is larger",
+    ]
+    for r in rfpimp:
+        sd_theirs, sd_mine = stability(r["theirs"]), stability(r["mine"])
+        n = len(sd_mine)
+        lines += [
+            f"   * - {r['name']}",
+            f"     - {r['rfpimp_cpu']:.1f}",
+            f"     - {r['ours_cpu']:.1f}",
+            f"     - {r['rfpimp_cpu'] / r['ours_cpu']:.2f}x",
+            f"     - {r['rfpimp_wall']:.1f} / {r['ours_wall']:.1f}",
+            f"     - {sd_theirs.mean():.4f}",
+            f"     - {sd_mine.mean():.4f}",
+            f"     - {int(np.sum(sd_mine > sd_theirs))} of {n}",
+            f"     - {np.median(sd_mine / np.maximum(sd_theirs, 1e-12)):.2f}",
+            f"     - {int(np.sum(r['sd_again'] > sd_theirs))} of {n}",
+        ]
+    for r in rfpimp:
+        theirs, mine = r["theirs"], r["mine"]
+        sd_theirs, sd_mine = stability(theirs), stability(mine)
+        lines += [
+            "",
+            f".. list-table:: {r['name']}: each feature's dependence, mean and "
+            "standard deviation over the seeds",
+            "   :header-rows: 1",
+            "",
+            "   * - Feature",
+            "     - rfpimp, mean",
+            "     - rfpimp, sd",
+            "     - ours, mean",
+            "     - ours, sd",
+            "     - sd ratio (ours / rfpimp)",
+        ]
+        for j in range(theirs.shape[1]):
+            lines += [
+                f"   * - {j}",
+                f"     - {theirs[:, j].mean():.4f}",
+                f"     - {sd_theirs[j]:.4f}",
+                f"     - {mine[:, j].mean():.4f}",
+                f"     - {sd_mine[j]:.4f}",
+                f"     - {sd_mine[j] / max(sd_theirs[j], 1e-12):.2f}",
+            ]
+    lines += [
+        "",
+        ".. list-table:: What each change buys: feature_dependence with other "
+        "forests, the same seeds (CPU time over all seeds; stability against "
+        "rfpimp's above)",
+        "   :header-rows: 1",
+        "",
+        "   * - Workload",
+        "     - Forests",
+        "     - CPU (s)",
+        "     - Speed-up over rfpimp's algorithm",
+        "     - Mean per-feature sd",
+        "     - Features where the sd is larger than rfpimp's",
+        "     - Mean dependence",
+        "     - Largest gap to rfpimp's mean dependence",
+    ]
+    for r in rfpimp:
+        for label, cpu, ratio, sd_mean, larger, mean, gap in r["steps"]:
+            lines += [
+                f"   * - {r['name']}",
+                f"     - {label}",
+                f"     - {cpu:.1f}",
+                f"     - {ratio:.2f}x",
+                f"     - {sd_mean:.4f}",
+                f"     - {larger}",
+                f"     - {mean:.3f}",
+                f"     - {gap:.3f}",
+            ]
+        lines += [
+            f"   * - {r['name']}",
+            "     - rfpimp's algorithm (reference)",
+            f"     - {r['rfpimp_cpu']:.1f}",
+            "     - 1.00x",
+            f"     - {stability(r['theirs']).mean():.4f}",
+            "     - ",
+            f"     - {r['theirs'].mean():.3f}",
+            "     - 0",
+        ]
+    return lines
+
+
+def write_rst(full, elimination, kept_differ, command, load, path, rfpimp, match):
     stamp = datetime.datetime.now(datetime.timezone.utc)
     lines = [
         ".. This file is written by bench/bench_dependence.py; do not edit it.",
@@ -327,8 +749,9 @@ def write_rst(full, elimination, kept_differ, command, load, path):
         + " (shared machine)",
         f"- Python {platform.python_version()}, numpy {np.__version__}, "
         f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
-        "- forests: sklearn_fimp's default (100 trees, min_samples_leaf=5, "
-        "max_features=1.0); medians of interleaved runs",
+        "- forests: sklearn_fimp's default (100 trees, each on a bootstrap "
+        "sample of 30% of the rows, min_samples_leaf=5, max_features=1.0); "
+        "medians of interleaved runs (of --repeats runs)",
         "",
         "Reproduce from the repository root with::",
         "",
@@ -397,8 +820,8 @@ def write_rst(full, elimination, kept_differ, command, load, path):
         f"Features kept by one of the two eliminations only: {kept_differ} "
         "(where a redundant pair's two members tie, the two loops may keep a "
         "different one).",
-        "",
     ]
+    lines += rfpimp_rst(rfpimp, match) + [""]
     path.write_text("\n".join(lines))
 
 
@@ -412,6 +835,18 @@ def main(argv=None):
     )
     parser.add_argument(
         "--quick", action="store_true", help="small data and forests, for a smoke run"
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="also time the full pass with n_jobs=2 and with n_repeats=5, and "
+        "the elimination with n_jobs=2",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=5,
+        help="random states of the comparison with rfpimp's algorithm",
     )
     parser.add_argument(
         "--no-write",
@@ -429,23 +864,54 @@ def main(argv=None):
         load_breast_cancer_features(args.quick),
         load_redundant(args.quick),
     ):
-        for n_jobs in (1, 2):
+        for n_jobs in (1, 2) if args.full else (1,):
             row = full_pass_rows(name, X, model, n_jobs, 1, repeats)
             full.append(row)
             pass_seconds[name, n_jobs] = row[3]
-    name, X = load_breast_cancer_features(args.quick)
-    full.append(full_pass_rows(name, X, model, 1, 5, repeats))
+    if args.full:
+        name, X = load_breast_cancer_features(args.quick)
+        full.append(full_pass_rows(name, X, model, 1, 5, repeats))
 
     name, X = load_redundant(args.quick)
+    n_jobs = 2 if args.full else 1
     elimination, kept_differ = elimination_rows(
-        name, X, model, 2, pass_seconds[name, 2]
+        name, X, model, n_jobs, pass_seconds[name, n_jobs]
     )
+
+    name, X = load_breast_cancer_features(args.quick)
+    seconds_itself, _, itself = cpu_timed(lambda: rfpimp_itself(X, 0))
+    match = None
+    if itself is not None:
+        seconds_mine, _, mine = cpu_timed(lambda: rfpimp_seeded(X, 0))
+        difference = max(float(np.max(np.abs(a - b))) for a, b in zip(itself, mine))
+        match = (difference, seconds_itself, seconds_mine)
+        print(
+            f"{name:<30} rfpimp itself against the re-implementation: largest "
+            f"difference {difference:.1e}"
+        )
+    seeds = list(range(args.seeds))
+    rfpimp = [
+        rfpimp_rows(name, X, seeds, args.quick)
+        for name, X in (
+            load_breast_cancer_features(args.quick),
+            load_redundant(args.quick),
+        )
+    ]
 
     if not args.no_write and not args.quick:
         command = "python bench/bench_dependence.py " + " ".join(
             argv if argv is not None else sys.argv[1:]
         )
-        write_rst(full, elimination, kept_differ, command.strip(), load, DOCS_TABLE)
+        write_rst(
+            full,
+            elimination,
+            kept_differ,
+            command.strip(),
+            load,
+            DOCS_TABLE,
+            rfpimp,
+            match,
+        )
         print(f"\nwrote {DOCS_TABLE.relative_to(ROOT)}")
 
 

@@ -2,7 +2,8 @@
 
 Times ``python -m sklearn_fimp report`` as a whole process, with its
 default settings (every row, the default methods MDI, permutation and
-drop-column, ImportanceSelector and the dependence step), on two generated
+drop-column, ImportanceSelector, the dependence step and the comparison of
+ordinary with conditional permutation), on two generated
 regression tables written to CSV files:
 
 - wide: 2,000 rows x 100 numeric columns;

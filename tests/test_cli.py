@@ -240,6 +240,8 @@ def test_cli_report_notes_uninformative_columns(tmp_path):
     assert "No values in &#x27;blank&#x27;" in text
     for name in ("constant", "blank"):  # used, not dropped
         assert f"<td>{name}</td>" in text
+    # conditional permutation models each column from the others
+    assert "needs complete columns; blank has missing values" in text
 
 
 def test_cli_without_matplotlib_names_the_extra(capsys, csv_file, monkeypatch):

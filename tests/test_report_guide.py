@@ -370,3 +370,84 @@ def test_chart_rows_cut_every_per_feature_field():
     np.testing.assert_array_equal(rows.importances, repeats[[2, 3]])
     np.testing.assert_array_equal(rows.importances_mean, [7.0, 10.0])
     assert rows.groups == [[2], [3]] and rows.method == "permutation"
+
+
+def _conditional_section(text):
+    start = text.index("<h2>Ordinary and conditional permutation importance</h2>")
+    end = text.find("<h2>", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_conditional_section_names_a_correlated_stand_in(tmp_path):
+    # y uses 'cause' and 'other'; 'stand_in' is a noisy copy of 'cause' that
+    # the target does not use: the forest splits on it too, so ordinary
+    # permutation credits it, while a draw given the other features costs
+    # the model nothing
+    rng = np.random.RandomState(0)
+    n_rows = 800
+    cause, other = rng.normal(size=(2, n_rows))
+    frame = pd.DataFrame(
+        {
+            "cause": cause,
+            "stand_in": cause + 0.2 * rng.normal(size=n_rows),
+            "other": other,
+            "noise": rng.uniform(size=n_rows),
+        }
+    )
+    frame["y"] = frame.cause + 0.5 * frame.other + 0.1 * rng.normal(size=n_rows)
+    text = _report(tmp_path, frame, "--n-estimators", "60")
+    section = _conditional_section(text)
+    # the listed features, in the first table: the stand-in, and the cause,
+    # whose information the stand-in carries too; 'other' is not listed
+    listed = section[: section.index("<details>")]
+    named = re.search(r"They disagree on 2 feature\(s\): <b>([^<]*)</b>", listed)
+    assert set(named.group(1).split(", ")) == {"cause", "stand_in"}
+    assert "shared with correlated features" in listed
+    assert "<td>other</td>" not in listed and "<td>other</td>" in section
+    values = {}
+    for name in ("cause", "stand_in"):
+        row = re.search(rf"<tr><td>{name}</td>(.*?)</tr>", listed).group(1)
+        values[name] = re.findall(r"<td>([^<]*)</td>", row)
+    ordinary, conditional = float(values["stand_in"][0]), float(values["stand_in"][2])
+    assert ordinary > 0.02 and conditional < ordinary / 4
+    # conditional importance concentrates on the cause; each explains the other
+    assert float(values["cause"][2]) > 2 * conditional
+    assert values["stand_in"][-1] == "cause" and values["cause"][-1] == "stand_in"
+
+
+def test_conditional_section_without_correlated_features(tmp_path):
+    rng = np.random.RandomState(1)
+    n_rows = 600
+    a, b = rng.normal(size=(2, n_rows))
+    frame = pd.DataFrame({"a": a, "b": b, "noise": rng.uniform(size=n_rows)})
+    frame["y"] = a + b + 0.1 * rng.normal(size=n_rows)
+    text = _report(tmp_path, frame, "--n-estimators", "40")
+    section = _conditional_section(text)
+    assert "No disagreement" in section and "They disagree" not in section
+    assert "Compared: the 2 feature(s)" in section
+
+
+def test_conditional_section_is_bounded_and_can_be_skipped(tmp_path):
+    from argparse import Namespace
+
+    from sklearn_fimp._report._analysis import plan_conditional
+
+    options = Namespace(dependence_rows=2000, time_budget=60.0)
+    # rows: the held-out rows, at most --dependence-rows
+    assert plan_conditional(5, 20, 500, options)[0] == 500
+    n_rows, seconds, note = plan_conditional(5, 20, 50_000, options)
+    assert n_rows == 2000 and 0 < seconds < 60 and note is None
+    # wide data: one forest per feature over every other column costs more
+    n_rows, seconds, note = plan_conditional(20, 2000, 50_000, options)
+    assert seconds > 60 and "more than --time-budget 60 s" in note
+
+    rng, frame = _base()
+    frame["y"] = frame.signal + 0.1 * rng.normal(size=N_ROWS)
+    text = _report(tmp_path, frame, "--time-budget", "0")
+    assert "Left out: conditional permutation importance fits one forest" in (
+        _conditional_section(text)
+    )
+    text = _report(tmp_path, frame, "--skip", "conditional")
+    assert "Left out (--skip conditional)" in text
+    text = _report(tmp_path, frame, "--method", "mdi")
+    assert "ordinary permutation importance was not measured" in text

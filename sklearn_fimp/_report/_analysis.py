@@ -18,7 +18,7 @@ from .._utils._frames import take_rows
 IMPORTANCE_METHODS = tuple(METHODS)
 DEFAULT_METHODS = ("mdi", "permutation", "drop_column")
 #: The stages --skip can leave out (the model is always fitted).
-STAGES = ("importances", "selector", "dependence")
+STAGES = ("importances", "selector", "dependence", "conditional")
 #: The selector's rounds of probes (ImportanceSelector's default), and the
 #: trees of its forest in each: 30 (the calibration benchmark's setting) or a
 #: tenth of the report's trees when that is more.
@@ -36,6 +36,14 @@ PRECISE_HELD_OUT_ROWS = 10000
 #: Rows and trees of the dependence step's models.
 DEPENDENCE_ROWS = 2000
 DEPENDENCE_TREES = 30
+#: Trees of each column's model in conditional permutation importance (its
+#: forest sampler's), and the seconds one such tree takes per input column
+#: and row times log2(rows), measured on a quiet 2-core machine: an estimate
+#: of that step's cost, held against --time-budget.
+CONDITIONAL_SAMPLER_TREES = 50
+CONDITIONAL_SECONDS_PER_UNIT = 40e-9
+#: Rows each tree of those models is grown on, at most.
+CONDITIONAL_ROWS_PER_TREE = 2000
 #: Permutations per column, at most: on the held-out rows (fewer rows, so
 #: more shuffles) and on the training rows, out of bag.
 HELD_OUT_REPEATS = 10
@@ -364,3 +372,69 @@ def analyse_dependence(data, features, options, verbose=0):
         random_state=options.random_state,
     )
     return analyzer.fit(data.X[list(features)])
+
+
+# ----------------------------------------------------------------------------
+# ordinary against conditional permutation importance
+
+
+def plan_conditional(n_features, n_columns, n_held_out, options):
+    """``(n_rows, seconds, note)``: the held-out rows conditional permutation
+    importance of ``n_features`` features (of a model of ``n_columns``
+    columns) is measured on, at most ``--dependence-rows``; the estimated
+    seconds of its column models (one forest per feature, each predicting
+    the feature from every other column); and a note for the page when that
+    estimate exceeds ``--time-budget`` (then nothing is measured), else
+    None."""
+    n_rows = min(n_held_out, options.dependence_rows)
+    rows_per_tree = max(2, min(n_rows, CONDITIONAL_ROWS_PER_TREE))
+    seconds = (
+        n_features
+        * CONDITIONAL_SAMPLER_TREES
+        * max(n_columns - 1, 1)
+        * rows_per_tree
+        * np.log2(rows_per_tree)
+        * CONDITIONAL_SECONDS_PER_UNIT
+    )
+    if seconds <= options.time_budget:
+        return n_rows, seconds, None
+    note = (
+        f"Left out: conditional permutation importance fits one forest per "
+        f"feature, predicting it from the {n_columns - 1} other columns; for the "
+        f"{n_features} features to compare that would take about {seconds:.0f} s, "
+        f"more than --time-budget {options.time_budget:g} s. Raise --time-budget "
+        "or lower --top to measure it."
+    )
+    return n_rows, seconds, note
+
+
+def incomplete_columns(fitted):
+    """The columns with missing values in the held-out rows: conditional
+    permutation importance models each column from the others and needs
+    complete ones."""
+    X_test = take_rows(fitted.X, fitted.test)
+    return [str(c) for c in X_test.columns if X_test[c].isna().any()]
+
+
+def measure_conditional(fitted, features, n_rows, options, verbose=0):
+    """Conditional permutation importance of ``features`` and of the random
+    column, on at most ``n_rows`` of the held-out rows (drawn once), through
+    the registry entry, with as many draws as ordinary permutation makes on
+    that many rows."""
+    method = METHODS["conditional_permutation"]
+    model = fitted.model
+    X_test = model[:-1].transform(take_rows(fitted.X, fitted.test))
+    y_test = fitted.y[fitted.test]
+    return method.compute(
+        model[-1],
+        X_test,
+        y_test,
+        groups=[*features, fitted.random_name],
+        ungrouped="drop",
+        n_repeats=n_repeats(HELD_OUT_ROWS, n_rows),
+        max_samples=n_rows if n_rows < len(y_test) else None,
+        scoring=options.scoring,
+        n_jobs=options.n_jobs,
+        verbose=int(bool(verbose)),
+        random_state=options.random_state,
+    )

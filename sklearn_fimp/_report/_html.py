@@ -886,6 +886,193 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
     )
 
 
+#: A feature's conditional permutation importance below this share of its
+#: ordinary one counts as a disagreement.
+CONDITIONAL_SHARE = 0.5
+
+
+def conditional_disagreements(ordinary, conditional, random_name):
+    """The features where ordinary and conditional permutation disagree:
+    ordinary permutation puts them clearly above the random column (see
+    :func:`clearly_above`) and their conditional importance is less than
+    ``CONDITIONAL_SHARE`` of their ordinary one, most important (ordinary)
+    first."""
+    above = clearly_above("permutation", ordinary, random_name)
+    ordinary_mean = dict(
+        zip(map(str, ordinary.feature_names), map(float, ordinary.importances_mean))
+    )
+    conditional_mean = dict(
+        zip(
+            map(str, conditional.feature_names),
+            map(float, conditional.importances_mean),
+        )
+    )
+    disagree = [
+        f
+        for f, value in conditional_mean.items()
+        if f != random_name
+        and above.get(f)
+        and value < CONDITIONAL_SHARE * ordinary_mean[f]
+    ]
+    return sorted(disagree, key=lambda f: -ordinary_mean[f])
+
+
+def _explained_by(analyzer, feature):
+    """The feature whose shuffling lowers ``feature``'s dependence most, in
+    the dependence step (None when it was not measured there)."""
+    if analyzer is None:
+        return None
+    names = [str(n) for n in analyzer.feature_names_in_]
+    if feature not in names:
+        return None
+    row = np.asarray(analyzer.dependence_matrix_, dtype=float)[names.index(feature)]
+    if not np.isfinite(row).any() or np.nanmax(row) <= 0:
+        return None
+    return names[int(np.nanargmax(row))]
+
+
+def conditional_html(
+    ordinary,
+    conditional,
+    random_name,
+    candidates,
+    *,
+    n_rows=None,
+    n_held_out=None,
+    n_features=None,
+    note=None,
+    missing=False,
+    analyzer=None,
+):
+    """Ordinary next to conditional permutation importance, for the features
+    where they disagree (see :func:`conditional_disagreements`)."""
+    heading = "<h2>Ordinary and conditional permutation importance</h2>"
+    intro = (
+        "<p>Conditional permutation importance replaces a column by a draw from "
+        "its distribution <i>given the other features</i> (a forest's prediction "
+        "of it from the other columns plus shuffled residuals) instead of "
+        "shuffling it freely, so the model is only asked about rows that could "
+        "occur. It measures what a feature adds to the others; ordinary "
+        "permutation measures what the model loses when the feature is "
+        "scrambled, which also counts information other features carry.</p>"
+    )
+    if missing:
+        return heading + (
+            "<p>Left out: ordinary permutation importance was not measured "
+            "(add --method permutation, and do not --skip importances).</p>"
+        )
+    if not candidates:
+        return (
+            heading + intro + "<p>No feature is clearly above the random column under "
+            "permutation importance, so there is nothing to compare.</p>"
+        )
+    if conditional is None:
+        return heading + intro + f"<p>{_e(note)}</p>"
+    rule = (
+        "A feature is listed when its conditional importance is less than "
+        f"{CONDITIONAL_SHARE:.0%} of its ordinary one: then most of what the model "
+        "loses when the feature is scrambled is information that other features "
+        "also carry."
+    )
+    scope = ""
+    if n_rows is not None and n_held_out is not None and n_rows < n_held_out:
+        scope = (
+            f" Conditional permutation was measured on {n_rows} of the "
+            f"{n_held_out} held-out rows (--dependence-rows), ordinary "
+            "permutation on all of them."
+        )
+    measured = [str(f) for f in conditional.feature_names if str(f) != random_name]
+    compared = (
+        f"Compared: the {len(measured)} feature(s) among the "
+        + (f"{n_features} leading ones " if n_features else "")
+        + "that ordinary permutation puts clearly above the random column."
+    )
+    disagree = conditional_disagreements(ordinary, conditional, random_name)
+    ordinary_values = dict(
+        zip(
+            map(str, ordinary.feature_names),
+            zip(ordinary.importances_mean, ordinary.importances_std),
+        )
+    )
+    conditional_values = dict(
+        zip(
+            map(str, conditional.feature_names),
+            zip(conditional.importances_mean, conditional.importances_std),
+        )
+    )
+    model_scores = dict(
+        zip(
+            map(str, conditional.feature_names),
+            (np.mean(s) for s in conditional.get("sampler_scores", [])),
+        )
+    )
+
+    def row(feature):
+        o_mean, o_std = ordinary_values[feature]
+        c_mean, c_std = conditional_values[feature]
+        cells = [
+            feature,
+            _fmt(float(o_mean)),
+            _fmt(float(o_std)),
+            _fmt(float(c_mean)),
+            _fmt(float(c_std)),
+            _fmt(float(model_scores[feature])) if feature in model_scores else "",
+        ]
+        return cells
+
+    header = [
+        "feature",
+        "ordinary",
+        "± sd",
+        "conditional",
+        "± sd",
+        "predicted from the others (out-of-bag R² or accuracy)",
+    ]
+    if disagree:
+        rows = []
+        for feature in disagree:
+            cells = row(feature)
+            partner = _explained_by(analyzer, feature)
+            cells.append(partner or "")
+            rows.append(cells)
+        finding = (
+            f"<p>They disagree on {len(disagree)} feature(s): "
+            f"<b>{_e(_names(disagree))}</b>. The model uses "
+            + ("this feature" if len(disagree) == 1 else "these features")
+            + ", but most of the information it takes from "
+            + ("it" if len(disagree) == 1 else "them")
+            + " is shared with correlated features: replaced by a plausible "
+            "value given the others, "
+            + ("it costs" if len(disagree) == 1 else "each costs")
+            + " the model much less than when scrambled, because other features "
+            "carry the same information (the last column names the one that "
+            "explains it most, when the dependence step measured it).</p>"
+        )
+        table = _table(header + ["explained most by (dependence step)"], rows)
+    else:
+        finding = (
+            "<p>No disagreement: every compared feature keeps at least "
+            f"{CONDITIONAL_SHARE:.0%} of its importance under conditional "
+            "permutation, so each carries information the other features do "
+            "not.</p>"
+        )
+        table = ""
+    everything = _folded(
+        _table(header, [row(f) for f in [*measured, random_name]], sortable=True),
+        len(measured) + 1,
+        0,
+        "Both importances of every compared feature and the random column",
+    )
+    return (
+        heading
+        + intro
+        + f"<p>{_e(compared)} {_e(rule)}{_e(scope)}</p>"
+        + finding
+        + table
+        + everything
+    )
+
+
 def skipped_html(title, stage):
     """A section left out with --skip."""
     return f"<h2>{_e(title)}</h2><p>Left out (--skip {_e(stage)}).</p>"

@@ -10,7 +10,10 @@ from .._utils._progress import Progress
 from ._analysis import (
     analyse_dependence,
     fit_model,
+    incomplete_columns,
+    measure_conditional,
     measure_importances,
+    plan_conditional,
     plan_methods,
     select_features,
     top_features,
@@ -18,6 +21,9 @@ from ._analysis import (
 from ._common import PROG, ReportError
 from ._data import load_table, prepare_data
 from ._html import (
+    _names,
+    clearly_above,
+    conditional_html,
     dependence_html,
     importance_html,
     overview_html,
@@ -107,6 +113,7 @@ def _analysis(data, methods, options, progress, caught):
         results=None,
         selector=None,
         analyzer=None,
+        conditional=None,
         top=[],
         method_notes=[],
     )
@@ -185,4 +192,64 @@ def _analysis(data, methods, options, progress, caught):
         facts.sections.append(
             dependence_html(analyzer, len(features), options.dependence_rows)
         )
+
+    if "conditional" in options.skip:
+        facts.sections.append(
+            skipped_html("Ordinary and conditional permutation", "conditional")
+        )
+    else:
+        facts.sections.append(_conditional(facts, options, progress, caught))
     return facts
+
+
+def _conditional(facts, options, progress, caught):
+    """The section comparing ordinary and conditional permutation importance
+    of the leading features that ordinary permutation puts clearly above the
+    random column (conditional permutation reused when it was one of the
+    methods, else measured on a sample of the held-out rows)."""
+    fitted, results = facts.fitted, facts.results or {}
+    ordinary = results.get("permutation")
+    if ordinary is None:
+        return conditional_html(None, None, fitted.random_name, [], missing=True)
+    above = clearly_above("permutation", ordinary, fitted.random_name)
+    candidates = [f for f in facts.top[: options.top] if above.get(f)]
+    conditional = results.get("conditional_permutation")
+    n_rows, note = len(fitted.test), None
+    incomplete = incomplete_columns(fitted) if conditional is None else []
+    if incomplete and candidates:
+        note = (
+            "Left out: conditional permutation importance models each column "
+            "from the others and needs complete columns; "
+            f"{_names(incomplete)} {'has' if len(incomplete) == 1 else 'have'} "
+            "missing values. Impute them before the report to compare the two."
+        )
+    elif conditional is None and candidates:
+        n_rows, seconds, note = plan_conditional(
+            len(candidates) + 1, fitted.X.shape[1], len(fitted.test), options
+        )
+        if note is None:
+            with (
+                _step("conditional permutation", caught),
+                progress.stage(
+                    f"conditional permutation importance ({len(candidates)} "
+                    f"features, one forest each, {n_rows} held-out rows)",
+                    inner=True,
+                ),
+            ):
+                conditional = measure_conditional(
+                    fitted, candidates, n_rows, options, progress.verbose
+                )
+        else:
+            progress(f"conditional permutation over --time-budget ({seconds:.0f} s)")
+    facts.conditional = conditional
+    return conditional_html(
+        ordinary,
+        conditional,
+        fitted.random_name,
+        candidates,
+        n_rows=n_rows,
+        n_held_out=len(fitted.test),
+        n_features=len(facts.top),
+        note=note,
+        analyzer=facts.analyzer,
+    )

@@ -68,7 +68,8 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
     ----------
     estimator : estimator, dict or None, default=None
         The models that predict each feature, as in
-        :func:`feature_dependence`. None: random forests with 100 trees.
+        :func:`feature_dependence`. None: its random forests (100 trees,
+        each grown on a bootstrap sample of 30% of the rows).
     threshold : float in [0, 1], default=0.95
         Features whose dependence is above it are redundant. The default
         drops a feature only when the others explain more than 95% of its
