@@ -500,3 +500,34 @@ def test_engine_serves_the_selector_on_boosting_libraries(library, monkeypatch):
     ).fit(X, y)
     assert calls
     assert selector.get_support().sum() >= 1
+
+
+@pytest.mark.parametrize("library", ["hist_boosting", "xgboost", "lightgbm"])
+def test_engine_boosting_input_coded_in_blocks_equals_whole(library, monkeypatch):
+    # the boosting adapters validate and code X a block of rows at a time
+    # (their float64 copies are a block's): the codes are those of the
+    # whole X, categorical and missing values included
+    from sklearn_fimp._engine import _budgets, engine_input
+
+    frame, y = _categorical_frame(2, missing=True)
+    if library == "hist_boosting":
+        model, X = clone(CLASSIFIERS["hist_boosting"]), frame
+    elif library == "lightgbm":
+        model, X = _lightgbm_model(2), frame
+    else:
+        model = _xgboost_model(2)
+        X = frame.drop(columns="k").to_numpy()
+    model.fit(X[:250], y[:250])
+    whole = engine_input(model, X[250:])
+    monkeypatch.setattr(_budgets, "INPUT_ROWS", 37)
+    blocks = engine_input(model, X[250:])
+    assert blocks.dtype == whole.dtype == np.float32
+    assert np.isnan(whole).any()
+    np.testing.assert_array_equal(blocks, whole)
+    assert_same_importances(
+        model,
+        X[250:],
+        y[250:],
+        n_repeats=2,
+        atol=XGB_ATOL if library == "xgboost" else 1e-10,
+    )

@@ -30,7 +30,13 @@ from sklearn.base import is_classifier
 from ..._utils._models import is_xgboost_trees
 from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
 from ._base import ModelAdapter
-from ._flat_trees import FlatTree, SplitRanks, boosted_ensemble, depth_first
+from ._flat_trees import (
+    FlatTree,
+    SplitRanks,
+    boosted_ensemble,
+    coded_in_blocks,
+    depth_first,
+)
 
 #: The objectives the adapter takes, and their links: "logit" (base_score is
 #: a probability, the prediction the sigmoid of the margin), "log" (base_score
@@ -163,21 +169,26 @@ class XGBoost(ModelAdapter):
 
     def engine_input(self, X):
         """X as XGBoost reads it (float32, the model's ``missing`` value as
-        missing), coded as split ranks."""
-        values = np.asarray(X, dtype=np.float64)
+        missing), coded as split ranks, a block of rows at a time."""
         n_features = self.estimator.n_features_in_
-        if values.ndim != 2 or values.shape[1] != n_features:
-            name = type(self.estimator).__name__
-            raise ValueError(
-                f"X has {values.shape[-1]} features, but {name} is expecting "
-                f"{n_features} features as input."
-            )
-        values = values.astype(np.float32)
         missing = self._missing()
-        if not np.isnan(missing):
-            values[values == np.float32(missing)] = np.nan
         trees, _, _ = self._trees()
-        return self._split_ranks(trees).code(values)
+        ranks = self._split_ranks(trees)
+
+        def code_block(X_block):
+            values = np.asarray(X_block, dtype=np.float64)
+            if values.ndim != 2 or values.shape[1] != n_features:
+                name = type(self.estimator).__name__
+                raise ValueError(
+                    f"X has {values.shape[-1]} features, but {name} is expecting "
+                    f"{n_features} features as input."
+                )
+            values = values.astype(np.float32)
+            if not np.isnan(missing):
+                values[values == np.float32(missing)] = np.nan
+            return ranks.code(values)
+
+        return coded_in_blocks(X, code_block)
 
     def raw_start(self, X, n_outputs):
         base = self._model()["learner_model_param"]["base_score"]
