@@ -1,9 +1,10 @@
 """Memory and time of the tree engine on many evaluation rows.
 
-Issue 3 asks that permutation importance on 1,000,000 rows x 100 features
-run in a few GiB: the engine never makes a permuted copy of X per feature,
-routes rows in chunks whose routing fits a fixed budget, and, beyond one
-chunk, sums accuracy chunk by chunk.
+Issues 3 and 16 ask that permutation importance on 1,000,000 rows x 100
+features run in a few GiB, on a random forest and on HistGradientBoosting:
+the engine never makes a permuted copy of X per feature, routes rows in
+chunks whose routing fits a fixed budget, and, beyond one chunk, sums
+accuracy chunk by chunk.
 
 Each measurement runs in a fresh child process, which loads the data
 (written as float32 by the parent), fits the model, then reports its
@@ -12,15 +13,25 @@ resident memory before the call, its peak resident memory
 the engine's own share is the peak during the call (Linux's VmHWM, reset
 just before it) minus the resident memory before it. Data:
 make_classification(n_features=100, n_informative=10, n_redundant=10,
-random_state=0) as float32; RandomForestClassifier(n_estimators=100,
-min_samples_leaf=5, random_state=0) fitted on 50,000 separate rows;
+random_state=0) as float32; a model fitted on 50,000 separate rows
+(``--model``: ``forest``, RandomForestClassifier(n_estimators=100,
+min_samples_leaf=5, random_state=0); ``hgb``,
+HistGradientBoostingClassifier(max_iter=200, early_stopping=False,
+random_state=0), as W3 of ``bench_permutation.py``);
 ``permutation_importance(n_repeats=1)`` of every feature on the evaluation
 rows.
 
-Run from the repository root::
+Each model's last results are kept in ``bench/bench_engine_memory.json``,
+and the page has one table per model in it, so that one model can be
+measured again without the other. Run from the repository root::
 
-    python bench/bench_engine_memory.py                 # 100k, 300k, 1M rows
-    python bench/bench_engine_memory.py --rows 20000    # a quick check
+    python bench/bench_engine_memory.py                 # forest: 100k, 300k, 1M rows
+    OMP_NUM_THREADS=1 python bench/bench_engine_memory.py --model hgb
+    python bench/bench_engine_memory.py --rows 20000 --no-write  # a quick check
+
+HistGradientBoosting predicts with OpenMP threads: OMP_NUM_THREADS=1 keeps
+its ``predict`` (the baseline score, and the time it is compared with) on
+one core, as the forest's.
 """
 
 import argparse
@@ -39,6 +50,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_TABLE = ROOT / "docs" / "bench_engine_memory.rst"
+SAVED = ROOT / "bench" / "bench_engine_memory.json"
 N_FEATURES = 100
 TRAIN_ROWS = 50_000
 
@@ -88,15 +100,10 @@ def make_data(n_rows, folder):
     np.save(folder / "y.npy", y)
 
 
-def child(folder, n_jobs):
-    """Fit the model, then time permutation_importance; print JSON."""
+def fitted_forest(X_train, y_train):
+    """The forest, and the bytes of its node arrays."""
     from sklearn.ensemble import RandomForestClassifier
 
-    from sklearn_fimp import permutation_importance
-
-    X, y = np.load(folder / "X.npy"), np.load(folder / "y.npy")
-    X_train, y_train = X[:TRAIN_ROWS], y[:TRAIN_ROWS]
-    X_eval, y_eval = X[TRAIN_ROWS:], y[TRAIN_ROWS:]
     model = RandomForestClassifier(
         n_estimators=100, min_samples_leaf=5, random_state=0, n_jobs=-1
     ).fit(X_train, y_train)
@@ -105,6 +112,48 @@ def child(folder, n_jobs):
         tree.tree_.node_count * (64 + 8 * tree.tree_.value.shape[-1])
         for tree in model.estimators_
     )
+    return model, model_bytes
+
+
+def fitted_hist_boosting(X_train, y_train):
+    """The HistGradientBoosting model, and the bytes of its predictors'
+    nodes."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model = HistGradientBoostingClassifier(
+        max_iter=200, early_stopping=False, random_state=0
+    ).fit(X_train, y_train)
+    model_bytes = sum(
+        predictor.nodes.nbytes
+        for iteration in model._predictors
+        for predictor in iteration
+    )
+    return model, model_bytes
+
+
+#: per model: how to fit it, and how the page describes it
+MODELS = {
+    "forest": (
+        fitted_forest,
+        "RandomForestClassifier(100 trees, min_samples_leaf=5)",
+        "scikit-learn's node arrays",
+    ),
+    "hgb": (
+        fitted_hist_boosting,
+        "HistGradientBoostingClassifier(max_iter=200, early_stopping=False)",
+        "the predictors' node arrays",
+    ),
+}
+
+
+def child(folder, n_jobs, model_name):
+    """Fit the model, then time permutation_importance; print JSON."""
+    from sklearn_fimp import permutation_importance
+
+    X, y = np.load(folder / "X.npy"), np.load(folder / "y.npy")
+    X_train, y_train = X[:TRAIN_ROWS], y[:TRAIN_ROWS]
+    X_eval, y_eval = X[TRAIN_ROWS:], y[TRAIN_ROWS:]
+    model, model_bytes = MODELS[model_name][0](X_train, y_train)
     start = time.perf_counter()
     model.predict(X_eval)
     predict_seconds = time.perf_counter() - start
@@ -134,11 +183,20 @@ def child(folder, n_jobs):
     )
 
 
-def run(n_rows, n_jobs):
+def run(n_rows, n_jobs, model_name):
     with tempfile.TemporaryDirectory() as folder:
         make_data(n_rows, Path(folder))
         completed = subprocess.run(
-            [sys.executable, __file__, "--child", folder, "--n-jobs", str(n_jobs)],
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                folder,
+                "--n-jobs",
+                str(n_jobs),
+                "--model",
+                model_name,
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -159,28 +217,42 @@ def extra(r):
     return f"<= {gib(r['peak_before'] - r['resident']):.2f}"
 
 
-def write_rst(results, command):
+def run_record(results, command):
+    """What the page says of one model's run: its results, and when, how
+    and with which versions it was measured."""
     import sklearn
 
     import sklearn_fimp
 
+    return {
+        "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        "command": command,
+        "cores": os.cpu_count(),
+        "versions": f"Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, "
+        f"sklearn_fimp {sklearn_fimp.__version__}",
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "unset"),
+        "results": results,
+    }
+
+
+def model_table(name, record):
+    """The page's section of one model."""
+    _, description, model_column = MODELS[name]
+    title = f"{description}, fitted on 50,000 other rows"
     lines = [
-        ".. This file is written by bench/bench_engine_memory.py; do not edit it.",
+        title,
+        "-" * len(title),
         "",
-        "Benchmark: memory of the tree engine on many rows",
-        "=================================================",
-        "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- cores (os.cpu_count()): {os.cpu_count()}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
-        "- permutation_importance(n_repeats=1) of 100 float32 features; "
-        "RandomForestClassifier(100 trees, min_samples_leaf=5) fitted on 50,000 "
-        "other rows",
+        f"- date: {record['date']}",
+        f"- cores (os.cpu_count()): {record['cores']}",
+        f"- {record['versions']}",
+        f"- OMP_NUM_THREADS={record['omp_num_threads']}",
+        f"- the model column counts {model_column}",
         "",
         "Reproduce from the repository root with::",
         "",
-        f"    {command}",
+        f"    {record['command']}",
         "",
         ".. list-table::",
         "   :header-rows: 1",
@@ -195,7 +267,7 @@ def write_rst(results, command):
         "     - Time (s)",
         "     - x predict per feature",
     ]
-    for r in results:
+    for r in record["results"]:
         lines += [
             f"   * - {r['rows']:,}",
             f"     - {r['n_jobs']}",
@@ -207,15 +279,32 @@ def write_rst(results, command):
             f"     - {r['seconds']:.1f}",
             f"     - {r['seconds'] / N_FEATURES / r['predict_seconds']:.3f}",
         ]
-    lines += [
+    return [*lines, ""]
+
+
+def write_rst(saved):
+    lines = [
+        ".. This file is written by bench/bench_engine_memory.py; do not edit it.",
+        "",
+        "Benchmark: memory of the tree engine on many rows",
+        "=================================================",
+        "",
+        "permutation_importance(n_repeats=1) of 100 float32 features "
+        "(make_classification) on many evaluation rows, one table per model, "
+        "each from the last run of ``bench/bench_engine_memory.py`` on that "
+        "model (kept in ``bench/bench_engine_memory.json``).",
         "",
         "*Resident before* is the child's memory after loading the data and "
         "fitting the model; *engine's extra* is the peak during "
         "permutation_importance minus that (an upper bound, marked <=, when "
-        "the call did not raise the peak reached while fitting). The model "
-        "column counts scikit-learn's node arrays.",
+        "the call did not raise the peak reached while fitting); *x predict "
+        "per feature* is the time divided by 100 features and by one "
+        "``predict`` of the evaluation rows.",
         "",
     ]
+    for name in MODELS:
+        if name in saved:
+            lines += model_table(name, saved[name])
     DOCS_TABLE.write_text("\n".join(lines))
 
 
@@ -225,19 +314,30 @@ def main(argv=None):
         "--rows", type=int, nargs="+", default=[100_000, 300_000, 1_000_000]
     )
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument(
+        "--model",
+        choices=list(MODELS),
+        default="forest",
+        help="the model measured (default: forest)",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--no-write",
+        action="store_true",
+        help=f"do not write {SAVED.relative_to(ROOT)} and "
+        f"{DOCS_TABLE.relative_to(ROOT)}",
+    )
     args = parser.parse_args(argv)
     if args.child is not None:
-        child(args.child, args.n_jobs)
+        child(args.child, args.n_jobs, args.model)
         return
     results = []
     for n_rows in args.rows:
-        r = run(n_rows, args.n_jobs)
+        r = run(n_rows, args.n_jobs, args.model)
         results.append(r)
         per_feature = r["seconds"] / N_FEATURES / r["predict_seconds"]
         print(
-            f"{n_rows:>9,} rows: X {gib(r['X_bytes']):.2f} GiB, model "
+            f"{args.model} {n_rows:>9,} rows: X {gib(r['X_bytes']):.2f} GiB, model "
             f"{gib(r['model_bytes']):.2f} GiB, resident before "
             f"{gib(r['resident']):.2f} GiB, peak {gib(r['peak']):.2f} GiB, engine's "
             f"extra {extra(r)} GiB, {r['seconds']:.1f} s ({per_feature:.3f} x "
@@ -248,8 +348,13 @@ def main(argv=None):
         command = "python bench/bench_engine_memory.py " + " ".join(
             argv if argv is not None else sys.argv[1:]
         )
-        write_rst(results, command.strip())
-        print(f"wrote {DOCS_TABLE.relative_to(ROOT)}")
+        if "OMP_NUM_THREADS" in os.environ:
+            command = f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} {command}"
+        saved = json.loads(SAVED.read_text()) if SAVED.is_file() else {}
+        saved[args.model] = run_record(results, command.strip())
+        SAVED.write_text(json.dumps(saved, indent=1) + "\n")
+        write_rst(saved)
+        print(f"wrote {SAVED.relative_to(ROOT)} and {DOCS_TABLE.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

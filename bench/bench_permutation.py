@@ -34,10 +34,22 @@ Workloads:
 - W6: W2's data and split, catboost.CatBoostClassifier(iterations=300,
   depth=6, thread_count=1, random_seed=0); validation permutation only.
 
+On W5, ``--takt-python PATH`` adds a peer: scikit-learn's
+permutation_importance on the same fitted model and validation rows, run by
+``bench/peer_sklearn_permutation.py`` under PATH, the Python of an
+environment where ``lightgbm-takt`` (a LightGBM build that claims faster
+permutation importance; the same ``import lightgbm``) replaces the official
+wheel. It is timed in the same run, with the same n_repeats, n_jobs and
+environment (OMP_NUM_THREADS), and its importances are checked against the
+official wheel's (the same permutations). lightgbm-takt is a benchmark peer
+only, installed in its own environment, never a dependency of this package.
+
 Run from the repository root::
 
     python bench/bench_permutation.py            # both workloads, 3 runs each
     python bench/bench_permutation.py --quick    # small smoke run
+    OMP_NUM_THREADS=1 python bench/bench_permutation.py --workload boosters \
+        --takt-python /path/to/takt-venv/bin/python
 
 HistGradientBoosting predicts with OpenMP threads: run with
 OMP_NUM_THREADS=1 to compare on one core, as for the forests.
@@ -52,10 +64,14 @@ otherwise. CatBoost is fitted with thread_count=1; its ``predict`` and
 
 import argparse
 import datetime
+import json
 import os
+import pickle
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -81,6 +97,11 @@ DOCS_TABLE = ROOT / "docs" / "bench_permutation.rst"
 #: per workload, the largest difference between our validation importances
 #: and scikit-learn's (same permutations)
 DIFFERENCES = {}
+#: what the page says of the lightgbm-takt peer on W5: the largest
+#: difference between its importances and the official wheel's, and the
+#: versions it ran with, or why it was not run
+TAKT = {}
+TAKT_PEER = "lightgbm-takt: sklearn.inspection.permutation_importance"
 #: the machine's load average when the run started (other processes share
 #: its cores)
 LOAD_AT_START = (
@@ -271,7 +292,44 @@ def straightforward_per_tree(model, X, y, metric, seed):
     return drops / len(model.estimators_)
 
 
-def run_workload(name, X, y, model, metric, repeats):
+def run_takt(takt_python, model, X_valid, y_valid, n_repeats, repeats):
+    """scikit-learn's permutation_importance on ``model`` under
+    lightgbm-takt: ``bench/peer_sklearn_permutation.py`` run by
+    ``takt_python`` on the pickled model and rows. Returns its median
+    seconds per n_jobs, its importances (n_jobs=1) and what it reports of
+    its libraries."""
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        with open(folder / "model.pkl", "wb") as file:
+            pickle.dump(model, file)
+        np.savez(folder / "data.npz", X=X_valid, y=y_valid)
+        completed = subprocess.run(
+            [
+                str(takt_python),
+                str(ROOT / "bench" / "peer_sklearn_permutation.py"),
+                str(folder),
+                "--repeats",
+                str(repeats),
+                "--n-repeats",
+                str(n_repeats),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode:
+            raise SystemExit(f"the lightgbm-takt peer failed:\n{completed.stderr}")
+        report = json.loads(completed.stdout.strip().splitlines()[-1])
+        importances = np.load(folder / "importances.npy")
+    if "lightgbm-takt" not in report["versions"]:
+        raise SystemExit(
+            f"--takt-python {takt_python} does not run lightgbm-takt "
+            f"(installed: {report['versions']})"
+        )
+    return report, importances
+
+
+def run_workload(name, X, y, model, metric, repeats, takt_python=None):
     X_train, X_valid, y_train, y_valid = train_test_split(
         X, y, test_size=0.2, random_state=0
     )
@@ -350,6 +408,33 @@ def run_workload(name, X, y, model, metric, repeats):
     difference = np.abs(ours[1].importances - theirs[1].importances).max()
     print(f"  max |ours - scikit-learn| over all importances: {difference:.2e}")
     DIFFERENCES[name] = difference
+    if name.startswith("W5") and takt_python is None:
+        TAKT["not run"] = "lightgbm-takt not given (--takt-python)"
+        print("  lightgbm-takt peer: not run: lightgbm-takt not given")
+    elif name.startswith("W5"):
+        report, takt_importances = run_takt(
+            takt_python, model, X_valid, y_valid, n_repeats, repeats
+        )
+        for n_jobs in (1, 2):
+            add(
+                "validation permutation",
+                TAKT_PEER,
+                report["seconds"][str(n_jobs)],
+                n_features * n_repeats,
+                predict_valid,
+                n_jobs,
+            )
+        takt_difference = np.abs(takt_importances - theirs[1].importances).max()
+        print(
+            "  max |lightgbm-takt - official wheel| over all importances: "
+            f"{takt_difference:.2e}"
+        )
+        TAKT.update(
+            difference=takt_difference,
+            version=report["versions"]["lightgbm-takt"],
+            sha256=report["lib_lightgbm_sha256"],
+            versions=f"scikit-learn {report['scikit-learn']}, numpy {report['numpy']}",
+        )
     if not bagged:
         return rows, {"predict_valid": predict_valid, "fit": fit_seconds}
 
@@ -415,7 +500,7 @@ def run_workload(name, X, y, model, metric, repeats):
 
 
 def speedups(rows):
-    """Ratios of the peer's time to ours, per workload and task."""
+    """Ratios of the peer's time to ours, per workload, task and peer."""
     lines = []
     for workload in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == workload]
@@ -427,15 +512,32 @@ def speedups(rows):
 
         pairs = [
             ("validation permutation", "sklearn_fimp", "sklearn.inspection"),
+            ("validation permutation", "sklearn_fimp", TAKT_PEER),
             ("OOB permutation, forest", "sklearn_fimp", "straightforward"),
             ("OOB permutation, per tree", "sklearn_fimp", "straightforward"),
         ]
         for task, ours, peer in pairs:
-            if not any(r[1] == task for r in mine):
+            if not any(r[1] == task and r[2].startswith(peer) for r in mine):
+                if peer == TAKT_PEER and workload.startswith("W5") and TAKT:
+                    lines.append((workload, task, peer, None))
                 continue
             ratio = best(task, peer) / best(task, ours)
-            lines.append((workload, task, ratio))
+            lines.append((workload, task, peer, ratio))
     return lines
+
+
+#: the peer column of the speed-up table
+PEER_NAMES = {
+    "sklearn.inspection": "scikit-learn's permutation_importance",
+    TAKT_PEER: "scikit-learn's permutation_importance under lightgbm-takt",
+    "straightforward": "the straightforward loop",
+}
+
+
+def speedup_text(ratio):
+    if ratio is None:
+        return f"not run: {TAKT['not run']}"
+    return f"{ratio:.1f}x"
 
 
 def write_rst(rows, ratios, command, path, repeats):
@@ -472,10 +574,16 @@ def write_rst(rows, ratios, command, path, repeats):
         "",
         "   * - Workload",
         "     - Task",
+        "     - Peer",
         "     - Speed-up",
     ]
-    for workload, task, ratio in ratios:
-        lines += [f"   * - {workload}", f"     - {task}", f"     - {ratio:.1f}x"]
+    for workload, task, peer, ratio in ratios:
+        lines += [
+            f"   * - {workload}",
+            f"     - {task}",
+            f"     - {PEER_NAMES[peer]}",
+            f"     - {speedup_text(ratio)}",
+        ]
     if DIFFERENCES:
         lines += [
             "",
@@ -484,6 +592,16 @@ def write_rst(rows, ratios, command, path, repeats):
             "",
         ]
         lines += [f"- {name}: {value:.2e}" for name, value in DIFFERENCES.items()]
+    if "difference" in TAKT:
+        lines += [
+            "",
+            f"lightgbm-takt {TAKT['version']} (lib_lightgbm.so SHA-256 "
+            f"``{TAKT['sha256']}``), in its own environment with "
+            f"{TAKT['versions']}: a benchmark peer only. Its importances on W5 "
+            "differ from the official wheel's (the same model, rows and "
+            f"permutations) by at most {TAKT['difference']:.2e}; its x predict "
+            "column divides by the official wheel's predict.",
+        ]
     lines += [
         "",
         ".. list-table:: Timings",
@@ -543,6 +661,11 @@ def main(argv=None):
         default=DOCS_TABLE,
         help=f"where to write the table (default: {DOCS_TABLE.relative_to(ROOT)})",
     )
+    parser.add_argument(
+        "--takt-python",
+        type=Path,
+        help="the Python of an environment with lightgbm-takt: adds it as a peer on W5",
+    )
     args = parser.parse_args(argv)
 
     workloads = []
@@ -568,12 +691,16 @@ def main(argv=None):
 
     rows = []
     for name, X, y, model, metric in workloads:
-        workload_rows, _ = run_workload(name, X, y, model, metric, args.repeats)
+        workload_rows, _ = run_workload(
+            name, X, y, model, metric, args.repeats, takt_python=args.takt_python
+        )
         rows += workload_rows
     ratios = speedups(rows)
     print("\nSpeed-up (peer time / ours, each at its fastest n_jobs):")
-    for workload, task, ratio in ratios:
-        print(f"  {workload:<26} {task:<28} {ratio:5.1f}x")
+    for workload, task, peer, ratio in ratios:
+        print(
+            f"  {workload:<26} {task:<28} {PEER_NAMES[peer]:<58} {speedup_text(ratio)}"
+        )
     if not args.no_write and not args.quick:
         command = "python bench/bench_permutation.py " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:])

@@ -370,12 +370,93 @@ def test_engine_xgboost_groups_sample_weight_and_float32_ties():
 
 
 def test_engine_xgboost_out_of_reach_takes_the_generic_path():
-    frame, y = _categorical_frame(2, missing=False)
-    model = _xgboost_model(2, enable_categorical=True, tree_method="hist")
-    model.fit(frame[:250], y[:250])
+    # one tree per target of a multi-output regressor: not in the engine
+    X, y = _hist_data(0, missing=True)
+    targets = np.column_stack([y, X[:, 0]])
+    model = _xgboost_model(0).fit(X[:250], targets[:250])
     assert adapter_for(model) is not None
     assert tree_ensemble(model) is None
-    assert_same_importances(model, frame[250:], y[250:], n_repeats=2)
+    slow = permutation_importance(
+        generic(model), X[250:], targets[250:], n_repeats=2, random_state=0
+    )
+    fast = permutation_importance(
+        model, X[250:], targets[250:], n_repeats=2, random_state=0
+    )
+    np.testing.assert_array_equal(fast.importances, slow.importances)
+
+
+@pytest.mark.parametrize("one_hot", [False, True], ids=["partition", "one_hot"])
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_engine_xgboost_categorical_matches_generic_path(one_hot, missing, n_classes):
+    # XGBoost sends the categories listed at a node right (one category for
+    # a one-hot split), every other one left, a missing one by default
+    frame, y = _categorical_frame(n_classes, missing)
+    model = _xgboost_model(
+        n_classes,
+        enable_categorical=True,
+        tree_method="hist",
+        max_cat_to_onehot=16 if one_hot else 1,
+    ).fit(frame[:250], y[:250])
+    ensemble = tree_ensemble(model)
+    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
+    scoring = "neg_mean_squared_error" if n_classes == 0 else "neg_log_loss"
+    for scorer in (None, scoring):
+        result = assert_same_importances(
+            model, frame[250:], y[250:], scoring=scorer, n_repeats=3, atol=XGB_ATOL
+        )
+    # the categorical column's permutations move rows
+    assert np.all(result.importances[1] != 0)
+
+
+def test_engine_xgboost_categorical_codes_of_numpy_input():
+    # a numpy column declared categorical: XGBoost reads int(x); negative
+    # values (-0.5 too), values past every list and NaN go left or by
+    # default, never into a list; the missing value is the model's
+    X, y = make_data(2)
+    X = X.copy()
+    X[:, 2] = np.clip(np.round(2 * X[:, 0] + 3), 0, 6)
+    X[::9, 2] = np.nan
+    X_test = X[250:]
+    X_test[::7, 2] = -0.5
+    X_test[::11, 2] += 0.7  # truncated
+    X_test[::13, 2] = 40.0
+    X_test[::17, 2] = -3.0
+    X_test[::19, 2] = 2.0**24
+    types = ["q", "q", "c", "q", "q"]
+    model = _xgboost_model(
+        2, enable_categorical=True, tree_method="hist", feature_types=types
+    ).fit(X[:250], y[:250])
+    assert any(
+        (term.tree.category_set >= 0).any() for term in tree_ensemble(model).terms
+    )
+    for scoring in (None, "neg_log_loss"):
+        assert_same_importances(
+            model,
+            X_test,
+            y[250:],
+            groups=[[0, 2], 1, 3, 4],
+            scoring=scoring,
+            atol=XGB_ATOL,
+        )
+
+
+def test_engine_xgboost_categorical_frame_coded_as_the_model_codes_it():
+    # a frame whose categories are ordered otherwise than in training:
+    # XGBoost codes its values by the training categories, and so does the
+    # engine
+    frame, y = _categorical_frame(2, missing=True)
+    model = _xgboost_model(2, enable_categorical=True, tree_method="hist")
+    model.fit(frame[:250], y[:250])
+    test = frame[250:].copy()
+    test["k"] = test["k"].cat.reorder_categories(list("wvutsrqp"))
+    np.testing.assert_array_equal(
+        model.predict_proba(test), model.predict_proba(frame[250:])
+    )
+    weight = np.random.RandomState(1).uniform(0, 2, size=150)
+    assert_same_importances(
+        model, test, y[250:], sample_weight=weight, n_repeats=3, atol=XGB_ATOL
+    )
 
 
 def _lightgbm_model(n_classes, **params):
@@ -500,3 +581,34 @@ def test_engine_serves_the_selector_on_boosting_libraries(library, monkeypatch):
     ).fit(X, y)
     assert calls
     assert selector.get_support().sum() >= 1
+
+
+@pytest.mark.parametrize("library", ["hist_boosting", "xgboost", "lightgbm"])
+def test_engine_boosting_input_coded_in_blocks_equals_whole(library, monkeypatch):
+    # the boosting adapters validate and code X a block of rows at a time
+    # (their float64 copies are a block's): the codes are those of the
+    # whole X, categorical and missing values included
+    from sklearn_fimp._engine import _budgets, engine_input
+
+    frame, y = _categorical_frame(2, missing=True)
+    if library == "hist_boosting":
+        model, X = clone(CLASSIFIERS["hist_boosting"]), frame
+    elif library == "lightgbm":
+        model, X = _lightgbm_model(2), frame
+    else:
+        model = _xgboost_model(2)
+        X = frame.drop(columns="k").to_numpy()
+    model.fit(X[:250], y[:250])
+    whole = engine_input(model, X[250:])
+    monkeypatch.setattr(_budgets, "INPUT_ROWS", 37)
+    blocks = engine_input(model, X[250:])
+    assert blocks.dtype == whole.dtype == np.float32
+    assert np.isnan(whole).any()
+    np.testing.assert_array_equal(blocks, whole)
+    assert_same_importances(
+        model,
+        X[250:],
+        y[250:],
+        n_repeats=2,
+        atol=XGB_ATOL if library == "xgboost" else 1e-10,
+    )

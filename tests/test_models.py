@@ -245,7 +245,9 @@ def test_boosting_library_permutation_importance_equals_sklearn(library, kind):
     model = boosting_model(library, kind).fit(X[:300], y[:300])
     ours = permutation_importance(model, X[300:], y[300:], n_repeats=3, random_state=0)
     theirs = sklearn_permutation(model, X[300:], y[300:], n_repeats=3, random_state=0)
-    np.testing.assert_allclose(ours.importances, theirs.importances, atol=1e-12)
+    # XGBoost sums its trees in float32 and the engine in float64
+    atol = 1e-6 if library == "xgboost" else 1e-12
+    np.testing.assert_allclose(ours.importances, theirs.importances, atol=atol)
 
 
 @pytest.mark.parametrize("library", LIBRARIES)

@@ -18,6 +18,11 @@ CHUNK_ROWS = 50_000
 #: forest-level out-of-bag: the same time from 512 down to 128 MiB) and keep
 #: the peak of large data sets down.
 ROUTING_BYTES = 256 * 2**20
+#: Rows of X validated and coded at once by the boosting adapters
+#: (``coded_in_blocks``): the float64 copies their models' validation and
+#: the coding make are a block's, not the whole X's (on 1,000,000 rows x 100
+#: features, 0.75 GiB each).
+INPUT_ROWS = 50_000
 #: Rows sampled to estimate how many paths use each group.
 SAMPLE_ROWS = 1000
 #: Trees sampled (evenly spaced) to estimate the size of a chunk's routing:

@@ -29,7 +29,9 @@ records a row on such a split as always moving.
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from ..._utils._compat import safe_indexing
 from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
+from .. import _budgets
 from ._base import TreeEnsemble, TreeTerm, float32_below
 
 
@@ -225,6 +227,25 @@ class SplitRanks:
                 ranks[:, c] = np.searchsorted(self.values[c], values, side=side)
             ranks[np.isnan(values), c] = np.nan
         return ranks
+
+
+def coded_in_blocks(X, code_block):
+    """``code_block`` (rows of X to their float32 codes, row by row) applied
+    to consecutive blocks of ``_budgets.INPUT_ROWS`` rows of X (an array or
+    a frame), the codes stacked: the copies that validating and coding make
+    are one block's at a time, beside the float32 result."""
+    n_rows = X.shape[0]
+    size = _budgets.INPUT_ROWS
+    if n_rows <= size:
+        return code_block(X)
+    coded = None
+    for start in range(0, n_rows, size):
+        rows = slice(start, min(start + size, n_rows))
+        block = code_block(safe_indexing(X, rows))
+        if coded is None:
+            coded = np.empty((n_rows, *block.shape[1:]), dtype=block.dtype)
+        coded[rows] = block
+    return coded
 
 
 def boosted_ensemble(adapter, trees, classes, n_outputs, classifier):

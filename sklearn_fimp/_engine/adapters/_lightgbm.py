@@ -41,6 +41,7 @@ from ._flat_trees import (
     FlatTree,
     SplitRanks,
     boosted_ensemble,
+    coded_in_blocks,
     linked_outputs,
 )
 
@@ -216,19 +217,24 @@ class LightGBM(ModelAdapter):
         return values
 
     def engine_input(self, X):
-        """X coded as the module docstring says (float32)."""
-        values = self._values(X)
+        """X coded as the module docstring says (float32), a block of rows
+        at a time."""
         types, categorical, ranks = self._columns(self._trees())
-        for c, column_types in enumerate(types):
-            if "Zero" in column_types:
-                zero = np.abs(values[:, c]) <= ZERO_THRESHOLD
-                values[zero, c] = np.nan
-        coded = ranks.code(values, np.flatnonzero(~categorical))
-        for c in np.flatnonzero(categorical):
-            truncated = np.trunc(values[:, c])
-            truncated[(truncated < 0) | (truncated >= 2**31)] = -1
-            coded[:, c] = truncated  # NaN stays NaN
-        return coded
+
+        def code_block(X_block):
+            values = self._values(X_block)
+            for c, column_types in enumerate(types):
+                if "Zero" in column_types:
+                    zero = np.abs(values[:, c]) <= ZERO_THRESHOLD
+                    values[zero, c] = np.nan
+            coded = ranks.code(values, np.flatnonzero(~categorical))
+            for c in np.flatnonzero(categorical):
+                truncated = np.trunc(values[:, c])
+                truncated[(truncated < 0) | (truncated >= 2**31)] = -1
+                coded[:, c] = truncated  # NaN stays NaN
+            return coded
+
+        return coded_in_blocks(X, code_block)
 
     def raw_start(self, X, n_outputs):
         return np.zeros((X.shape[0], n_outputs))

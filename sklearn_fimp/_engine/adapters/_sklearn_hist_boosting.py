@@ -27,7 +27,13 @@ from sklearn.ensemble import (
 from ..._utils._compat import hist_gradient_boosting_input, hist_gradient_boosting_trees
 from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
 from ._base import ModelAdapter
-from ._flat_trees import CategorySets, FlatTree, SplitRanks, boosted_ensemble
+from ._flat_trees import (
+    CategorySets,
+    FlatTree,
+    SplitRanks,
+    boosted_ensemble,
+    coded_in_blocks,
+)
 
 
 class DecisionRuleOutputs(StoredClassifierOutputs):
@@ -131,14 +137,22 @@ class HistGradientBoosting(ModelAdapter):
         """X encoded and validated as the model does it (float64, missing
         values allowed), in the caller's column order, each numerical column
         replaced by its split ranks and each categorical one by its codes
-        (float32)."""
-        encoded = hist_gradient_boosting_input(self.estimator, X)
-        values = np.empty_like(encoded)
-        values[:, self._columns()] = encoded
+        (float32); a block of rows at a time (the model's validation copies
+        X as float64)."""
+        columns = self._columns()
         categorical = self._categorical()
-        coded = self._split_ranks().code(values, np.flatnonzero(~categorical))
-        coded[:, categorical] = values[:, categorical]
-        return coded
+        numerical = np.flatnonzero(~categorical)
+        ranks = self._split_ranks()
+
+        def code_block(X_block):
+            encoded = hist_gradient_boosting_input(self.estimator, X_block)
+            values = np.empty_like(encoded)
+            values[:, columns] = encoded
+            coded = ranks.code(values, numerical)
+            coded[:, categorical] = values[:, categorical]
+            return coded
+
+        return coded_in_blocks(X, code_block)
 
     def raw_start(self, X, n_outputs):
         start = np.zeros((X.shape[0], n_outputs))

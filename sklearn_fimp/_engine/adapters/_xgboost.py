@@ -14,12 +14,27 @@ iteration when early stopping chose one, as the model's ``predict`` adds
 them; the objective's transformation (sigmoid, softmax, exponential) makes
 it the model's prediction.
 
+Categorical splits (``enable_categorical``, split type 1): XGBoost reads
+the float32 value as the category ``int(x)`` (truncated) and sends a
+category in the node's list (``categories``, cut per node by
+``categories_segments`` and ``categories_sizes``) right, and every other
+one left (a negative value, one of 2**24 or more, and one past the list's
+largest too); a missing value goes in the default direction. The engine
+sends the codes of its set left and the others right, so the adapter swaps
+such a node's children and default direction and gives it the listed
+categories as its set. Categorical columns are coded as the truncated
+categories (-1 for the invalid ones, NaN for missing); pandas categorical
+columns first as XGBoost codes them: their categories' positions among the
+training categories the model stored (NaN for a missing category; XGBoost
+refuses an unknown one), or the frame's own codes when the model stored
+none.
+
 Precision: XGBoost adds the leaf values in float32, the engine in float64,
 so the engine's outputs are those of the model to float32 rounding (about
 1e-7 relative), and importances agree to that precision rather than to the
-last bit. Models out of reach, which take the predict-every-row path:
-categorical features (``enable_categorical``), the ``gblinear`` booster,
-multi-output models and objectives other than those in ``LINKS``.
+last bit. Models out of reach, which take the predict-every-row path: the
+``gblinear`` booster, multi-output models and objectives other than those
+in ``LINKS``.
 """
 
 import json
@@ -30,7 +45,18 @@ from sklearn.base import is_classifier
 from ..._utils._models import is_xgboost_trees
 from ..._utils._scoring import StoredClassifierOutputs, StoredRegressorOutputs
 from ._base import ModelAdapter
-from ._flat_trees import FlatTree, SplitRanks, boosted_ensemble, depth_first
+from ._flat_trees import (
+    CategorySets,
+    FlatTree,
+    SplitRanks,
+    boosted_ensemble,
+    coded_in_blocks,
+    depth_first,
+)
+
+#: XGBoost's first invalid category: larger ones, and negative ones, are
+#: in no split's list
+MAX_CATEGORY = 2**24
 
 #: The objectives the adapter takes, and their links: "logit" (base_score is
 #: a probability, the prediction the sigmoid of the margin), "log" (base_score
@@ -104,7 +130,7 @@ class XGBoost(ModelAdapter):
         features, thresholds = [], []
         for tree in trees:
             left = np.asarray(tree["left_children"])
-            split = left >= 0
+            split = (left >= 0) & (np.asarray(tree["split_type"]) == 0)
             features.append(np.asarray(tree["split_indices"])[split])
             thresholds.append(np.asarray(tree["split_conditions"])[split])
         return SplitRanks(
@@ -120,9 +146,6 @@ class XGBoost(ModelAdapter):
         if self._objective() not in LINKS or int(param.get("num_target", 1)) > 1:
             return None
         trees, classes, weights = self._trees()
-        feature_types = self.estimator.get_booster().feature_types or ()
-        if "c" in feature_types or any(any(t["split_type"]) for t in trees):
-            return None  # categorical features: the predict-every-row path
         ranks = self._split_ranks(trees)
         flat = [self._tree(tree, weight, ranks) for tree, weight in zip(trees, weights)]
         n_outputs = max(1, int(param.get("num_class", 0)))
@@ -134,6 +157,14 @@ class XGBoost(ModelAdapter):
     def _tree(tree, weight, ranks):
         left = np.asarray(tree["left_children"], dtype=np.intp)
         right = np.asarray(tree["right_children"], dtype=np.intp)
+        default_left = np.asarray(tree["default_left"], dtype=bool)
+        categorical = np.asarray(tree["split_type"]) == 1
+        # the engine sends its set left, XGBoost its list right: swapped
+        left, right = (
+            np.where(categorical, right, left),
+            np.where(categorical, left, right),
+        )
+        default_left = default_left ^ categorical
         order = depth_first(left, right)
         renumber = np.empty(len(left), dtype=np.intp)
         renumber[order] = np.arange(len(order))
@@ -143,27 +174,75 @@ class XGBoost(ModelAdapter):
         right = np.where(leaf, -1, renumber[np.maximum(right, 0)])
         feature = np.asarray(tree["split_indices"], dtype=np.intp)[order]
         condition = np.asarray(tree["split_conditions"], dtype=np.float32)[order]
+        categorical = categorical[order]
+        numerical = ~leaf & ~categorical
         threshold = np.zeros(len(order))
-        threshold[~leaf] = ranks.rank_of(feature[~leaf], condition[~leaf])
+        threshold[numerical] = ranks.rank_of(feature[numerical], condition[numerical])
         value = np.where(leaf, condition.astype(np.float64), 0.0)
         if weight != 1.0:
             value = value * np.float64(np.float32(weight))
+        category_set = np.full(len(order), -1)
+        sets = CategorySets()
+        listed = np.asarray(tree.get("categories", []), dtype=np.int64)
+        for node, start, size in zip(
+            tree.get("categories_nodes", []),
+            tree.get("categories_segments", []),
+            tree.get("categories_sizes", []),
+        ):
+            category_set[renumber[node]] = sets.add(listed[start : start + size])
         return FlatTree(
             left,
             right,
             np.where(leaf, 0, feature),
             threshold,
-            np.asarray(tree["default_left"], dtype=np.uint8)[order],
+            default_left[order],
             value,
+            category_set,
+            sets.words,
         )
 
-    def _missing(self):
-        missing = self.estimator.get_params().get("missing", np.nan)
-        return np.nan if missing is None else float(missing)
+    def _categorical(self):
+        """Which columns the model reads as categories."""
+        feature_types = self.estimator.get_booster().feature_types or ()
+        categorical = np.zeros(self.estimator.n_features_in_, dtype=bool)
+        categorical[: len(feature_types)] = [kind == "c" for kind in feature_types]
+        return categorical
 
-    def engine_input(self, X):
-        """X as XGBoost reads it (float32, the model's ``missing`` value as
-        missing), coded as split ranks."""
+    def _training_categories(self):
+        """Per column, the categories the model stored from a training
+        frame (None for a column without, or when XGBoost stores none)."""
+        booster = self.estimator.get_booster()
+        try:
+            stored = booster.get_categories(export_to_arrow=True)
+        except (AttributeError, TypeError, ImportError, ValueError):
+            return {}
+        if stored.empty():
+            return {}
+        return {
+            name: None if known is None else known.to_pylist()
+            for name, known in stored.to_arrow()
+        }
+
+    def _values(self, X, known):
+        """X as XGBoost reads it, float64: pandas categorical columns coded
+        as the model codes them (``known``: its training categories per
+        column name)."""
+        if hasattr(X, "dtypes"):
+            import pandas as pd
+
+            columns = [
+                column
+                for column, dtype in zip(X.columns, X.dtypes)
+                if isinstance(dtype, pd.CategoricalDtype)
+            ]
+            if columns:
+                X = X.copy(deep=False)
+            for column in columns:
+                values = X[column]
+                if known.get(column) is not None:
+                    values = values.cat.set_categories(known[column])
+                codes = values.cat.codes.to_numpy()
+                X[column] = np.where(codes < 0, np.nan, codes)
         values = np.asarray(X, dtype=np.float64)
         n_features = self.estimator.n_features_in_
         if values.ndim != 2 or values.shape[1] != n_features:
@@ -172,12 +251,35 @@ class XGBoost(ModelAdapter):
                 f"X has {values.shape[-1]} features, but {name} is expecting "
                 f"{n_features} features as input."
             )
-        values = values.astype(np.float32)
+        return values
+
+    def _missing(self):
+        missing = self.estimator.get_params().get("missing", np.nan)
+        return np.nan if missing is None else float(missing)
+
+    def engine_input(self, X):
+        """X as XGBoost reads it (float32, the model's ``missing`` value as
+        missing), numerical columns coded as split ranks and categorical ones
+        as categories (see the module docstring), a block of rows at a
+        time."""
         missing = self._missing()
-        if not np.isnan(missing):
-            values[values == np.float32(missing)] = np.nan
         trees, _, _ = self._trees()
-        return self._split_ranks(trees).code(values)
+        ranks = self._split_ranks(trees)
+        categorical = self._categorical()
+        known = self._training_categories() if categorical.any() else {}
+
+        def code_block(X_block):
+            values = self._values(X_block, known).astype(np.float32)
+            if not np.isnan(missing):
+                values[values == np.float32(missing)] = np.nan
+            coded = ranks.code(values, np.flatnonzero(~categorical))
+            for c in np.flatnonzero(categorical):
+                category = np.trunc(values[:, c])
+                category[(values[:, c] < 0) | (values[:, c] >= MAX_CATEGORY)] = -1
+                coded[:, c] = category  # NaN stays NaN
+            return coded
+
+        return coded_in_blocks(X, code_block)
 
     def raw_start(self, X, n_outputs):
         base = self._model()["learner_model_param"]["base_score"]
