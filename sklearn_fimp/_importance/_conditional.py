@@ -567,10 +567,11 @@ def conditional_permutation_importance(
     feature replaced (averaged over the repeats) minus its loss with the
     original values; the loss is the squared error for regressors and the
     Brier loss of ``predict_proba`` for classifiers (the 0-1 loss without
-    it), whatever ``scoring`` is. It is valid (uniform or larger) for a
-    feature independent of the target given the others when the sampler
-    draws from the right conditional distribution; see the user guide for
-    the calibration figures and the assumptions.
+    it), whatever ``scoring`` is. Measured on features independent of the
+    target given the others, it is valid with a linear model and the
+    linear sampler, and mildly liberal with forests (9% of null p-values
+    at most 0.05, 2.3% at most 0.01, over 700 null features); see the user
+    guide for the calibration figures and the assumptions.
 
     Parameters
     ----------
