@@ -496,6 +496,18 @@ def test_heatmap_values_shrink_to_their_cells_and_labels_turn_upright():
     assert few.text_[0, 0].get_fontsize() == default
 
 
+def test_heatmaps_draw_on_figures_made_without_pyplot():
+    # a bare Figure's canvas cannot measure text: the values still fit
+    from matplotlib.figure import Figure
+
+    correlation = np.full((12, 12), 0.97)
+    np.fill_diagonal(correlation, 1.0)
+    ax = Figure(figsize=(4, 4), layout="constrained").subplots()
+    display = CorrelationDisplay(correlation, [f"x{i}" for i in range(12)]).plot(ax=ax)
+    widest, cell = _cell_and_text_widths(display)
+    assert widest <= 0.95 * cell
+
+
 def test_dependence_display_values_fit_their_cells():
     rng = np.random.RandomState(0)
     n = 25

@@ -158,10 +158,21 @@ def _upright_crowded_labels(ax, renderer):
     return True
 
 
+def _renderer(figure):
+    """The renderer that measures text on ``figure``. A figure made without
+    pyplot (``matplotlib.figure.Figure()``) has a canvas that cannot
+    measure; it gets the Agg canvas that saving it to PNG would use."""
+    if not hasattr(figure.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(figure)
+    return figure.canvas.get_renderer()
+
+
 def _fit_to_cells(ax, texts, shape, shrink):
     figure = ax.figure
+    renderer = _renderer(figure)
     figure.draw_without_rendering()  # lays the axes out, as they will be drawn
-    renderer = figure.canvas.get_renderer()
     if _upright_crowded_labels(ax, renderer):
         figure.draw_without_rendering()
     written = [(index, text) for index, text in np.ndenumerate(texts) if text]
