@@ -51,6 +51,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_TABLE = ROOT / "docs" / "bench_engine_memory.rst"
 SAVED = ROOT / "bench" / "bench_engine_memory.json"
+#: the machine's load average when the run started (other processes share
+#: its cores, and slow the times down, not the memory)
+LOAD_AT_START = (
+    ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    if hasattr(os, "getloadavg")
+    else "not available on this platform"
+)
 N_FEATURES = 100
 TRAIN_ROWS = 50_000
 
@@ -232,6 +239,7 @@ def run_record(results, command):
         f"scikit-learn {sklearn.__version__}, "
         f"sklearn_fimp {sklearn_fimp.__version__}",
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "unset"),
+        "load_at_start": LOAD_AT_START,
         "results": results,
     }
 
@@ -248,6 +256,8 @@ def model_table(name, record):
         f"- cores (os.cpu_count()): {record['cores']}",
         f"- {record['versions']}",
         f"- OMP_NUM_THREADS={record['omp_num_threads']}",
+        "- load average (1, 5, 15 min) when the run started: "
+        + record.get("load_at_start", "not recorded"),
         f"- the model column counts {model_column}",
         "",
         "Reproduce from the repository root with::",

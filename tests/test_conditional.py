@@ -290,6 +290,53 @@ def test_conditional_tree_engine_equals_reference_loop(
     np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
 
 
+def _booster(library, task):
+    """A small XGBoost, LightGBM or CatBoost model (skipped when the library
+    is not installed)."""
+    module = pytest.importorskip(library)
+    if library == "xgboost":
+        kind = module.XGBRegressor if task == "regression" else module.XGBClassifier
+        return kind(n_estimators=20, max_depth=3, n_jobs=1, random_state=0)
+    if library == "lightgbm":
+        kind = module.LGBMRegressor if task == "regression" else module.LGBMClassifier
+        return kind(n_estimators=20, num_leaves=8, n_jobs=1, random_state=0, verbose=-1)
+    kind = (
+        module.CatBoostRegressor if task == "regression" else module.CatBoostClassifier
+    )
+    return kind(iterations=20, depth=3, thread_count=1, random_seed=0, verbose=0)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm", "catboost"])
+def test_conditional_boosting_libraries_on_the_engine_equal_reference_loop(
+    library, task, monkeypatch
+):
+    # The boosting libraries' adapters serve the draws too. XGBoost sums in
+    # float32 and the engine in float64: agreement to float32 precision.
+    X, target = correlated_regression(seed=4)
+    y = target if task == "regression" else (target > 0).astype(int)
+    model = _booster(library, task).fit(X[:200], y[:200])
+    calls = _count_engine_calls(monkeypatch)
+    result = conditional_permutation_importance(
+        model, X[200:], y[200:], n_repeats=2, random_state=6
+    )
+    assert calls == [4]
+    drops, pvalues = reference_conditional(
+        model,
+        X[200:],
+        y[200:],
+        [[0], [1], [2], [3]],
+        6,
+        2,
+        "forest",
+        categorical=[False, False, False, True],
+    )
+    pvalues = np.where(np.isnan(pvalues), 1.0, pvalues)
+    atol, rtol = (1e-6, 1e-4) if library == "xgboost" else (1e-12, 1e-8)
+    np.testing.assert_allclose(result.importances, drops, atol=atol)
+    np.testing.assert_allclose(result.pvalues, pvalues, rtol=rtol, atol=1e-12)
+
+
 def test_conditional_engine_and_generic_path_agree(monkeypatch):
     # A Pipeline takes the predict-every-row path; the same forest alone
     # takes the engine; same draws, same results.

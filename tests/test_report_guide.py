@@ -413,6 +413,9 @@ def test_conditional_section_names_a_correlated_stand_in(tmp_path):
     # conditional importance concentrates on the cause; each explains the other
     assert float(values["cause"][2]) > 2 * conditional
     assert values["stand_in"][-1] == "cause" and values["cause"][-1] == "stand_in"
+    # and the summary says so
+    summary = text[: text.index("<h2>Data</h2>")]
+    assert "Importance shared with correlated features" in summary
 
 
 def test_conditional_section_without_correlated_features(tmp_path):
@@ -451,3 +454,20 @@ def test_conditional_section_is_bounded_and_can_be_skipped(tmp_path):
     assert "Left out (--skip conditional)" in text
     text = _report(tmp_path, frame, "--method", "mdi")
     assert "ordinary permutation importance was not measured" in text
+
+
+def test_conditional_section_reuses_the_chosen_method(tmp_path, monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("conditional permutation measured twice")
+
+    monkeypatch.setattr(_run, "measure_conditional", fail)
+    rng = np.random.RandomState(2)
+    n_rows = 400
+    a, b = rng.normal(size=(2, n_rows))
+    frame = pd.DataFrame({"a": a, "b": b, "noise": rng.uniform(size=n_rows)})
+    frame["y"] = a + b + 0.1 * rng.normal(size=n_rows)
+    text = _report(tmp_path, frame, "--method", "permutation,conditional_permutation")
+    section = _conditional_section(text)
+    # the compared features only, although every feature was measured
+    assert "Compared: the 2 feature(s)" in section
+    assert "<td>noise</td>" not in section

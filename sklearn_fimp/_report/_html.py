@@ -324,6 +324,12 @@ def summary_html(data, facts, options):
             )
             + "."
         )
+    if facts.get("shared"):
+        lines.append(
+            "<b>Importance shared with correlated features</b> (conditional "
+            "permutation importance below half the ordinary one): "
+            f"{_e(_names(facts.shared))}."
+        )
     if data.excluded:
         lines.append(
             f"<b>Left out</b> before modelling: "
@@ -981,13 +987,20 @@ def conditional_html(
             f"{n_held_out} held-out rows (--dependence-rows), ordinary "
             "permutation on all of them."
         )
-    measured = [str(f) for f in conditional.feature_names if str(f) != random_name]
+    # the compared features (conditional permutation chosen with --method
+    # measured every feature)
+    names = {str(f) for f in conditional.feature_names}
+    measured = [f for f in candidates if f in names]
     compared = (
         f"Compared: the {len(measured)} feature(s) among the "
         + (f"{n_features} leading ones " if n_features else "")
         + "that ordinary permutation puts clearly above the random column."
     )
-    disagree = conditional_disagreements(ordinary, conditional, random_name)
+    disagree = [
+        f
+        for f in conditional_disagreements(ordinary, conditional, random_name)
+        if f in measured
+    ]
     ordinary_values = dict(
         zip(
             map(str, ordinary.feature_names),

@@ -23,6 +23,7 @@ from ._data import load_table, prepare_data
 from ._html import (
     _names,
     clearly_above,
+    conditional_disagreements,
     conditional_html,
     dependence_html,
     importance_html,
@@ -114,6 +115,7 @@ def _analysis(data, methods, options, progress, caught):
         selector=None,
         analyzer=None,
         conditional=None,
+        shared=[],
         top=[],
         method_notes=[],
     )
@@ -242,6 +244,14 @@ def _conditional(facts, options, progress, caught):
         else:
             progress(f"conditional permutation over --time-budget ({seconds:.0f} s)")
     facts.conditional = conditional
+    if conditional is not None:
+        facts.shared = [
+            f
+            for f in conditional_disagreements(
+                ordinary, conditional, fitted.random_name
+            )
+            if f in candidates
+        ]
     return conditional_html(
         ordinary,
         conditional,
