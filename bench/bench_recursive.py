@@ -474,6 +474,8 @@ def main(argv=None):
             notes += [saved["note"]] if saved.get("note") else []
         skipped = " ".join(notes)
         command = "\n    ".join(commands)
+        # several runs' rows, in the order one run gives them
+        rows.sort(key=lambda r: (list(DATASETS).index(r[0]), SELECTORS.index(r[2])))
     else:
         datasets = list(args.datasets)
         if "Q5" in datasets and not args.data.is_file():
