@@ -443,16 +443,19 @@ def test_engine_xgboost_categorical_codes_of_numpy_input():
 
 def test_engine_xgboost_categorical_frame_coded_as_the_model_codes_it():
     # a frame whose categories are ordered otherwise than in training:
-    # XGBoost codes its values by the training categories, and so does the
-    # engine
+    # XGBoost 3 codes its values by the training categories it stores (XGBoost
+    # 2 has none and reads the frame's own codes); the engine codes them as
+    # the installed XGBoost does, which the comparison with its predictions
+    # checks either way
     frame, y = _categorical_frame(2, missing=True)
     model = _xgboost_model(2, enable_categorical=True, tree_method="hist")
     model.fit(frame[:250], y[:250])
     test = frame[250:].copy()
     test["k"] = test["k"].cat.reorder_categories(list("wvutsrqp"))
-    np.testing.assert_array_equal(
-        model.predict_proba(test), model.predict_proba(frame[250:])
-    )
+    if hasattr(model.get_booster(), "get_categories"):
+        np.testing.assert_array_equal(
+            model.predict_proba(test), model.predict_proba(frame[250:])
+        )
     weight = np.random.RandomState(1).uniform(0, 2, size=150)
     assert_same_importances(
         model, test, y[250:], sample_weight=weight, n_repeats=3, atol=XGB_ATOL
