@@ -543,7 +543,7 @@ def feature_dependence(
         candidates per split make a forest with few inputs miss the one
         that explains the feature). Small samples make the trees quick to
         grow and score every row with many out-of-bag trees; see
-        :doc:`bench_dependence` for the cost and the stability against
+        :doc:`/bench_dependence` for the cost and the stability against
         rfpimp's defaults. One bagged
         ensemble (RandomForest*, ExtraTrees* or Bagging* with
         ``bootstrap=True``) is used for the features of its kind and the
