@@ -225,6 +225,21 @@ def _categorical_frame(n_classes, missing):
     return frame, y
 
 
+def _categorical_splits_match_generic_path(model, frame, y, n_classes, **kwargs):
+    """The model (fitted on the frame's first 250 rows) has categorical
+    splits in the engine, and its importances on the rest equal the generic
+    path's with the default scorer and a probabilistic one; the last
+    result."""
+    ensemble = tree_ensemble(model)
+    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
+    scoring = "neg_mean_squared_error" if n_classes == 0 else "neg_log_loss"
+    for scorer in (None, scoring):
+        result = assert_same_importances(
+            model, frame[250:], y[250:], scoring=scorer, n_repeats=3, **kwargs
+        )
+    return result
+
+
 @pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
 @pytest.mark.parametrize("n_classes", [0, 2, 3])
 def test_engine_hist_boosting_categorical_matches_generic_path(missing, n_classes):
@@ -232,13 +247,7 @@ def test_engine_hist_boosting_categorical_matches_generic_path(missing, n_classe
     model = clone(
         REGRESSORS["hist_boosting"] if n_classes == 0 else CLASSIFIERS["hist_boosting"]
     ).fit(frame[:250], y[:250])
-    ensemble = tree_ensemble(model)
-    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
-    scoring = "neg_mean_squared_error" if n_classes == 0 else "neg_log_loss"
-    for scorer in (None, scoring):
-        result = assert_same_importances(
-            model, frame[250:], y[250:], scoring=scorer, n_repeats=3
-        )
+    result = _categorical_splits_match_generic_path(model, frame, y, n_classes)
     # the categorical column matters, and its permutations move rows
     assert result.importances_mean[1] > 0
 
@@ -398,13 +407,9 @@ def test_engine_xgboost_categorical_matches_generic_path(one_hot, missing, n_cla
         tree_method="hist",
         max_cat_to_onehot=16 if one_hot else 1,
     ).fit(frame[:250], y[:250])
-    ensemble = tree_ensemble(model)
-    assert any((term.tree.category_set >= 0).any() for term in ensemble.terms)
-    scoring = "neg_mean_squared_error" if n_classes == 0 else "neg_log_loss"
-    for scorer in (None, scoring):
-        result = assert_same_importances(
-            model, frame[250:], y[250:], scoring=scorer, n_repeats=3, atol=XGB_ATOL
-        )
+    result = _categorical_splits_match_generic_path(
+        model, frame, y, n_classes, atol=XGB_ATOL
+    )
     # the categorical column's permutations move rows
     assert np.all(result.importances[1] != 0)
 
