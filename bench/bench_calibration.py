@@ -55,9 +55,15 @@ Selectors:
   - ``std-rank``: features averaged over the rounds and standardized by
     their own shadows, rank p-value against the probes' standardized
     scores;
-  - ``std-tail``: the same with a generalized Pareto tail beyond the last
-    ten probe scores (Cantelli's bound where ties leave too few values to
-    fit one);
+  - ``rounds``: the test ``ImportanceSelector`` uses: each round's score
+    in units of the feature's own shadows, its p-value against the probes'
+    standardized scores of all rounds (with ``std-tail``'s tail), and the
+    rounds combined by their k-th smallest p-value times R / k, k = ceil(R /
+    3) (valid whatever the dependence between rounds);
+  - ``std-tail``: features averaged over the rounds and standardized as in
+    ``std-rank``, with a generalized Pareto tail beyond the last ten probe
+    scores (Cantelli's bound where ties leave too few values to fit one);
+    the test the selector used before ``rounds``;
   - ``std-tail-ties``: ``std-tail`` as it was before ties were handled:
     the Pareto tail fitted through null values tied at its threshold, no
     floor at the share of null values reaching a score, and a probe whose
@@ -122,6 +128,7 @@ from sklearn_fimp._selection._probe_test import (
     adjust_pvalues,
     probe_test,
     rank_pvalues,
+    round_test,
     standardized_scores,
     tail_pvalues,
 )
@@ -141,9 +148,10 @@ ALL_METHODS = (
 #: Directory where the rounds' importances are kept (``--cache``), so that
 #: another test can be evaluated on the same fits without refitting.
 CACHE = os.environ.get("BENCH_CALIBRATION_CACHE")
-#: Probe tests compared on the same rounds; "std-tail" is the one that
+#: Probe tests compared on the same rounds; "rounds" is the one that
 #: ImportanceSelector uses (the others are the candidates it was chosen from).
 TESTS = (
+    "rounds",
     "t-1fit",
     "rank-pool",
     "std-rank",
@@ -337,6 +345,8 @@ def test_pvalues(real, probes, owners, test):
     n_groups = real.shape[1]
     if test == "t-1fit":
         return probe_test(real[0], probes[0])[1]
+    if test == "rounds":
+        return round_test(real, probes, owners, n_groups)[1]
     if test == "rank-pool":
         return rank_pvalues(real.mean(axis=0), probes.ravel())
     if test == "hits":
@@ -426,13 +436,16 @@ def f1_score(kept, informative):
     return 2 * true / (int(kept.sum()) + int(informative.sum()))
 
 
+def _kept_rounds(regime, seed, method, model, n_rounds, trees):
+    """Where a data set's rounds are kept, or None without a cache."""
+    if not CACHE:
+        return None
+    return Path(CACHE, f"sel-{regime}-{seed}-{method}-{model}-{n_rounds}-{trees}.npz")
+
+
 def run_probes(regime, seed, method, model, n_rounds, trees):
     X, y, informative, task = make_data(regime, seed)
-    cached = (
-        Path(CACHE, f"sel-{regime}-{seed}-{method}-{model}-{n_rounds}-{trees}.npz")
-        if CACHE
-        else None
-    )
+    cached = _kept_rounds(regime, seed, method, model, n_rounds, trees)
     if cached is not None and cached.exists():
         with np.load(cached) as saved:
             real, probes, owners = saved["real"], saved["probes"], saved["owners"]
@@ -527,6 +540,30 @@ def read_log(paths):
                 seen.add(key)
                 rows.append(row)
     return rows
+
+
+def recompute(rows, n_rounds, trees):
+    """Every probe test's row of ``rows`` computed again from the kept rounds
+    of its data set (no refit: each test, including one added since, on the
+    same fits); the other rows (BorutaPy) as they are."""
+    if not CACHE:
+        raise SystemExit("--recompute needs BENCH_CALIBRATION_CACHE (the kept rounds)")
+    kept = [row for row in rows if _configuration(row["selector"]) == row["selector"]]
+    configurations = dict.fromkeys(
+        (row["regime"], row["seed"], _configuration(row["selector"]))
+        for row in rows
+        if _configuration(row["selector"]) != row["selector"]
+    )
+    for regime, seed, configuration in configurations:
+        method, model = configuration.rstrip(")").split(" (")
+        path = _kept_rounds(regime, seed, method, model, n_rounds, trees)
+        if not path.exists():
+            raise SystemExit(
+                f"no kept rounds for {regime}, seed {seed}, {configuration} "
+                f"({path}): refit it with --log, or check --rounds and --trees"
+            )
+        kept.extend(run_probes(regime, seed, method, model, n_rounds, trees))
+    return kept
 
 
 def _configuration(selector):
@@ -760,6 +797,14 @@ def main(argv=None):
         help="summarize rows recorded with --log instead of running",
     )
     parser.add_argument(
+        "--recompute",
+        nargs="*",
+        default=None,
+        help="recompute the probe tests' rows recorded with --log from the "
+        "kept rounds (BENCH_CALIBRATION_CACHE; with the --rounds and --trees "
+        "they were run with), keep the other rows, and summarize",
+    )
+    parser.add_argument(
         "--note", action="append", default=[], help="a line for the docs page"
     )
     parser.add_argument("--log", default=None, help="append every row to this file")
@@ -793,6 +838,14 @@ def main(argv=None):
     if args.from_log is not None:
         report(read_log(args.from_log), args, start)
         return
+    if args.recompute is not None:
+        rows = recompute(read_log(args.recompute), args.rounds, args.trees)
+        if args.log:
+            Path(args.log).write_text(
+                "".join(json.dumps(_record(row), default=float) + "\n" for row in rows)
+            )
+        report(rows, args, start)
+        return
     boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)
     if args.no_boruta:
         boruta_on = set()
@@ -810,10 +863,14 @@ def main(argv=None):
             short = {k: v for k, v in row.items() if k != "noise_p"}
             print(short, flush=True)
             if log is not None:
-                record = dict(row, noise_p=[float(p) for p in row.get("noise_p", [])])
-                log.write(json.dumps(record, default=float) + "\n")
+                log.write(json.dumps(_record(row), default=float) + "\n")
                 log.flush()
     report(rows, args, start)
+
+
+def _record(row):
+    """A row as one line of the --log file."""
+    return dict(row, noise_p=[float(p) for p in row.get("noise_p", [])])
 
 
 def report(rows, args, start):

@@ -6,6 +6,9 @@ from scipy import stats
 
 from sklearn_fimp._selection._probe_test import (
     rank_pvalues,
+    round_critical_value,
+    round_test,
+    rounds_needed,
     standardized_scores,
     tail_critical_value,
     tail_pvalues,
@@ -232,3 +235,72 @@ def test_tail_pvalues_never_use_a_bounded_tail():
     null = np.random.RandomState(0).standard_normal(3000)
     statistics = np.array([4.0, 5.0, 6.0])
     assert np.all(tail_pvalues(statistics, null) > stats.norm.sf(statistics))
+
+
+def _sparse_rounds(seed, n_rounds=10, n_probes=20, n_groups=3, zero=0.95):
+    """Importances that are 0 but in rare rounds (held-out accuracy on few
+    rows): every column, feature or probe, draws its importance in each
+    round from the same law, so each feature is null and exchangeable with
+    its probes within a round."""
+    rng = np.random.default_rng(seed)
+
+    def draw(size):
+        steps = rng.choice([-3, -2, -1, 1, 2, 3], size=size)
+        return np.where(rng.random(size) < zero, 0.0, 0.0025 * steps)
+
+    owners = np.tile(np.arange(n_probes) % n_groups, (n_rounds, 1))
+    return draw((n_rounds, n_groups)), draw((n_rounds, n_probes)), owners
+
+
+def test_round_test_is_valid_where_importances_are_sparse():
+    # 200 independent data sets (fixed seeds); feature 0 is null in each, so
+    # a valid p-value is at most 0.05 in at most Binomial(200, 0.05) of them,
+    # and P(Binomial(200, 0.05) >= 22) = 0.00048: a valid test passes "at
+    # most 21" with probability >= 0.999. The test the selector used before
+    # (the mean over rounds against single rounds' probe scores) is below
+    # 0.05 in about a fifth of them here and fails it.
+    assert stats.binom.sf(21, 200, 0.05) < 0.001
+    new = old = 0
+    for seed in range(200):
+        real, probes, owners = _sparse_rounds(seed)
+        new += round_test(real, probes, owners, 3)[1][0] <= 0.05
+        scores, null = standardized_scores(real, probes, owners, 3)
+        old += tail_pvalues(scores, null)[0] <= 0.05
+    assert new <= 21
+    assert old > 21
+
+
+def test_round_test_combines_the_rounds_by_their_kth_smallest_pvalue():
+    rng = np.random.RandomState(0)
+    n_rounds, n_groups = 10, 4
+    real = rng.standard_normal((n_rounds, n_groups)) + [0.0, 1.0, 2.0, 4.0]
+    probes = rng.standard_normal((n_rounds, 40))
+    owners = np.tile(np.arange(40) % n_groups, (n_rounds, 1))
+    statistics, pvalues, null = round_test(real, probes, owners, n_groups)
+    k = rounds_needed(n_rounds)
+    assert k == 4 and rounds_needed(1) == 1 and rounds_needed(3) == 1
+    # each round's p-value against the same null scores, in the same units
+    center = np.array([probes[owners == g].mean() for g in range(n_groups)])
+    spread = np.array([probes[owners == g].std(ddof=1) for g in range(n_groups)])
+    per_round = np.array([tail_pvalues((r - center) / spread, null) for r in real])
+    expected = np.minimum(np.sort(per_round, axis=0)[k - 1] * n_rounds / k, 1.0)
+    np.testing.assert_allclose(pvalues, expected)
+    np.testing.assert_allclose(statistics, np.sort((real - center) / spread, 0)[-k])
+    # the critical value: the smallest statistic with p <= the level
+    for level in (0.2, 0.05, 0.01):
+        critical = round_critical_value(null, level, n_rounds)
+        assert np.all((statistics >= critical) == (pvalues <= level * (1 + 1e-9)))
+
+
+def test_round_test_with_identical_rounds_pays_the_combination_factor():
+    # rounds that agree: the p-value is one round's, times R / k
+    rng = np.random.RandomState(1)
+    one = rng.standard_normal((1, 3)) + [0.0, 2.0, 3.0]
+    real = np.repeat(one, 6, axis=0)
+    probes = rng.standard_normal((6, 30))
+    owners = np.tile(np.arange(30) % 3, (6, 1))
+    _, pvalues, null = round_test(real, probes, owners, 3)
+    statistics = round_test(real, probes, owners, 3)[0]
+    np.testing.assert_allclose(
+        pvalues, np.minimum(tail_pvalues(statistics, null) * 6 / 2, 1.0)
+    )

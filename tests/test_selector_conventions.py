@@ -282,9 +282,12 @@ def test_selector_importance_getter_with_a_pipeline_and_probes(labels):
     selector = ImportanceSelector(
         pipeline,
         importance_getter="named_steps.logisticregression.coef_",
+        n_rounds=20,
         random_state=0,
     ).fit(X, y)
-    # the three informative features beat the probes' coefficients
+    # the three informative features beat the probes' coefficients (with
+    # the default 10 rounds the weakest is "tentative" at alpha=0.01 for
+    # some seeds: more rounds resolve it, as the docstring says)
     assert set(np.flatnonzero(selector.support_)) >= {0, 1, 2}
     assert selector.importances_.n_probes == 20
     # one column per round of probes, each round a refit with fresh probes

@@ -253,6 +253,53 @@ def _loo_scores(values, negligible):
     return out
 
 
+def _feature_scales(probes, owners, n_groups):
+    """Center and spread of each feature's own probes (see
+    standardized_scores), and the probes' null scores."""
+    probes = np.asarray(probes, dtype=np.float64).ravel()
+    owners = np.asarray(owners).ravel()
+    # A spread this small next to all probes' is rounding error: the model
+    # (almost) never used these probes, so their importances are equal but
+    # for the last bits, and dividing by that spread would turn a feature's
+    # smallest importance into an enormous score.
+    negligible = _NEGLIGIBLE_SPREAD * np.std(probes)
+
+    def usable(values):
+        return len(values) >= 3 and np.std(values) > negligible
+
+    classes = {owner: probes[owners == owner] for owner in np.unique(owners)}
+    null = np.full(len(probes), np.nan)
+    for owner, values in classes.items():
+        if usable(values):
+            null[owners == owner] = _loo_scores(values, negligible)
+    # A probe whose class cannot standardize, or whose class without it
+    # cannot (the others are all equal: importances that take few values,
+    # such as drop-column accuracies on a small validation set), is scored
+    # as a feature would be in that case: against all the other probes.
+    # Dropping it instead would drop the largest null scores.
+    alone = np.isnan(null)
+    if np.any(alone) and len(probes) >= 3:
+        null[alone] = _loo_scores(probes, negligible)[alone]
+    fallback = classes.get(-1)
+    center, spread = np.empty(n_groups), np.empty(n_groups)
+    for g in range(n_groups):
+        values = classes.get(g, fallback)
+        if values is None or not usable(values):
+            values = probes
+        center[g], spread[g] = values.mean(), values.std(ddof=1)
+    return center, spread, null[np.isfinite(null)]
+
+
+def _in_units(values, center, spread):
+    """``(values - center) / spread``; +-inf where there is no spread."""
+    values = np.asarray(values, dtype=np.float64)
+    ok = spread > 0
+    out = np.where(values > center, np.inf, -np.inf)
+    out = np.broadcast_to(out, np.broadcast(values, center).shape).copy()
+    np.divide(values - center, spread, out=out, where=np.broadcast_to(ok, out.shape))
+    return out
+
+
 def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
     """Each feature's mean importance over rounds, in units of its own probes.
 
@@ -287,45 +334,63 @@ def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
         The probes' standardized scores.
     """
     real = np.asarray(real, dtype=np.float64)
-    probes = np.asarray(probes, dtype=np.float64).ravel()
-    owners = np.asarray(owners).ravel()
-    mean_real = real.mean(axis=0)
-    # A spread this small next to all probes' is rounding error: the model
-    # (almost) never used these probes, so their importances are equal but
-    # for the last bits, and dividing by that spread would turn a feature's
-    # smallest importance into an enormous score.
-    negligible = _NEGLIGIBLE_SPREAD * np.std(probes)
+    center, spread, null = _feature_scales(probes, owners, n_groups)
+    if averaged and real.shape[0] > 1:
+        spread = np.array(
+            [_averaged_spread(real[:, g], spread[g]) for g in range(n_groups)]
+        )
+    return _in_units(real.mean(axis=0), center, spread), null
 
-    def usable(values):
-        return len(values) >= 3 and np.std(values) > negligible
 
-    classes = {owner: probes[owners == owner] for owner in np.unique(owners)}
-    null = np.full(len(probes), np.nan)
-    for owner, values in classes.items():
-        if usable(values):
-            null[owners == owner] = _loo_scores(values, negligible)
-    # A probe whose class cannot standardize, or whose class without it
-    # cannot (the others are all equal: importances that take few values,
-    # such as drop-column accuracies on a small validation set), is scored
-    # as a feature would be in that case: against all the other probes.
-    # Dropping it instead would drop the largest null scores.
-    alone = np.isnan(null)
-    if np.any(alone) and len(probes) >= 3:
-        null[alone] = _loo_scores(probes, negligible)[alone]
-    fallback = classes.get(-1)
-    scores = np.empty(n_groups)
-    for g in range(n_groups):
-        values = classes.get(g, fallback)
-        if values is None or not usable(values):
-            values = probes
-        center, spread = values.mean(), values.std(ddof=1)
-        if averaged and real.shape[0] > 1:
-            spread = _averaged_spread(real[:, g], spread)
-        if not spread > 0:
-            scores[g] = np.inf if mean_real[g] > center else -np.inf
-        else:
-            scores[g] = (mean_real[g] - center) / spread
-    return scores, null[np.isfinite(null)]
+def rounds_needed(n_rounds):
+    """``k`` of :func:`round_test`: a third of the rounds, rounded up."""
+    return -(-int(n_rounds) // 3)
+
+
+def round_test(real, probes, owners, n_groups):
+    """The probe test: each round's evidence, combined over the rounds.
+
+    In one round a feature independent of y and of the other features is
+    exchangeable with its shadows, so its importance in units of its own
+    shadows (as in :func:`standardized_scores`, round by round) is one more
+    draw from the distribution of the probes' null scores, and its p-value
+    in that round, ``u_r`` (:func:`tail_pvalues` against the null scores of
+    all rounds), is valid. The rounds are not independent (the feature's
+    column is the same in every round), so they are combined by a rule that
+    holds under any dependence: with ``k = ceil(R / 3)`` and ``u_(k)`` the
+    k-th smallest of the ``R`` rounds' p-values, ``p = min(1, u_(k) R /
+    k)``. A feature has ``p <= alpha`` exactly when it reaches ``alpha k /
+    R`` in at least ``k`` rounds; by Markov's inequality on the number of
+    rounds that do, this happens with probability at most ``alpha`` under
+    the null hypothesis (the quantile aggregation of Meinshausen, Meier and
+    Buehlmann, 2009, at the quantile 1/3).
+
+    The statistic is the feature's k-th largest score over the rounds, so
+    that the p-value decreases with it.
+
+    Returns
+    -------
+    statistics, pvalues : ndarray of shape (n_groups,)
+    null : ndarray of shape (n_null,)
+        The probes' standardized scores (each round's p-value is a tail
+        p-value against them).
+    """
+    real = np.asarray(real, dtype=np.float64)
+    n_rounds = real.shape[0]
+    center, spread, null = _feature_scales(probes, owners, n_groups)
+    k = rounds_needed(n_rounds)
+    statistics = np.sort(_in_units(real, center, spread), axis=0)[n_rounds - k]
+    if len(null):
+        pvalues = np.minimum(tail_pvalues(statistics, null) * n_rounds / k, 1.0)
+    else:
+        pvalues = np.where(np.isposinf(statistics), 0.0, 1.0)
+    return statistics, pvalues, null
+
+
+def round_critical_value(null, pvalue, n_rounds):
+    """The smallest statistic of :func:`round_test` whose p-value is at most
+    ``pvalue``."""
+    return tail_critical_value(null, pvalue * rounds_needed(n_rounds) / n_rounds)
 
 
 def decide(pvalues, corrected, scores, alpha):

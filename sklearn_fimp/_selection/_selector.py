@@ -52,9 +52,8 @@ from ._probe_test import (
     adjust_pvalues,
     critical_pvalue,
     decide,
-    standardized_scores,
-    tail_critical_value,
-    tail_pvalues,
+    round_critical_value,
+    round_test,
 )
 from ._rounds import measure_rounds
 
@@ -1077,17 +1076,14 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=4,
             )
-        scores, null = standardized_scores(
+        scores, pvalues, null = round_test(
             history.real, history.probes, history.owners, n_real
         )
-        if len(null):
-            pvalues = tail_pvalues(scores, null)
-        else:
-            pvalues = np.where(np.isposinf(scores), 0.0, 1.0)
         corrected = adjust_pvalues(pvalues, self.correction)
         decisions, ranking = decide(pvalues, corrected, scores, self.alpha)
         critical = critical_pvalue(corrected, self.alpha, self.correction)
-        threshold = tail_critical_value(null, critical) if len(null) else 0.0
+        n_rounds = history.real.shape[0]
+        threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
         missing = np.full(len(result.groups) - n_real, np.nan)
         result.statistics = np.concatenate([scores, missing])
         result.pvalues = np.concatenate([pvalues, missing])
