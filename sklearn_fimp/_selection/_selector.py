@@ -150,42 +150,43 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     **The test.** A shuffled copy (shadow) of a feature keeps its
     distribution and number of distinct values, so for a feature independent
     of y and of the other features, it and its shadows are exchangeable.
-    Each feature's score is its mean importance over the rounds, minus the
-    mean of its own shadows' importances, divided by their standard
+    In each round a feature's score is its importance minus the mean of its
+    own shadows' importances (over all rounds), divided by their standard
     deviation (shadows of a continuous column spread two to three times
     wider than those of a three-level one, so one pool of probes is unfair
-    to some features). The p-value is the share of all probes' scores,
-    computed the same way (leave one out) and pooled over features and
-    rounds, at least as large; beyond the tenth largest probe score a
-    generalized Pareto tail fitted to the largest ones extrapolates it
-    (never a bounded tail: an exponential one if the fit says bounded;
+    to some features). Its p-value in that round is the share of all
+    probes' scores, computed the same way (leave one out) and pooled over
+    features and rounds, at least as large; beyond the tenth largest probe
+    score a generalized Pareto tail fitted to the largest ones extrapolates
+    it (never a bounded tail: an exponential one if the fit says bounded;
     where importances take few values and the probes' scores tie,
     Cantelli's inequality, which holds for any distribution, bounds the
     tail instead), and no p-value is below the share of probe scores that
-    reach the feature's.
-    Averaging the feature over rounds while each probe is one round's draw
-    makes the test conservative. The p-values are then adjusted for the
+    reach the feature's. The rounds share the feature's column, so they are
+    not independent; they are combined by a rule valid under any
+    dependence: with ``k`` a third of the rounds (rounded up), the p-value
+    is the k-th smallest round p-value times ``n_rounds / k`` (a feature
+    reaches ``alpha`` when it reaches ``alpha * k / n_rounds`` in at least
+    ``k`` rounds). The p-values are then adjusted for the
     number of features tested: Holm's step-down method by default, which
     bounds the probability of keeping any noise feature by ``alpha`` for
     valid p-values under any dependence between the tests; "fdr_bh"
     (Benjamini-Hochberg) bounds the expected share of noise among kept
     features instead. Measured on data where the truth is known
-    (``docs/bench_calibration.rst``, ``alpha=0.05``, 10 rounds of 30-tree
-    forests, 30 data sets per regime): over nine regimes (regression,
-    binary and three or four classes; 100 to 5,000 rows; 5 to 500 columns;
-    continuous, few-valued and mutually correlated noise; pure noise and
-    signal plus noise) the share of data sets with any noise feature kept
-    is at most 1/30 (0/30 in seven regimes), where the single-fit t test
-    this selector used before kept noise in up to 28/30 (500 columns of
-    pure noise) and 6/30 on 300 rows of five normal and five three-level
-    columns. The test errs on the safe side: on those 300 rows the share of
-    noise features' raw p-values at most 0.01 is 0.003 (before: 0.027).
-    Not calibrated where importances are sparse: with HistGradientBoosting
-    on three columns and a strong signal, held-out permutation importance
-    exactly 0 for the probes in almost every round, noise was kept in 9/60
-    data sets at ``alpha=0.05`` (a mean over rounds is non-zero far more
-    often than one round's probe); prefer a continuous measure there (user
-    guide, "The test, and its assumptions").
+    (``docs/bench_calibration.rst``, ``alpha=0.05``, 10 rounds, 30 data
+    sets per regime with 30-tree forests, 60 with HistGradientBoosting):
+    over nine forest regimes (regression, binary and three or four classes;
+    100 to 5,000 rows; 5 to 500 columns; continuous, few-valued and
+    mutually correlated noise; pure noise and signal plus noise) the share
+    of data sets with any noise feature kept is at most 1/30 (0/30 in seven
+    regimes), where the single-fit t test this selector used before kept
+    noise in up to 28/30 (500 columns of pure noise). Where importances are
+    sparse (HistGradientBoosting on three columns with a strong signal,
+    held-out permutation importance exactly 0 for the probes in almost
+    every round) noise was kept in 0/60 data sets, against 9/60 for the
+    previous version of this test, which averaged the rounds. The test errs
+    on the safe side: a noise feature's raw p-value is at most 0.01 in at
+    most 0.3% of cases in every regime.
 
     **Decisions.** ``decisions_`` says, per feature, "confirmed" (the
     corrected p-value is at most ``alpha``), "tentative" (only the raw
@@ -269,9 +270,11 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         A forest of a few dozen trees per round is enough (fewer trees make
         the probes noisier and the test more cautious). On wide data (600
         rows x 300 features, 8 informative, 4 seeds) 10 rounds of 30-tree
-        forests reached F1 0.71 in 25 s where BorutaPy reached 0.72 in 300 s
+        forests reached F1 0.74 in 25 s where BorutaPy reached 0.72 in 300 s
         (and kept noise in 3 of the 4 data sets, ours in none;
-        ``docs/bench_calibration.rst``).
+        ``docs/bench_calibration.rst``). Tentative features get more evidence
+        from more rounds: a round's p-value cannot go below the resolution of
+        the probes' scores, and a third of the rounds must reach the level.
     keep_tentative : bool, default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones.
@@ -385,9 +388,10 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         (n_rounds, n_probes: the feature or group each probe copied, -1 for
         uniform and normal probes) are added.
     threshold_ : float
-        For "probes": the score (a feature's mean importance above its
-        shadows' mean, in units of their standard deviation) above which a
-        feature was confirmed, at the level reached by the correction.
+        For "probes": the score (a feature's importance in a round above its
+        shadows' mean, in units of their standard deviation; the statistic
+        is its k-th largest over the rounds, k a third of them) above which
+        a feature was confirmed, at the level reached by the correction.
         Otherwise the mean importance above which a feature was kept.
     decisions_ : ndarray of str of shape (n_features_in_,) or None
         "confirmed", "tentative" or "rejected" per feature (its group's,
