@@ -735,6 +735,37 @@ def rfpimp_rst(rfpimp, match):
     return lines
 
 
+#: What can and cannot be shared between the dependence models, the
+#: analyzer's and the conditional sampler's (issue 17 asks).
+SHARING_NOTES = [
+    "",
+    "Sharing models",
+    "--------------",
+    "",
+    "- ``DependenceAnalyzer``'s first pass is ``feature_dependence``'s: the "
+    "same rows, seeds and forests (the tests check that the dependences are "
+    "equal), and the analyzer keeps it as ``dependence_`` and "
+    "``dependence_matrix_``; fitting the analyzer gives both without a second "
+    "pass.",
+    "- After a drop, every remaining model had the dropped feature among its "
+    "inputs, so none can be reused unchanged; the analyzer refits only those "
+    "that relied on it by more than ``tol`` (the elimination table above).",
+    "- The conditional sampler of ``conditional_permutation_importance`` is "
+    "fitted on the rows the explained model is scored on (its held-out rows, "
+    "in the model's input encoding), from the columns outside each group, with "
+    "a forest sized for out-of-bag predictions (about 17 out-of-bag trees per "
+    "row, leaves of 5 rows, at most 2,000 rows per tree); "
+    "``feature_dependence`` fits on the caller's table (at most 5,000 rows "
+    "drawn with its own seed) with its own forests and seeds. Using the models "
+    "of one for the other would change the other's results: they coincide only "
+    "when the rows, the inputs (single-column groups), the forest and the seed "
+    "all do, which no default call arranges. What is shared already: the "
+    "sampler's out-of-bag R² is returned as ``sampler_scores``, the dependence "
+    "of each column on the evaluation rows, at no extra fit (the report shows "
+    "it).",
+]
+
+
 def write_rst(full, elimination, kept_differ, command, load, path, rfpimp, match):
     stamp = datetime.datetime.now(datetime.timezone.utc)
     lines = [
@@ -821,7 +852,7 @@ def write_rst(full, elimination, kept_differ, command, load, path, rfpimp, match
         "(where a redundant pair's two members tie, the two loops may keep a "
         "different one).",
     ]
-    lines += rfpimp_rst(rfpimp, match) + [""]
+    lines += rfpimp_rst(rfpimp, match) + SHARING_NOTES + [""]
     path.write_text("\n".join(lines))
 
 
