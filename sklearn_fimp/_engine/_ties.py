@@ -30,19 +30,20 @@ def model_order_totals(ensemble, X_rows, rows, start, tree_rows=None):
     tree in order (as the model's own ``predict`` adds them); ``tree_rows``:
     each tree's rows (in increasing order), or None for all."""
     totals = np.array(start, dtype=np.float64)
+    every_row = np.arange(len(rows))
     for t, term in enumerate(ensemble.terms):
-        mask = (
-            np.ones(len(rows), dtype=bool)
-            if tree_rows is None
-            else _among(rows, tree_rows[t])
-        )
-        if not mask.any():
-            continue
-        leaves = term.tree.apply(tree_input(term, X_rows[mask]))
-        if term.columns is None:
-            totals[mask] += term.table[leaves]
+        if tree_rows is None:
+            reached, X_reached = every_row, X_rows
         else:
-            totals[np.ix_(np.flatnonzero(mask), term.columns)] += term.table[leaves]
+            reached = np.flatnonzero(_among(rows, tree_rows[t]))
+            if not len(reached):
+                continue
+            X_reached = X_rows[reached]
+        leaves = term.tree.apply(tree_input(term, X_reached))
+        if term.columns is None:
+            totals[reached] += term.table[leaves]
+        else:
+            totals[np.ix_(reached, term.columns)] += term.table[leaves]
     return totals
 
 

@@ -252,11 +252,13 @@ def _binary_auc(positive, values, weight):
     each distinct value (ties form one step), joined by the trapezoid rule."""
     order = np.argsort(-values, kind="mergesort")
     values, positive, weight = values[order], positive[order], weight[order]
-    last = np.r_[np.flatnonzero(np.diff(values)), len(values) - 1]
+    # np.concatenate, not np.r_: this runs once per permutation, and np.r_
+    # parses its arguments each time
+    last = np.append(np.flatnonzero(np.diff(values)), len(values) - 1)
     true_positives = np.cumsum(weight * positive)[last]
     false_positives = np.cumsum(weight * ~positive)[last]
-    tpr = np.r_[0.0, true_positives] / true_positives[-1]
-    fpr = np.r_[0.0, false_positives] / false_positives[-1]
+    tpr = np.concatenate(([0.0], true_positives)) / true_positives[-1]
+    fpr = np.concatenate(([0.0], false_positives)) / false_positives[-1]
     return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
 
 

@@ -85,6 +85,7 @@ The backend (``_backend.py``) then prepares the ensemble for its kernels
 """
 
 from abc import ABC, abstractmethod
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -174,6 +175,13 @@ class ModelAdapter(ABC):
     def engine_input(self, X):
         """X validated against the model, C-contiguous, ``input_dtype``."""
 
+    @cached_property
+    def estimator_is_classifier(self):
+        """``is_classifier`` of the model, read once: the engine wraps
+        outputs for a scorer once per task, and scikit-learn's check reads
+        the model's tags each time."""
+        return is_classifier(self.estimator)
+
     def raw_start(self, X, n_outputs):
         """What the terms are added to, ``(n_rows, n_outputs)`` float64:
         zeros unless the family has a baseline raw score."""
@@ -183,6 +191,6 @@ class ModelAdapter(ABC):
         """Raw outputs ``(n_rows, n_outputs)`` wrapped for a scorer:
         probabilities for a classifier, values for a regressor (one column:
         flattened, as a single-output regressor predicts)."""
-        if is_classifier(self.estimator):
+        if self.estimator_is_classifier:
             return StoredClassifierOutputs(self.estimator.classes_, proba=raw)
         return StoredRegressorOutputs(raw[:, 0] if raw.shape[1] == 1 else raw)

@@ -53,7 +53,7 @@ class GradientBoosting(ModelAdapter):
         return gradient_boosting_init(self.estimator, X)
 
     def scorer_outputs(self, raw):
-        if not is_classifier(self.estimator):
+        if not self.estimator_is_classifier:
             return super().scorer_outputs(raw)
         decision = raw[:, 0] if raw.shape[1] == 1 else raw
         return StoredClassifierOutputs(

@@ -161,7 +161,7 @@ class HistGradientBoosting(ModelAdapter):
 
     def scorer_outputs(self, raw):
         loss = self.estimator._loss
-        if not is_classifier(self.estimator):
+        if not self.estimator_is_classifier:
             return StoredRegressorOutputs(loss.link.inverse(raw[:, 0]))
         return DecisionRuleOutputs(
             self.estimator.classes_,
