@@ -86,6 +86,21 @@ def reference_conditional(
                         .fit(inputs, target)
                         .oob_decision_function_
                     )
+                indicators = (target[:, None] == np.arange(len(values))).astype(float)
+                frequencies = indicators.mean(axis=0)
+                skill = 1 - np.sum((indicators - proba) ** 2) / np.sum(
+                    (indicators - frequencies) ** 2
+                )
+                if skill <= 0:
+                    draws.append([X[p, c] for p in permutations])
+                    continue
+                if sampler == "forest":
+                    # shrink towards the frequencies by the least-squares slope
+                    towards = proba - frequencies
+                    slope = np.sum(towards * (indicators - frequencies)) / np.sum(
+                        towards**2
+                    )
+                    proba = frequencies + min(max(slope, 0), 1) * towards
                 draws.append(
                     [
                         values[
@@ -112,7 +127,12 @@ def reference_conditional(
                 ).fit(inputs, X[:, c])
                 mean, r2 = model.oob_prediction_, model.oob_score_
             if r2 <= 0:
-                mean = np.full(n, X[:, c].mean())
+                draws.append([X[p, c] for p in permutations])
+                continue
+            if sampler == "forest":
+                # the least-squares line of the column on its prediction
+                slope = np.polyfit(mean, X[:, c], 1)[0]
+                mean = X[:, c].mean() + max(slope, 0) * (mean - mean.mean())
             residuals = X[:, c] - mean
             draws.append([mean + residuals[p] for p in permutations])
         row_differences = np.zeros(n)
