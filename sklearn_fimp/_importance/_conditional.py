@@ -662,8 +662,12 @@ def conditional_permutation_importance(
         The model of each column given the others. "forest": a random forest
         (each tree grown on a bootstrap sample of at most 2,000 rows, leaves
         of at least 5 rows, every column a candidate at each split) whose
-        out-of-bag predictions and residuals are used; it follows non-linear
-        relations. It has enough trees for each row to be out of bag for
+        out-of-bag predictions are used, shrunk towards the column's mean
+        along the least-squares line of the column on them (so that a draw
+        has the column's variance, not more); it follows non-linear
+        relations. A column the others do not predict (out-of-bag R², or
+        Brier skill score for a categorical column, of 0 or below) is drawn
+        by plain permutation. It has enough trees for each row to be out of bag for
         about 17 of them: 47 on up to 2,000 rows, fewer on more rows (19 on
         20,000). "linear": ridge regression (logistic
         regression for categorical columns) on the standardised other
