@@ -532,10 +532,10 @@ def _forest_draws(X, column, kind, n_draws=50):
 
 
 def test_conditional_forest_draws_have_the_columns_variance():
-    # prediction + permuted residual had about 1.13 times the variance of a
-    # stand-in with R² 0.4 (the forest's noise counted twice); along the
-    # least-squares line of the column on its prediction, exactly 1 up to
-    # the permutation's cross term
+    # prediction + permuted residual had 1.079 times the variance of this
+    # stand-in (the forest's noise counted twice: the code before the
+    # least-squares line fails); along the line, 1 up to the permutation's
+    # cross term
     rng = np.random.RandomState(0)
     cause, noise = rng.normal(size=(2, 300))
     stand_in = 0.7 * cause + np.sqrt(1 - 0.7**2) * rng.normal(size=300)
