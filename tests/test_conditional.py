@@ -23,6 +23,7 @@ from sklearn_fimp._importance._conditional import (
     SAMPLER_N_ESTIMATORS,
     SAMPLER_OOB_TREES,
     conditional_draw_seeds,
+    fit_column_sampler,
     sampler_n_estimators,
 )
 from sklearn_fimp._utils._random import MAX_SEED
@@ -86,6 +87,21 @@ def reference_conditional(
                         .fit(inputs, target)
                         .oob_decision_function_
                     )
+                indicators = (target[:, None] == np.arange(len(values))).astype(float)
+                frequencies = indicators.mean(axis=0)
+                skill = 1 - np.sum((indicators - proba) ** 2) / np.sum(
+                    (indicators - frequencies) ** 2
+                )
+                if skill <= 0:
+                    draws.append([X[p, c] for p in permutations])
+                    continue
+                if sampler == "forest":
+                    # shrink towards the frequencies by the least-squares slope
+                    towards = proba - frequencies
+                    slope = np.sum(towards * (indicators - frequencies)) / np.sum(
+                        towards**2
+                    )
+                    proba = frequencies + min(max(slope, 0), 1) * towards
                 draws.append(
                     [
                         values[
@@ -112,7 +128,12 @@ def reference_conditional(
                 ).fit(inputs, X[:, c])
                 mean, r2 = model.oob_prediction_, model.oob_score_
             if r2 <= 0:
-                mean = np.full(n, X[:, c].mean())
+                draws.append([X[p, c] for p in permutations])
+                continue
+            if sampler == "forest":
+                # the least-squares line of the column on its prediction
+                slope = np.polyfit(mean, X[:, c], 1)[0]
+                mean = X[:, c].mean() + max(slope, 0) * (mean - mean.mean())
             residuals = X[:, c] - mean
             draws.append([mean + residuals[p] for p in permutations])
         row_differences = np.zeros(n)
@@ -226,6 +247,31 @@ def test_conditional_equals_reference_loop_classification(sampler, scoring):
     )
     np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("sampler", ["forest", "linear"])
+def test_conditional_equals_reference_loop_predictable_few_valued_column(sampler):
+    # x3 is x0 cut into three levels: its classifier predicts it, and the
+    # forest sampler's probabilities are shrunk towards the frequencies
+    X, y = correlated_regression(seed=2)
+    X[:, 3] = np.digitize(X[:, 0] + 0.3 * X[:, 2], [-0.5, 0.5])
+    model = RandomForestRegressor(n_estimators=20, random_state=0).fit(X[:200], y[:200])
+    result = conditional_permutation_importance(
+        model, X[200:], y[200:], n_repeats=2, sampler=sampler, random_state=5
+    )
+    drops, pvalues = reference_conditional(
+        model,
+        X[200:],
+        y[200:],
+        [[0], [1], [2], [3]],
+        5,
+        2,
+        sampler,
+        categorical=[False, False, False, True],
+    )
+    np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
+    assert result.sampler_scores[3][0] > 0.5
 
 
 def _count_engine_calls(monkeypatch):
@@ -469,6 +515,43 @@ def test_conditional_pvalues_valid_on_noise_features():
     assert np.all(pvalues[:, 0] < 1e-3)  # the cause
     assert np.sum(pvalues[:, 1] <= 0.05) <= 22
     assert np.sum(pvalues[:, 2] <= 0.05) <= 22
+
+
+def _forest_draws(X, column, kind, n_draws=50):
+    """Draws of one column of ``X`` by the forest sampler fitted on the
+    other columns."""
+    others = np.delete(X, column, axis=1)
+    sampler = fit_column_sampler(
+        X, X[:, column], others, column, kind, "forest", seed=0, n_jobs=1
+    )
+    rng = np.random.RandomState(1)
+    n = X.shape[0]
+    return [
+        sampler.draw(rng.permutation(n), rng.random_sample(n)) for _ in range(n_draws)
+    ]
+
+
+def test_conditional_forest_draws_have_the_columns_variance():
+    # prediction + permuted residual had 1.079 times the variance of this
+    # stand-in (the forest's noise counted twice: the code before the
+    # least-squares line fails); along the line, 1 up to the permutation's
+    # cross term
+    rng = np.random.RandomState(0)
+    cause, noise = rng.normal(size=(2, 300))
+    stand_in = 0.7 * cause + np.sqrt(1 - 0.7**2) * rng.normal(size=300)
+    X = np.column_stack([cause, stand_in, noise])
+    draws = _forest_draws(X, 1, "regression")
+    ratio = np.mean([np.var(d) for d in draws]) / np.var(stand_in)
+    assert abs(ratio - 1) < 0.03
+
+
+def test_conditional_forest_draws_unpredictable_levels_by_permutation():
+    # an uninformative forest's out-of-bag probabilities vary from row to
+    # row; a column the others do not predict is drawn from its marginal
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.normal(size=(300, 3)), rng.randint(0, 3, size=300)])
+    for draw in _forest_draws(X.astype(float), 3, "classification", n_draws=5):
+        np.testing.assert_array_equal(np.sort(draw), np.sort(X[:, 3]))
 
 
 def test_conditional_selector_method():
