@@ -186,33 +186,65 @@ def correlated_regression(n=400, seed=0):
     return X, y
 
 
+SINGLE_COLUMNS = [[0], [1], [2], [3]]
+
+
+def assert_matches_reference(
+    model,
+    X,
+    y,
+    *,
+    random_state,
+    n_repeats,
+    sampler,
+    groups=None,
+    expected_groups=SINGLE_COLUMNS,
+    scoring=None,
+):
+    """conditional_permutation_importance equals the slow reference loop, run
+    on ``expected_groups`` of ``correlated_regression``'s columns (x3
+    categorical); returns the result."""
+    result = conditional_permutation_importance(
+        model,
+        X,
+        y,
+        n_repeats=n_repeats,
+        groups=groups,
+        sampler=sampler,
+        scoring=scoring,
+        random_state=random_state,
+    )
+    drops, pvalues = reference_conditional(
+        model,
+        X,
+        y,
+        expected_groups,
+        random_state,
+        n_repeats,
+        sampler,
+        categorical=[False, False, False, True],
+        scoring=scoring,
+    )
+    np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
+    return result
+
+
 @pytest.mark.parametrize("sampler", ["forest", "linear"])
 @pytest.mark.parametrize("groups", [None, [[0, 1], 2, 3]])
 def test_conditional_equals_reference_loop_regression(sampler, groups):
     X, y = correlated_regression()
     model = RandomForestRegressor(n_estimators=20, random_state=0).fit(X[:200], y[:200])
-    result = conditional_permutation_importance(
+    result = assert_matches_reference(
         model,
         X[200:],
         y[200:],
-        n_repeats=3,
-        groups=groups,
-        sampler=sampler,
         random_state=7,
+        n_repeats=3,
+        sampler=sampler,
+        groups=groups,
+        expected_groups=SINGLE_COLUMNS if groups is None else [[0, 1], [2], [3]],
     )
-    expected_groups = [[0], [1], [2], [3]] if groups is None else [[0, 1], [2], [3]]
-    drops, pvalues = reference_conditional(
-        model,
-        X[200:],
-        y[200:],
-        expected_groups,
-        7,
-        3,
-        sampler,
-        categorical=[False, False, False, True],
-    )
-    np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
     assert result.method == "conditional_permutation"
     assert result.random_state == 7
 
@@ -225,28 +257,15 @@ def test_conditional_equals_reference_loop_classification(sampler, scoring):
     model = RandomForestClassifier(n_estimators=20, random_state=0).fit(
         X[:200], y[:200]
     )
-    result = conditional_permutation_importance(
+    assert_matches_reference(
         model,
         X[200:],
         y[200:],
+        random_state=3,
         n_repeats=2,
         sampler=sampler,
         scoring=scoring,
-        random_state=3,
     )
-    drops, pvalues = reference_conditional(
-        model,
-        X[200:],
-        y[200:],
-        [[0], [1], [2], [3]],
-        3,
-        2,
-        sampler,
-        categorical=[False, False, False, True],
-        scoring=scoring,
-    )
-    np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
 
 
 @pytest.mark.parametrize("sampler", ["forest", "linear"])
@@ -256,21 +275,9 @@ def test_conditional_equals_reference_loop_predictable_few_valued_column(sampler
     X, y = correlated_regression(seed=2)
     X[:, 3] = np.digitize(X[:, 0] + 0.3 * X[:, 2], [-0.5, 0.5])
     model = RandomForestRegressor(n_estimators=20, random_state=0).fit(X[:200], y[:200])
-    result = conditional_permutation_importance(
-        model, X[200:], y[200:], n_repeats=2, sampler=sampler, random_state=5
+    result = assert_matches_reference(
+        model, X[200:], y[200:], random_state=5, n_repeats=2, sampler=sampler
     )
-    drops, pvalues = reference_conditional(
-        model,
-        X[200:],
-        y[200:],
-        [[0], [1], [2], [3]],
-        5,
-        2,
-        sampler,
-        categorical=[False, False, False, True],
-    )
-    np.testing.assert_allclose(result.importances, drops, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(result.pvalues, pvalues, rtol=1e-8, atol=1e-12)
     assert result.sampler_scores[3][0] > 0.5
 
 

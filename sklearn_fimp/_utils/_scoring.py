@@ -254,7 +254,7 @@ def _binary_auc(positive, values, weight):
     values, positive, weight = values[order], positive[order], weight[order]
     # np.concatenate, not np.r_: this runs once per permutation, and np.r_
     # parses its arguments each time
-    last = np.append(np.flatnonzero(np.diff(values)), len(values) - 1)
+    last = np.concatenate((np.flatnonzero(np.diff(values)), [len(values) - 1]))
     true_positives = np.cumsum(weight * positive)[last]
     false_positives = np.cumsum(weight * ~positive)[last]
     tpr = np.concatenate(([0.0], true_positives)) / true_positives[-1]
