@@ -473,7 +473,14 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
         label = f"{method} ({model}) {test}"
         one_fit = seconds / n_rounds if test == "t-1fit" else seconds
         rows.append(
-            dict(regime=regime, seed=seed, selector=label, seconds=one_fit)
+            dict(
+                regime=regime,
+                seed=seed,
+                selector=label,
+                seconds=one_fit,
+                rounds=n_rounds,
+                trees=trees,
+            )
             | outcome(holm, bh, informative)
             | dict(noise_p=pvalues[noise])
             | diagnosis
@@ -545,16 +552,24 @@ def read_log(paths):
 def recompute(rows, n_rounds, trees):
     """Every probe test's row of ``rows`` computed again from the kept rounds
     of its data set (no refit: each test, including one added since, on the
-    same fits); the other rows (BorutaPy) as they are."""
+    same fits); the other rows (BorutaPy) as they are. A row records its
+    rounds and trees; ``n_rounds`` and ``trees`` stand in for rows recorded
+    before it did."""
     if not CACHE:
         raise SystemExit("--recompute needs BENCH_CALIBRATION_CACHE (the kept rounds)")
     kept = [row for row in rows if _configuration(row["selector"]) == row["selector"]]
     configurations = dict.fromkeys(
-        (row["regime"], row["seed"], _configuration(row["selector"]))
+        (
+            row["regime"],
+            row["seed"],
+            _configuration(row["selector"]),
+            row.get("rounds", n_rounds),
+            row.get("trees", trees),
+        )
         for row in rows
         if _configuration(row["selector"]) != row["selector"]
     )
-    for regime, seed, configuration in configurations:
+    for regime, seed, configuration, n_rounds, trees in configurations:
         method, model = configuration.rstrip(")").split(" (")
         path = _kept_rounds(regime, seed, method, model, n_rounds, trees)
         if not path.exists():
@@ -578,9 +593,10 @@ def clopper_pearson_upper(k, n, level=0.95):
 def summarize(rows):
     table = {}
     for row in rows:
-        table.setdefault((row["regime"], row["selector"]), []).append(row)
+        key = row["regime"], row["selector"], row.get("rounds"), row.get("trees")
+        table.setdefault(key, []).append(row)
     out = []
-    for (regime, selector), group in table.items():
+    for (regime, selector, n_rounds, trees), group in table.items():
         n = len(group)
         k = sum(r["any_false"] for r in group)
         fdp = np.array([r["fdp"] for r in group])
@@ -589,6 +605,7 @@ def summarize(rows):
             dict(
                 regime=regime,
                 selector=selector,
+                fits="" if n_rounds is None else f"{n_rounds} x {trees}",
                 n=n,
                 fwer_k=k,
                 fwer=k / n,
@@ -647,13 +664,14 @@ def text_diagnosis(diagnosis):
 
 def text_table(summary):
     header = (
-        f"{'regime':<16} {'selector':<40} {'n':>3} {'FWER':>10} {'upper':>6} "
+        f"{'regime':<16} {'selector':<40} {'fits':>8} {'n':>3} {'FWER':>10} "
+        f"{'upper':>6} "
         f"{'FDR':>6} {'upper':>6} {'power':>6} {'F1':>5} {'s':>7}"
     )
     lines = [header, "-" * len(header)]
     for s in summary:
         lines.append(
-            f"{s['regime']:<16} {s['selector']:<40} {s['n']:>3} "
+            f"{s['regime']:<16} {s['selector']:<40} {s['fits']:>8} {s['n']:>3} "
             f"{s['fwer_k']:>3}={s['fwer']:5.1%} {s['fwer_upper']:6.1%} "
             f"{s['fdr']:6.1%} {s['fdr_upper']:6.1%} {s['power']:6.2f} "
             f"{s['f1']:5.2f} {s['seconds']:7.2f}"
@@ -670,6 +688,47 @@ def version(package):
 
 def _percent(x):
     return "" if not np.isfinite(x) else f"{100 * x:.1f}"
+
+
+def _is_headline(selector):
+    """Rows of the first table: the selector's own test, and the peers."""
+    return selector.endswith(f" {TESTS[0]}") or _configuration(selector) == selector
+
+
+def _error_table(title, summary):
+    lines = [
+        f".. list-table:: {title}",
+        "   :header-rows: 1",
+        "",
+        "   * - Regime",
+        "     - Selector",
+        "     - Rounds x trees",
+        "     - Data sets",
+        "     - FWER (%)",
+        "     - FWER 95% upper (%)",
+        "     - FDR (%)",
+        "     - FDR 95% upper (%)",
+        "     - Power",
+        "     - F1",
+        "     - Time (s)",
+    ]
+    order = [*REGIMES, *POWER]
+    for s in sorted(summary, key=lambda s: order.index(s["regime"])):
+        power = "" if not np.isfinite(s["power"]) else f"{s['power']:.2f}"
+        lines += [
+            f"   * - {s['regime']}",
+            f"     - {s['selector']}",
+            f"     - {s['fits']}",
+            f"     - {s['n']}",
+            f"     - {s['fwer_k']} = {_percent(s['fwer'])}",
+            f"     - {_percent(s['fwer_upper'])}",
+            f"     - {_percent(s['fdr'])}",
+            f"     - {_percent(s['fdr_upper'])}",
+            f"     - {power}",
+            f"     - {s['f1']:.2f}" if power else "     - ",
+            f"     - {s['seconds']:.2f}",
+        ]
+    return lines
 
 
 def rst(summary, diagnosis, command, seconds, notes):
@@ -702,35 +761,18 @@ def rst(summary, diagnosis, command, seconds, notes):
     ]
     for note in notes:
         lines += [note, ""]
-    lines += [
-        ".. list-table:: Error rates at alpha = 0.05",
-        "   :header-rows: 1",
-        "",
-        "   * - Regime",
-        "     - Selector",
-        "     - Data sets",
-        "     - FWER (%)",
-        "     - FWER 95% upper (%)",
-        "     - FDR (%)",
-        "     - FDR 95% upper (%)",
-        "     - Power",
-        "     - F1",
-        "     - Time (s)",
-    ]
-    for s in summary:
-        power = "" if not np.isfinite(s["power"]) else f"{s['power']:.2f}"
-        lines += [
-            f"   * - {s['regime']}",
-            f"     - {s['selector']}",
-            f"     - {s['n']}",
-            f"     - {s['fwer_k']} = {_percent(s['fwer'])}",
-            f"     - {_percent(s['fwer_upper'])}",
-            f"     - {_percent(s['fdr'])}",
-            f"     - {_percent(s['fdr_upper'])}",
-            f"     - {power}",
-            f"     - {s['f1']:.2f}",
-            f"     - {s['seconds']:.2f}",
-        ]
+    headline = [row for row in summary if _is_headline(row["selector"])]
+    others = [row for row in summary if not _is_headline(row["selector"])]
+    lines += _error_table(
+        f"ImportanceSelector's test and BorutaPy: error rates at alpha = {ALPHA}",
+        headline,
+    )
+    if others:
+        lines += [""] + _error_table(
+            "Candidate tests computed on the same rounds (not what "
+            "ImportanceSelector uses; kept to show why it uses 'rounds')",
+            others,
+        )
     if diagnosis:
         lines += [
             "",
@@ -868,6 +910,21 @@ def main(argv=None):
     report(rows, args, start)
 
 
+def _without_notes(argv):
+    """The command line without its --note values (the page prints those as
+    paragraphs of their own)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--note":
+            kept += ["--note", "<the paragraph below>"]
+            skip = True
+        elif not arg.startswith("--note="):
+            kept.append(arg)
+    return kept
+
+
 def _record(row):
     """A row as one line of the --log file."""
     return dict(row, noise_p=[float(p) for p in row.get("noise_p", [])])
@@ -879,7 +936,7 @@ def report(rows, args, start):
     print(text_diagnosis(diagnose(rows)))
     if args.write:
         command = "PYTHONPATH=. python bench/bench_calibration.py " + shlex.join(
-            sys.argv[1:]
+            _without_notes(sys.argv[1:])
         )
         text = rst(
             summarize(rows),
