@@ -292,8 +292,26 @@ def run(datasets, seeds, data_path, selectors):
                     flush=True,
                 )
             f1, n_selected, score, seconds, fits = np.mean(measured, axis=0)
-            rows.append([key, label, name, f1, n_selected, score, seconds, fits])
+            rows.append(
+                [key, label, name, f1, n_selected, score, seconds, fits, list(seeds)]
+            )
     return rows
+
+
+def merge_seeds(rows):
+    """Rows of one (dataset, selector) from runs on different seeds, as one
+    row: the means over all their seeds (each run's row is a mean over its
+    own seeds), in the order the rows first appear."""
+    merged = {}
+    for row in rows:
+        merged.setdefault((row[0], row[2]), []).append(row)
+    out = []
+    for group in merged.values():
+        seeds = [seed for row in group for seed in row[8]]
+        weights = [len(row[8]) for row in group]
+        values = np.average([row[3:8] for row in group], axis=0, weights=weights)
+        out.append([*group[0][:3], *values, seeds])
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -341,7 +359,7 @@ def table_text(rows):
     return "\n".join(out)
 
 
-def rst(rows, seeds, command, skipped):
+def rst(rows, command, skipped):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         ".. This file is written by bench/bench_recursive.py; do not edit it.",
@@ -358,7 +376,8 @@ def rst(rows, seeds, command, skipped):
         f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
         f"sklearn_fimp {sklearn_fimp.__version__}, probatus "
         f"{version('probatus')}, shap {version('shap')}",
-        f"- seeds: {', '.join(map(str, seeds))}",
+        "- seeds: in the table's Seeds column; F1, features kept, score and "
+        "time are means over them",
         "",
         "Reproduce from the repository root with::",
         "",
@@ -384,15 +403,17 @@ def rst(rows, seeds, command, skipped):
         "     - Features kept",
         "     - CV score",
         "     - Time (s)",
+        "     - Seeds",
     ]
-    for _, label, name, f1, n, score, seconds, *_ in rows:
+    for _, label, name, f1, n, score, seconds, _, row_seeds in rows:
         lines += [
             f"   * - {label}",
             f"     - {name}",
             f"     - {f1:.2f}",
-            f"     - {n:.0f}",
+            f"     - {n:.0f}" if n == round(n) else f"     - {n:.1f}",
             f"     - {score:.3f}",
             f"     - {seconds:.1f}",
+            f"     - {', '.join(map(str, row_seeds))}",
         ]
     found = ratios(rows)
     if found:
@@ -471,12 +492,16 @@ def main(argv=None):
         rows, commands, notes = [], [], []
         for path in args.from_json:
             saved = json.loads(path.read_text())
-            rows += saved["rows"]
+            # rows saved before they recorded their seeds: the run's --seeds
+            rows += [
+                row + [saved.get("seeds", [0])][len(row) - 8 :] for row in saved["rows"]
+            ]
             commands.append(saved["command"])
             notes += [saved["note"]] if saved.get("note") else []
         skipped = " ".join(notes)
         command = "\n    ".join(commands)
         # several runs' rows, in the order one run gives them
+        rows = merge_seeds(rows)
         rows.sort(key=lambda r: (list(DATASETS).index(r[0]), SELECTORS.index(r[2])))
     else:
         datasets = list(args.datasets)
@@ -491,11 +516,13 @@ def main(argv=None):
             selectors = [s for s in selectors if s != SELECTORS[3]]
         rows = run(datasets, args.seeds, args.data, selectors)
         if args.json:
-            args.json.write_text(json.dumps({"rows": rows, "command": command}))
+            args.json.write_text(
+                json.dumps({"rows": rows, "command": command, "seeds": args.seeds})
+            )
     print()
     print(table_text(rows))
     if not args.no_write:
-        DOCS_FILE.write_text(rst(rows, args.seeds, command, skipped))
+        DOCS_FILE.write_text(rst(rows, command, skipped))
         print(f"\nwrote {DOCS_FILE.relative_to(REPO_ROOT)}")
 
 
