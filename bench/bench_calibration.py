@@ -516,12 +516,13 @@ def run_boruta(regime, seed):
 def plan(regimes, seeds, configs, boruta, boruta_seeds=None, done=frozenset()):
     """The jobs to run: every (regime, seed, configuration), BorutaPy on the
     first ``boruta_seeds`` seeds of the regimes in ``boruta``, leaving out
-    the (regime, seed, selector) rows already recorded in ``done``."""
+    the fits already recorded in ``done`` (see _configuration_key)."""
     jobs = []
     for regime in regimes:
         for i, seed in enumerate(seeds):
             for method, model, n_rounds, trees in configs(regime):
-                if (regime, seed, f"{method} ({model})") not in done:
+                configuration = f"{method} ({model})"
+                if (regime, seed, configuration, n_rounds, trees) not in done:
                     jobs.append(
                         delayed(run_probes)(
                             regime, seed, method, model, n_rounds, trees
@@ -530,19 +531,20 @@ def plan(regimes, seeds, configs, boruta, boruta_seeds=None, done=frozenset()):
             if (
                 regime in boruta
                 and (boruta_seeds is None or i < boruta_seeds)
-                and (regime, seed, "BorutaPy") not in done
+                and (regime, seed, "BorutaPy", None, None) not in done
             ):
                 jobs.append(delayed(run_boruta)(regime, seed))
     return jobs
 
 
 def read_log(paths):
-    """Rows recorded with ``--log``, one per (regime, seed, selector)."""
+    """Rows recorded with ``--log``, one per (regime, seed, selector, rounds,
+    trees)."""
     rows, seen = [], set()
     for path in paths:
         for line in Path(path).read_text().splitlines():
             row = json.loads(line) if line.strip() else None
-            key = row and (row["regime"], row["seed"], row["selector"])
+            key = row and (*_configuration_key(row), row["selector"])
             if row is not None and key not in seen:
                 seen.add(key)
                 rows.append(row)
@@ -579,6 +581,18 @@ def recompute(rows, n_rounds, trees):
             )
         kept.extend(run_probes(regime, seed, method, model, n_rounds, trees))
     return kept
+
+
+def _configuration_key(row):
+    """(regime, seed, configuration, rounds, trees) of a row: the fits it
+    was computed from (rounds and trees are None for a peer's row)."""
+    return (
+        row["regime"],
+        row["seed"],
+        _configuration(row["selector"]),
+        row.get("rounds"),
+        row.get("trees"),
+    )
 
 
 def _configuration(selector):
@@ -627,9 +641,10 @@ def diagnose(rows):
     table = {}
     for row in rows:
         if "noise_p" in row:
-            table.setdefault((row["regime"], row["selector"]), []).append(row)
+            key = row["regime"], row["selector"], row.get("rounds"), row.get("trees")
+            table.setdefault(key, []).append(row)
     out = []
-    for (regime, selector), group in table.items():
+    for (regime, selector, n_rounds, trees), group in table.items():
         p = np.concatenate([r["noise_p"] for r in group])
         if len(p) == 0:
             continue
@@ -637,6 +652,7 @@ def diagnose(rows):
             dict(
                 regime=regime,
                 selector=selector,
+                fits="" if n_rounds is None else f"{n_rounds} x {trees}",
                 n_pvalues=len(p),
                 le_01=float(np.mean(p <= 0.01)),
                 le_05=float(np.mean(p <= 0.05)),
@@ -784,6 +800,7 @@ def rst(summary, diagnosis, command, seconds, notes):
             "",
             "   * - Regime",
             "     - Test",
+            "     - Rounds x trees",
             "     - p-values",
             "     - P(p <= 0.01)",
             "     - P(p <= 0.05)",
@@ -794,6 +811,7 @@ def rst(summary, diagnosis, command, seconds, notes):
             lines += [
                 f"   * - {d['regime']}",
                 f"     - {d['selector']}",
+                f"     - {d['fits']}",
                 f"     - {d['n_pvalues']}",
                 f"     - {d['le_01']:.3f}",
                 f"     - {d['le_05']:.3f}",
@@ -891,10 +909,7 @@ def main(argv=None):
     boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)
     if args.no_boruta:
         boruta_on = set()
-    done = {
-        (row["regime"], row["seed"], _configuration(row["selector"]))
-        for row in read_log(args.skip_logged)
-    }
+    done = {_configuration_key(row) for row in read_log(args.skip_logged)}
     jobs = plan(regimes, seeds, configs, boruta_on, args.boruta_seeds, done)
     print(f"{len(jobs)} jobs", flush=True)
     rows = []
@@ -918,7 +933,8 @@ def _without_notes(argv):
         if skip:
             skip = False
         elif arg == "--note":
-            kept += ["--note", "<the paragraph below>"]
+            if "--note" not in kept:
+                kept += ["--note", "<each paragraph below, one --note each>"]
             skip = True
         elif not arg.startswith("--note="):
             kept.append(arg)
