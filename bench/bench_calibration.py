@@ -561,13 +561,7 @@ def recompute(rows, n_rounds, trees):
         raise SystemExit("--recompute needs BENCH_CALIBRATION_CACHE (the kept rounds)")
     kept = [row for row in rows if _configuration(row["selector"]) == row["selector"]]
     configurations = dict.fromkeys(
-        (
-            row["regime"],
-            row["seed"],
-            _configuration(row["selector"]),
-            row.get("rounds", n_rounds),
-            row.get("trees", trees),
-        )
+        _configuration_key(row, n_rounds, trees)
         for row in rows
         if _configuration(row["selector"]) != row["selector"]
     )
@@ -583,16 +577,31 @@ def recompute(rows, n_rounds, trees):
     return kept
 
 
-def _configuration_key(row):
+def _configuration_key(row, n_rounds=None, trees=None):
     """(regime, seed, configuration, rounds, trees) of a row: the fits it
-    was computed from (rounds and trees are None for a peer's row)."""
+    was computed from (rounds and trees are None for a peer's row, and
+    ``n_rounds`` and ``trees`` for a row recorded before rows kept them)."""
     return (
         row["regime"],
         row["seed"],
         _configuration(row["selector"]),
-        row.get("rounds"),
-        row.get("trees"),
+        row.get("rounds", n_rounds),
+        row.get("trees", trees),
     )
+
+
+def _by_selector_and_fits(rows):
+    """Rows grouped by (regime, selector, rounds, trees), in order."""
+    table = {}
+    for row in rows:
+        key = row["regime"], row["selector"], row.get("rounds"), row.get("trees")
+        table.setdefault(key, []).append(row)
+    return table
+
+
+def _fits(n_rounds, trees):
+    """The 'Rounds x trees' cell ('' for a peer)."""
+    return "" if n_rounds is None else f"{n_rounds} x {trees}"
 
 
 def _configuration(selector):
@@ -605,12 +614,10 @@ def clopper_pearson_upper(k, n, level=0.95):
 
 
 def summarize(rows):
-    table = {}
-    for row in rows:
-        key = row["regime"], row["selector"], row.get("rounds"), row.get("trees")
-        table.setdefault(key, []).append(row)
     out = []
-    for (regime, selector, n_rounds, trees), group in table.items():
+    for (regime, selector, n_rounds, trees), group in _by_selector_and_fits(
+        rows
+    ).items():
         n = len(group)
         k = sum(r["any_false"] for r in group)
         fdp = np.array([r["fdp"] for r in group])
@@ -619,7 +626,7 @@ def summarize(rows):
             dict(
                 regime=regime,
                 selector=selector,
-                fits="" if n_rounds is None else f"{n_rounds} x {trees}",
+                fits=_fits(n_rounds, trees),
                 n=n,
                 fwer_k=k,
                 fwer=k / n,
@@ -638,13 +645,11 @@ def summarize(rows):
 
 def diagnose(rows):
     """Null p-values of noise features per test, and what one fit shares."""
-    table = {}
-    for row in rows:
-        if "noise_p" in row:
-            key = row["regime"], row["selector"], row.get("rounds"), row.get("trees")
-            table.setdefault(key, []).append(row)
     out = []
-    for (regime, selector, n_rounds, trees), group in table.items():
+    with_pvalues = [row for row in rows if "noise_p" in row]
+    for (regime, selector, n_rounds, trees), group in _by_selector_and_fits(
+        with_pvalues
+    ).items():
         p = np.concatenate([r["noise_p"] for r in group])
         if len(p) == 0:
             continue
@@ -652,7 +657,7 @@ def diagnose(rows):
             dict(
                 regime=regime,
                 selector=selector,
-                fits="" if n_rounds is None else f"{n_rounds} x {trees}",
+                fits=_fits(n_rounds, trees),
                 n_pvalues=len(p),
                 le_01=float(np.mean(p <= 0.01)),
                 le_05=float(np.mean(p <= 0.05)),
