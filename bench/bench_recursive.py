@@ -328,7 +328,8 @@ def version(package):
 def ratios(rows):
     """Per dataset and our selector (auto, permutation): the loop's time
     over ours, and the loop's time over its fitting time (the most that any
-    method fitting the same models could gain)."""
+    method fitting the same models could gain); where both ran on the same
+    seeds."""
     by = {(r[0], r[2]): r for r in rows}
     out = []
     for key in dict.fromkeys(r[0] for r in rows):
@@ -337,7 +338,8 @@ def ratios(rows):
             continue
         bound = loop[6] / loop[7] if len(loop) > 7 and loop[7] > 0 else np.nan
         for name in SELECTORS[:2]:
-            if (key, name) in by:
+            # times compare within a run: the same seeds, or no ratio
+            if (key, name) in by and by[(key, name)][8:] == loop[8:]:
                 out.append((key, name, loop[6] / by[(key, name)][6], bound))
     return out
 
