@@ -394,7 +394,7 @@ def rst(rows, command, skipped):
         "",
     ]
     if skipped:
-        lines += [f"Not run: {skipped}", ""]
+        lines += [f"Notes: {skipped}", ""]
     lines += [
         ".. list-table:: Selection quality, score and time",
         "   :header-rows: 1",
