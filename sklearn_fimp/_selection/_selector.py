@@ -187,7 +187,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     every round) noise was kept in 0/60 data sets, against 9/60 for the
     previous version of this test, which averaged the rounds. The test errs
     on the safe side: a noise feature's raw p-value is at most 0.01 in at
-    most 0.3% of cases in every regime.
+    most 0.7% of cases in every regime (a valid p-value allows 1%).
 
     **Decisions.** ``decisions_`` says, per feature, "confirmed" (the
     corrected p-value is at most ``alpha``), "tentative" (only the raw
