@@ -181,7 +181,7 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     noise) the share of data sets with any noise feature kept is at most
     3/60 (none in four regimes), where the single-fit t test this selector
     used before kept noise in up to 28/30 (500 columns of pure noise) and
-    BorutaPy in up to 12/60 (10/10 on 500 columns). Where importances are
+    BorutaPy in up to 16/60 (26/30 on 500 columns). Where importances are
     sparse (HistGradientBoosting on three columns with a strong signal,
     held-out permutation importance exactly 0 for the probes in almost
     every round) noise was kept in 0/60 data sets, against 9/60 for the
