@@ -544,7 +544,7 @@ def read_log(paths):
     for path in paths:
         for line in Path(path).read_text().splitlines():
             row = json.loads(line) if line.strip() else None
-            key = row and (*_configuration_key(row), row["selector"])
+            key = row and (row["seed"], *_table_key(row))
             if row is not None and key not in seen:
                 seen.add(key)
                 rows.append(row)
@@ -559,11 +559,11 @@ def recompute(rows, n_rounds, trees):
     before it did."""
     if not CACHE:
         raise SystemExit("--recompute needs BENCH_CALIBRATION_CACHE (the kept rounds)")
-    kept = [row for row in rows if _configuration(row["selector"]) == row["selector"]]
+    kept = [row for row in rows if _is_peer(row["selector"])]
     configurations = dict.fromkeys(
         _configuration_key(row, n_rounds, trees)
         for row in rows
-        if _configuration(row["selector"]) != row["selector"]
+        if not _is_peer(row["selector"])
     )
     for regime, seed, configuration, n_rounds, trees in configurations:
         method, model = configuration.rstrip(")").split(" (")
@@ -590,18 +590,28 @@ def _configuration_key(row, n_rounds=None, trees=None):
     )
 
 
+def _table_key(row):
+    """(regime, selector, rounds, trees): the rows one line of the tables
+    summarizes (rounds and trees are None for a peer's row)."""
+    return row["regime"], row["selector"], row.get("rounds"), row.get("trees")
+
+
 def _by_selector_and_fits(rows):
-    """Rows grouped by (regime, selector, rounds, trees), in order."""
+    """Rows grouped by :func:`_table_key`, in order."""
     table = {}
     for row in rows:
-        key = row["regime"], row["selector"], row.get("rounds"), row.get("trees")
-        table.setdefault(key, []).append(row)
+        table.setdefault(_table_key(row), []).append(row)
     return table
 
 
 def _fits(n_rounds, trees):
     """The 'Rounds x trees' cell ('' for a peer)."""
     return "" if n_rounds is None else f"{n_rounds} x {trees}"
+
+
+def _is_peer(selector):
+    """A peer's row (BorutaPy), not one of the probe tests on kept rounds."""
+    return _configuration(selector) == selector
 
 
 def _configuration(selector):
@@ -713,7 +723,7 @@ def _percent(x):
 
 def _is_headline(selector):
     """Rows of the first table: the selector's own test, and the peers."""
-    return selector.endswith(f" {TESTS[0]}") or _configuration(selector) == selector
+    return selector.endswith(f" {TESTS[0]}") or _is_peer(selector)
 
 
 def _error_table(title, summary):
@@ -937,11 +947,11 @@ def _without_notes(argv):
     for arg in argv:
         if skip:
             skip = False
-        elif arg == "--note":
+        elif arg == "--note" or arg.startswith("--note="):
             if "--note" not in kept:
                 kept += ["--note", "<each paragraph below, one --note each>"]
-            skip = True
-        elif not arg.startswith("--note="):
+            skip = arg == "--note"
+        else:
             kept.append(arg)
     return kept
 

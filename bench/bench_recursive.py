@@ -339,7 +339,7 @@ def ratios(rows):
         bound = loop[6] / loop[7] if len(loop) > 7 and loop[7] > 0 else np.nan
         for name in SELECTORS[:2]:
             # times compare within a run: the same seeds, or no ratio
-            if (key, name) in by and by[(key, name)][8:] == loop[8:]:
+            if (key, name) in by and by[(key, name)][8] == loop[8]:
                 out.append((key, name, loop[6] / by[(key, name)][6], bound))
     return out
 
@@ -494,9 +494,11 @@ def main(argv=None):
         rows, commands, notes = [], [], []
         for path in args.from_json:
             saved = json.loads(path.read_text())
-            # rows saved before they recorded their seeds: the run's --seeds
+            # rows saved before rows recorded their seeds (8 columns): the
+            # run's --seeds, or seed 0 where the file predates those too
             rows += [
-                row + [saved.get("seeds", [0])][len(row) - 8 :] for row in saved["rows"]
+                row if len(row) > 8 else [*row, saved.get("seeds", [0])]
+                for row in saved["rows"]
             ]
             commands.append(saved["command"])
             notes += [saved["note"]] if saved.get("note") else []
