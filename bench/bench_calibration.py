@@ -653,6 +653,14 @@ def summarize(rows):
     return out
 
 
+def _mean_where_defined(values):
+    """Mean of the values that are not NaN (a between-feature share is
+    undefined with one noise column), NaN when none is."""
+    values = np.asarray(values, dtype=np.float64)
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if len(defined) else np.nan
+
+
 def diagnose(rows):
     """Null p-values of noise features per test, and what one fit shares."""
     out = []
@@ -671,8 +679,8 @@ def diagnose(rows):
                 n_pvalues=len(p),
                 le_01=float(np.mean(p <= 0.01)),
                 le_05=float(np.mean(p <= 0.05)),
-                probe_skew=float(np.nanmean([r["probe_skew"] for r in group])),
-                between_share=float(np.nanmean([r["between_share"] for r in group])),
+                probe_skew=_mean_where_defined([r["probe_skew"] for r in group]),
+                between_share=_mean_where_defined([r["between_share"] for r in group]),
             )
         )
     return out
