@@ -645,7 +645,7 @@ def summarize(rows):
                 fdr_upper=float(fdp.mean() + 1.645 * fdp.std(ddof=1) / np.sqrt(n))
                 if n > 1
                 else np.nan,
-                power=float(np.nanmean(power)) if np.isfinite(power).any() else np.nan,
+                power=_mean_where_defined(power),
                 f1=float(np.mean([r["f1"] for r in group])),
                 seconds=float(np.mean([r["seconds"] for r in group])),
             )
@@ -654,8 +654,9 @@ def summarize(rows):
 
 
 def _mean_where_defined(values):
-    """Mean of the values that are not NaN (a between-feature share is
-    undefined with one noise column), NaN when none is."""
+    """Mean of the values that are not NaN (power without informative
+    columns, a between-feature share with one noise column), NaN when none
+    is (where np.nanmean would warn)."""
     values = np.asarray(values, dtype=np.float64)
     defined = values[~np.isnan(values)]
     return float(defined.mean()) if len(defined) else np.nan

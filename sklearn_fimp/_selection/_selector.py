@@ -183,13 +183,14 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     six methods, and a linear model through "permutation", kept noise in
     0/60 data sets of 100 rows and 5 columns. The single-fit t test this
     selector used before kept noise in up to 28/30 (500 columns of pure
-    noise), BorutaPy in up to 23/60 (48/60 on 500 columns). Where importances are
-    sparse (HistGradientBoosting on three columns with a strong signal,
-    held-out permutation importance exactly 0 for the probes in almost
-    every round) noise was kept in 0/60 data sets, against 9/60 for the
-    previous version of this test, which averaged the rounds. The test errs
-    on the safe side: a noise feature's raw p-value is at most 0.01 in at
-    most 0.8% of cases in every regime (a valid p-value allows 1%).
+    noise), BorutaPy in up to 23/60 (48/60 on 500 columns). Where
+    importances are sparse (HistGradientBoosting on three columns with a
+    strong signal, held-out permutation importance exactly 0 for the probes
+    in almost every round) noise was kept in 0/60 data sets, against 9/60
+    for the previous version of this test, which averaged the rounds. The
+    test errs on the safe side: a noise feature's raw p-value is at most
+    0.01 in at most 0.8% of cases in every regime (a valid p-value allows
+    1%).
 
     **Decisions.** ``decisions_`` says, per feature, "confirmed" (the
     corrected p-value is at most ``alpha``), "tentative" (only the raw
