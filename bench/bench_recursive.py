@@ -2,8 +2,8 @@
 RecursiveImportanceSelector against scikit-learn's RFECV, probatus'
 ShapRFECV and the loop users write by hand, side by side in one run.
 
-Datasets: Q1-Q5 of ``bench/bench_selection.py`` (imported from it, same
-seeds and relevant features), and W, wide data:
+Datasets: Q1-Q5 of ``bench/bench_selection.py`` (described there, defined
+in ``bench/_common.py``: the same seeds and relevant features), and W, wide data:
 ``make_classification(n_samples=600, n_features=300, n_informative=8,
 n_redundant=0, shuffle=False)``, relevant 0..7.
 
@@ -53,20 +53,35 @@ the page from rows saved by several runs (to split a run across processes).
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import shlex
 import sys
-import time
+import tempfile
 import warnings
-from importlib import metadata
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import sklearn
+from _common import (
+    DOCS,
+    RENT_CSV,
+    SELECTION_DATASETS,
+    command_line,
+    forest,
+    list_table,
+    missing,
+    peer_scoring,
+    rent_missing,
+    reproduce,
+    skip,
+    text_table,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.feature_selection import RFECV
@@ -79,16 +94,11 @@ from sklearn.model_selection import (
     train_test_split,
 )
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_selection import DATASETS as SELECTION_DATASETS  # noqa: E402
-from bench_selection import DEFAULT_DATA, forest, peer_scoring  # noqa: E402
+from sklearn_fimp import RecursiveImportanceSelector
 
-import sklearn_fimp  # noqa: E402
-from sklearn_fimp import RecursiveImportanceSelector  # noqa: E402
-
-SCRIPT = Path(__file__).resolve()
-REPO_ROOT = SCRIPT.parents[1]
-DOCS_FILE = REPO_ROOT / "docs" / "bench_recursive.rst"
+DEFAULT_DATA = RENT_CSV
+DOCS_FILE = DOCS / "bench_recursive.rst"
+#: Trees of every selector's forest (--quick: fewer).
 N_ESTIMATORS = 30
 N_SPLITS = 3
 N_REPEATS = 5
@@ -111,6 +121,11 @@ def wide(seed, data_path):
         random_state=seed,
     )
     return X, y, set(range(8)), "classification"
+
+
+#: --quick: Q3 on seed 0, forests of a few trees, the page from the rows
+#: saved and read back as --json and --from-json do.
+QUICK = {"datasets": ["Q3"], "seeds": [0], "trees": 5}
 
 
 DATASETS = {
@@ -192,9 +207,9 @@ def _loop_path(model, X, y, train, test, sizes, scorer, task, seed):
     features = np.arange(X.shape[1])
     scores = []
     for k, size in enumerate(sizes):
-        start = time.perf_counter()
-        fitted = clone(model).fit(X[np.ix_(fit_rows, features)], y[fit_rows])
-        LOOP_FIT_SECONDS[0] += time.perf_counter() - start
+        rows = np.ix_(fit_rows, features)
+        seconds, fitted = timed(partial(clone(model).fit, X[rows], y[fit_rows]))
+        LOOP_FIT_SECONDS[0] += seconds
         if test is not None:
             scores.append(scorer(fitted, X[np.ix_(test, features)], y[test]))
         if k == len(sizes) - 1:
@@ -275,11 +290,9 @@ def run(datasets, seeds, data_path, selectors):
             for seed in seeds:
                 X, y, relevant, task = make(seed, data_path)
                 LOOP_FIT_SECONDS[0] = 0.0
-                start = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    selected = RUNNERS[name](X, y, task, seed)
-                seconds = time.perf_counter() - start
+                    seconds, selected = timed(partial(RUNNERS[name], X, y, task, seed))
                 score = subset_score(X, y, task, seed, selected)
                 fits = LOOP_FIT_SECONDS[0] if name == SELECTORS[4] else np.nan
                 measured.append(
@@ -318,13 +331,6 @@ def merge_seeds(rows):
 # reporting
 
 
-def version(package):
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def ratios(rows):
     """Per dataset and our selector (auto, permutation): the loop's time
     over ours, and the loop's time over its fitting time (the most that any
@@ -345,14 +351,15 @@ def ratios(rows):
 
 
 def table_text(rows):
-    header = (
-        f"{'dataset':<36} {'selector':<30} {'F1':>5} {'n':>5} {'score':>6} {'s':>7}"
-    )
-    out = [header, "-" * len(header)]
-    for _, label, name, f1, n, score, seconds, *_ in rows:
-        out.append(
-            f"{label:<36} {name:<30} {f1:5.2f} {n:5.1f} {score:6.3f} {seconds:7.1f}"
+    out = [
+        text_table(
+            ["dataset", "selector", "F1", "n", "score", "s"],
+            [
+                [label, name, f"{f1:.2f}", f"{n:.1f}", f"{score:.3f}", f"{seconds:.1f}"]
+                for _, label, name, f1, n, score, seconds, *_ in rows
+            ],
         )
+    ]
     out += ["", "straightforward loop time / sklearn_fimp time:"]
     out += [
         f"  {key} {name}: {ratio:.1f}x (loop time / its fitting time: {bound:.1f}x)"
@@ -362,29 +369,24 @@ def table_text(rows):
 
 
 def rst(rows, command, skipped):
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        ".. This file is written by bench/bench_recursive.py; do not edit it.",
-        "",
+        *written_by("bench_recursive.py"),
         ".. _bench_recursive:",
         "",
         "Benchmark: recursive elimination against RFECV, ShapRFECV and the loop",
         "=======================================================================",
         "",
-        f"- date: {now}",
+        f"- date: {utc_stamp()}",
         f"- cores (os.cpu_count()): {os.cpu_count()}, shared with other jobs "
         "while this ran; every model with n_jobs=None (one core)",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
-        f"sklearn_fimp {sklearn_fimp.__version__}, probatus "
-        f"{version('probatus')}, shap {version('shap')}",
+        "- "
+        + versions(
+            "numpy", "scikit-learn", "pandas", "sklearn_fimp", "probatus", "shap"
+        ),
         "- seeds: in the table's Seeds column; F1, features kept, score and "
         "time are means over them",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command}",
-        "",
+        *reproduce(command),
         "The datasets and the settings of every selector are described at the "
         "top of ``bench/bench_recursive.py``: the same forest, splits, scoring "
         "and step for all. F1 is against the known relevant features; score is "
@@ -395,47 +397,37 @@ def rst(rows, command, skipped):
     ]
     if skipped:
         lines += [f"Notes: {skipped}", ""]
-    lines += [
-        ".. list-table:: Selection quality, score and time",
-        "   :header-rows: 1",
-        "",
-        "   * - Dataset",
-        "     - Selector",
-        "     - F1",
-        "     - Features kept",
-        "     - CV score",
-        "     - Time (s)",
-        "     - Seeds",
-    ]
-    for _, label, name, f1, n, score, seconds, _, row_seeds in rows:
-        lines += [
-            f"   * - {label}",
-            f"     - {name}",
-            f"     - {f1:.2f}",
-            f"     - {n:.0f}" if n == round(n) else f"     - {n:.1f}",
-            f"     - {score:.3f}",
-            f"     - {seconds:.1f}",
-            f"     - {', '.join(map(str, row_seeds))}",
-        ]
+    lines += list_table(
+        "Selection quality, score and time",
+        ["Dataset", "Selector", "F1", "Features kept", "CV score", "Time (s)", "Seeds"],
+        [
+            [
+                label,
+                name,
+                f"{f1:.2f}",
+                f"{n:.0f}" if n == round(n) else f"{n:.1f}",
+                f"{score:.3f}",
+                f"{seconds:.1f}",
+                ", ".join(map(str, row_seeds)),
+            ]
+            for _, label, name, f1, n, score, seconds, _, row_seeds in rows
+        ],
+    )
     found = ratios(rows)
     if found:
-        lines += [
-            "",
-            ".. list-table:: Time of the straightforward loop over ours",
-            "   :header-rows: 1",
-            "",
-            "   * - Dataset",
-            "     - Ours",
-            "     - Loop time / our time",
-            "     - Loop time / the loop's fitting time",
-        ]
-        for key, name, ratio, bound in found:
-            lines += [
-                f"   * - {key}",
-                f"     - {name}",
-                f"     - {ratio:.1f}",
-                f"     - {bound:.1f}",
-            ]
+        lines += [""] + list_table(
+            "Time of the straightforward loop over ours",
+            [
+                "Dataset",
+                "Ours",
+                "Loop time / our time",
+                "Loop time / the loop's fitting time",
+            ],
+            [
+                [key, name, f"{ratio:.1f}", f"{bound:.1f}"]
+                for key, name, ratio, bound in found
+            ],
+        )
         lines += [
             "",
             "The last column is the gain of a selector that fitted the same "
@@ -480,54 +472,71 @@ def parse_args(argv=None):
         help="write the page from rows saved by earlier runs, running nothing",
     )
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run in seconds: Q3, seed 0, forests of "
+        f"{QUICK['trees']} trees; prints the page instead of writing it",
+    )
     return parser.parse_args(argv)
 
 
+def read_json(paths):
+    """The rows, commands and notes of runs saved with --json, as one run
+    gives them: a (dataset, selector)'s rows from runs on different seeds
+    averaged (see merge_seeds), in the order of DATASETS and SELECTORS."""
+    rows, commands, notes = [], [], []
+    for path in paths:
+        saved = json.loads(Path(path).read_text())
+        # rows saved before rows recorded their seeds (8 columns): the
+        # run's --seeds, or seed 0 where the file predates those too
+        rows += [
+            row if len(row) > 8 else [*row, saved.get("seeds", [0])]
+            for row in saved["rows"]
+        ]
+        commands.append(saved["command"])
+        notes += [saved["note"]] if saved.get("note") else []
+    rows = merge_seeds(rows)
+    rows.sort(key=lambda r: (list(DATASETS).index(r[0]), SELECTORS.index(r[2])))
+    return rows, "\n    ".join(commands), " ".join(notes)
+
+
 def main(argv=None):
-    args = parse_args(argv)
+    global N_ESTIMATORS
     argv = argv if argv is not None else sys.argv[1:]
-    command = "PYTHONPATH=. python bench/bench_recursive.py" + (
-        " " + shlex.join(argv) if argv else ""
-    )
+    args = parse_args(argv)
+    command = command_line("bench_recursive.py", argv, pythonpath=True)
+    if args.quick:
+        N_ESTIMATORS = QUICK["trees"]
+        args.datasets, args.seeds = QUICK["datasets"], QUICK["seeds"]
     skipped = ""
     if args.from_json:
-        rows, commands, notes = [], [], []
-        for path in args.from_json:
-            saved = json.loads(path.read_text())
-            # rows saved before rows recorded their seeds (8 columns): the
-            # run's --seeds, or seed 0 where the file predates those too
-            rows += [
-                row if len(row) > 8 else [*row, saved.get("seeds", [0])]
-                for row in saved["rows"]
-            ]
-            commands.append(saved["command"])
-            notes += [saved["note"]] if saved.get("note") else []
-        skipped = " ".join(notes)
-        command = "\n    ".join(commands)
-        # several runs' rows, in the order one run gives them
-        rows = merge_seeds(rows)
-        rows.sort(key=lambda r: (list(DATASETS).index(r[0]), SELECTORS.index(r[2])))
+        rows, command, skipped = read_json(args.from_json)
     else:
         datasets = list(args.datasets)
-        if "Q5" in datasets and not args.data.is_file():
+        if "Q5" in datasets and rent_missing(args.data):
             skipped = f"Q5: the rent data was not found at {args.data}."
+            skip("Q5", rent_missing(args.data))
             datasets.remove("Q5")
         selectors = [SELECTORS[i] for i in args.selectors]
-        try:
-            import probatus  # noqa: F401
-        except ImportError as exc:
-            skipped += f" probatus ShapRFECV: {exc}."
+        why = missing("probatus") if SELECTORS[3] in selectors else None
+        if why:
+            skipped += f" probatus ShapRFECV: {why}."
+            skip(SELECTORS[3], why)
             selectors = [s for s in selectors if s != SELECTORS[3]]
         rows = run(datasets, args.seeds, args.data, selectors)
-        if args.json:
-            args.json.write_text(
-                json.dumps({"rows": rows, "command": command, "seeds": args.seeds})
-            )
+        saved = {"rows": rows, "command": command, "seeds": args.seeds}
+        if args.quick:  # through --json and --from-json, in a temporary folder
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder, "rows.json")
+                path.write_text(json.dumps(saved))
+                rows, command, _ = read_json([path])
+        elif args.json:
+            args.json.write_text(json.dumps(saved))
     print()
     print(table_text(rows))
     if not args.no_write:
-        DOCS_FILE.write_text(rst(rows, command, skipped))
-        print(f"\nwrote {DOCS_FILE.relative_to(REPO_ROOT)}")
+        write_page(DOCS_FILE, rst(rows, command, skipped), quick=args.quick)
 
 
 if __name__ == "__main__":

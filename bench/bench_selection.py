@@ -48,42 +48,57 @@ and mean seconds of ``fit``.
 Run from the repository root::
 
     python bench/bench_selection.py                 # full run, writes the docs
-    python bench/bench_selection.py --datasets Q3 --seeds 0 --no-write  # smoke
+    python bench/bench_selection.py --datasets Q3 --seeds 0 --no-write
+    python bench/bench_selection.py --quick         # seconds; prints the page
+
+A missing peer (boruta, feature-engine) or rent data is skipped, and the
+page says so.
 
 The table is printed and written to ``docs/bench_selection.rst``.
 """
 
 import argparse
-import datetime
 import os
-import platform
-import shlex
 import sys
-import time
 import warnings
-from importlib import metadata
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import sklearn
-from sklearn.datasets import make_classification, make_friedman1
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from _common import (
+    DOCS,
+    RENT_CSV,
+    SELECTION_DATASETS,
+    command_line,
+    heading,
+    list_table,
+    missing,
+    peer_scoring,
+    rent_missing,
+    reproduce,
+    skip,
+    text_table,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
+from _common import forest as _forest
 from sklearn.feature_selection import SelectFromModel
 from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 
-import sklearn_fimp
 from sklearn_fimp import ImportanceSelector
 
-SCRIPT = Path(__file__).resolve()
-REPO_ROOT = SCRIPT.parents[1]
-DEFAULT_DATA = SCRIPT.parents[2] / "shared" / "data" / "rent.csv"
-DOCS_FILE = REPO_ROOT / "docs" / "bench_selection.rst"
+DEFAULT_DATA = RENT_CSV
+DOCS_FILE = DOCS / "bench_selection.rst"
 SEEDS = (0, 1, 2)
+#: Trees of every RandomForest but ImportanceSelector's (--quick: fewer).
 N_ESTIMATORS = 200
-RENT_ROWS = 5000
-RENT_FEATURES = ["bathrooms", "bedrooms", "price", "longitude", "latitude"]
+#: Q1-Q5, defined in _common.py (bench_recursive.py runs them too).
+DATASETS = SELECTION_DATASETS
 SELECTORS = (
     "sklearn_fimp ImportanceSelector",
     "BorutaPy",
@@ -92,86 +107,14 @@ SELECTORS = (
     "SelectFromModel(threshold='mean')",
     "single random column",
 )
-
-
-# --------------------------------------------------------------------------
-# data
-
-
-def q1(seed, data_path):
-    X, y = make_friedman1(n_samples=2000, n_features=30, noise=1.0, random_state=seed)
-    return X, y, set(range(5)), "regression"
-
-
-def q2(seed, data_path):
-    X, y = make_classification(
-        n_samples=2000,
-        n_features=40,
-        n_informative=6,
-        n_redundant=4,
-        shuffle=False,
-        random_state=seed,
-    )
-    return X, y, set(range(10)), "classification"
-
-
-def q3(seed, data_path):
-    rng = np.random.RandomState(seed)
-    n = 1000
-    relevant = rng.randint(0, 2, n)
-    y = relevant ^ (rng.uniform(size=n) < 0.3)
-    columns = [relevant] + [rng.normal(size=n) for _ in range(6)]
-    columns += [rng.randint(0, levels, n) for levels in (4, 10, 20)]
-    return (
-        np.column_stack(columns).astype(float),
-        y.astype(int),
-        {0},
-        ("classification"),
-    )
-
-
-def q4(seed, data_path):
-    rng = np.random.RandomState(seed)
-    n = 2000
-    x = rng.uniform(-1, 1, size=(n, 2))
-    y = (x[:, 0] * x[:, 1] > 0).astype(int)
-    flipped = rng.uniform(size=n) < 0.1
-    y[flipped] = 1 - y[flipped]
-    X = np.column_stack([x, rng.normal(size=(n, 18))])
-    return X, y, {0, 1}, "classification"
-
-
-_RENT = {}
-
-
-def q5(seed, data_path):
-    if data_path not in _RENT:
-        _RENT[data_path] = pd.read_csv(data_path)
-    rent = _RENT[data_path]
-    rng = np.random.RandomState(seed)
-    rows = rng.choice(len(rent), RENT_ROWS, replace=False)
-    sample = rent.iloc[rows].reset_index(drop=True)
-    X = sample[RENT_FEATURES].to_numpy(dtype=float)
-    noise = [
-        rng.uniform(size=RENT_ROWS),
-        rng.normal(size=RENT_ROWS),
-        rng.randint(0, 2, RENT_ROWS),
-        rng.randint(0, 10, RENT_ROWS),
-        rng.randint(0, 50, RENT_ROWS),
-        rng.permutation(X[:, RENT_FEATURES.index("price")]),
-        rng.permutation(X[:, RENT_FEATURES.index("latitude")]),
-    ]
-    X = np.column_stack([X] + noise)
-    return X, sample["interest_level"].to_numpy(), set(range(5)), "classification"
-
-
-DATASETS = {
-    "Q1": ("Q1 make_friedman1", q1),
-    "Q2": ("Q2 make_classification (redundant)", q2),
-    "Q3": ("Q3 cardinality bias", q3),
-    "Q4": ("Q4 interaction", q4),
-    "Q5": ("Q5 rent + planted noise", q5),
+#: The optional peer each selector needs.
+PEERS = {
+    SELECTORS[1]: "boruta",
+    SELECTORS[2]: "feature_engine",
+    SELECTORS[3]: "feature_engine",
 }
+#: --quick: small data sets, one seed, forests of a few trees.
+QUICK = {"datasets": ["Q3", "Q5"], "seeds": [0], "trees": 10, "round_trees": 5}
 
 
 # --------------------------------------------------------------------------
@@ -183,15 +126,8 @@ ROUND_TREES = 60
 
 
 def forest(task, seed, **params):
-    model = RandomForestRegressor if task == "regression" else RandomForestClassifier
     params.setdefault("n_estimators", N_ESTIMATORS)
-    return model(random_state=seed, **params)
-
-
-def peer_scoring(task, y):
-    if task == "regression":
-        return "r2"
-    return "roc_auc" if len(np.unique(y)) == 2 else "roc_auc_ovr"
+    return _forest(task, seed, **params)
 
 
 def as_frame(X):
@@ -295,11 +231,9 @@ def run(datasets, seeds, data_path, selectors):
             measured = []
             for seed in seeds:
                 X, y, relevant, task = make(seed, data_path)
-                start = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    selected = RUNNERS[name](X, y, task, seed)
-                seconds = time.perf_counter() - start
+                    seconds, selected = timed(partial(RUNNERS[name], X, y, task, seed))
                 measured.append((*scores(selected, relevant), seconds))
                 print(
                     f"{key} seed {seed} {name}: selected "
@@ -313,13 +247,6 @@ def run(datasets, seeds, data_path, selectors):
 
 # --------------------------------------------------------------------------
 # reporting
-
-
-def version(package):
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def summary(rows, datasets):
@@ -338,17 +265,19 @@ def summary(rows, datasets):
 
 
 def table_text(rows, datasets):
-    header = (
-        f"{'dataset':<38} {'selector':<38} {'prec':>5} {'rec':>5} {'F1':>5} {'s':>7}"
-    )
-    out = [header, "-" * len(header)]
-    for _, label, name, precision, recall, f1, seconds in rows:
-        out.append(
-            f"{label:<38} {name:<38} {precision:5.2f} {recall:5.2f} {f1:5.2f} "
-            f"{seconds:7.1f}"
-        )
+    body = [
+        [
+            label,
+            name,
+            f"{precision:.2f}",
+            f"{recall:.2f}",
+            f"{f1:.2f}",
+            f"{seconds:.1f}",
+        ]
+        for _, label, name, precision, recall, f1, seconds in rows
+    ]
     means, ratios = summary(rows, datasets)
-    out.append("")
+    out = [text_table(["dataset", "selector", "prec", "rec", "F1", "s"], body), ""]
     out.append("mean F1 over " + ", ".join(datasets) + ":")
     out.extend(f"  {name:<38} {f1:.3f}" for name, f1 in means)
     out.append("sklearn_fimp time / BorutaPy time:")
@@ -357,75 +286,59 @@ def table_text(rows, datasets):
 
 
 def rst(rows, datasets, seeds, command, skipped):
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     means, ratios = summary(rows, datasets)
     lines = [
-        ".. This file is written by bench/bench_selection.py; do not edit it.",
+        *written_by("bench_selection.py"),
+        *heading("Benchmark: selecting features with known relevant ones"),
         "",
-        "Benchmark: selecting features with known relevant ones",
-        "======================================================",
-        "",
-        f"- date: {now}",
+        f"- date: {utc_stamp()}",
         f"- cores (os.cpu_count()): {os.cpu_count()}; every model with "
         "n_jobs=None (one core)",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
-        f"sklearn_fimp {sklearn_fimp.__version__}, boruta {version('boruta')}, "
-        f"feature-engine {version('feature-engine')}",
+        "- "
+        + versions(
+            "numpy",
+            "scikit-learn",
+            "pandas",
+            "sklearn_fimp",
+            "boruta",
+            "feature-engine",
+        ),
         f"- seeds: {', '.join(map(str, seeds))}; precision, recall, F1 of the "
         "selected set and seconds of fit are means over the seeds",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command}",
-        "",
+        *reproduce(command),
         "The datasets and the settings of every selector are described at the "
         "top of ``bench/bench_selection.py``.",
         "",
     ]
     if skipped:
         lines += [f"Not run: {skipped}", ""]
-    lines += [
-        ".. list-table:: Selection quality and time",
-        "   :header-rows: 1",
-        "",
-        "   * - Dataset",
-        "     - Selector",
-        "     - Precision",
-        "     - Recall",
-        "     - F1",
-        "     - Time (s)",
-    ]
-    for _, label, name, precision, recall, f1, seconds in rows:
-        lines += [
-            f"   * - {label}",
-            f"     - {name}",
-            f"     - {precision:.2f}",
-            f"     - {recall:.2f}",
-            f"     - {f1:.2f}",
-            f"     - {seconds:.1f}",
-        ]
-    lines += [
-        "",
-        ".. list-table:: Mean F1 over " + ", ".join(datasets),
-        "   :header-rows: 1",
-        "",
-        "   * - Selector",
-        "     - Mean F1",
-    ]
-    for name, f1 in means:
-        lines += [f"   * - {name}", f"     - {f1:.3f}"]
+    lines += list_table(
+        "Selection quality and time",
+        ["Dataset", "Selector", "Precision", "Recall", "F1", "Time (s)"],
+        [
+            [
+                label,
+                name,
+                f"{precision:.2f}",
+                f"{recall:.2f}",
+                f"{f1:.2f}",
+                f"{seconds:.1f}",
+            ]
+            for _, label, name, precision, recall, f1, seconds in rows
+        ],
+    )
+    lines += [""] + list_table(
+        "Mean F1 over " + ", ".join(datasets),
+        ["Selector", "Mean F1"],
+        [[name, f"{f1:.3f}"] for name, f1 in means],
+    )
     if ratios:
-        lines += [
-            "",
-            ".. list-table:: Time of ImportanceSelector relative to BorutaPy",
-            "   :header-rows: 1",
-            "",
-            "   * - Dataset",
-            "     - sklearn_fimp time / BorutaPy time",
-        ]
-        for d, ratio in ratios:
-            lines += [f"   * - {d}", f"     - {ratio:.2f}"]
+        lines += [""] + list_table(
+            "Time of ImportanceSelector relative to BorutaPy",
+            ["Dataset", "sklearn_fimp time / BorutaPy time"],
+            [[d, f"{ratio:.2f}"] for d, ratio in ratios],
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -471,32 +384,52 @@ def parse_args(argv=None):
         action="store_true",
         help="print the table only; do not write docs/bench_selection.rst",
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run in seconds: Q3 and Q5, seed 0, forests of "
+        f"{QUICK['trees']} trees ({QUICK['round_trees']} per round of ours); "
+        "prints the page instead of writing it",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None):
+    global N_ESTIMATORS, ROUND_TREES
+    argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    if args.quick:
+        N_ESTIMATORS, ROUND_TREES = QUICK["trees"], QUICK["round_trees"]
+        args.datasets, args.seeds = QUICK["datasets"], QUICK["seeds"]
     datasets = list(args.datasets)
-    skipped = ""
-    if "Q5" in datasets and not args.data.is_file():
-        skipped = (
+    skipped = []
+    if "Q5" in datasets and rent_missing(args.data):
+        skipped.append(
             f"Q5: the rent data was not found at {args.data} (pass --data "
             "PATH/rent.csv)."
         )
-        print(f"Skipping {skipped}", file=sys.stderr)
+        skip("Q5", rent_missing(args.data))
         datasets.remove("Q5")
-    selectors = [SELECTORS[i] for i in args.selectors]
+    selectors = []
+    for name in (SELECTORS[i] for i in args.selectors):
+        why = PEERS.get(name) and missing(PEERS[name])
+        if why:
+            skip(name, why)
+            skipped.append(f"{name}: {why}.")
+        else:
+            selectors.append(name)
     rows = run(datasets, args.seeds, args.data, selectors)
     print()
     print(table_text(rows, datasets))
     if not args.no_write:
-        command = "python bench/bench_selection.py" + (
-            " " + shlex.join(argv if argv is not None else sys.argv[1:])
-            if (argv if argv is not None else sys.argv[1:])
-            else ""
+        page = rst(
+            rows,
+            datasets,
+            args.seeds,
+            command_line("bench_selection.py", argv),
+            " ".join(skipped),
         )
-        DOCS_FILE.write_text(rst(rows, datasets, args.seeds, command, skipped))
-        print(f"\nwrote {DOCS_FILE.relative_to(REPO_ROOT)}")
+        write_page(DOCS_FILE, page, quick=args.quick)
 
 
 if __name__ == "__main__":
