@@ -16,7 +16,10 @@ Run from the repository root::
 
     python bench/bench_kernel_calls.py                 # W1 and W2
     python bench/bench_kernel_calls.py --workload W1   # the rent data only
-    python bench/bench_kernel_calls.py --quick         # a smoke run
+    python bench/bench_kernel_calls.py --quick         # a smoke run, seconds
+
+The workloads are W1 and W2 of bench_permutation.py (defined in
+bench/_common.py); W1 is skipped, with a message, without the rent data.
 
 Forests are fitted with n_jobs=-1 and evaluated with n_jobs=1.
 """
@@ -28,15 +31,17 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import RENT_CSV, load_rent, load_synthetic, rent_missing, skip, timed
 from sklearn.model_selection import train_test_split
 
 import sklearn_fimp
 from sklearn_fimp import oob_permutation_importance, permutation_importance
+
+# Private: the script instruments the compiled kernels' wrappers and calls
+# them with empty arrays; the package has no public access to its kernels.
 from sklearn_fimp._engine import _backend, _kernels
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_permutation import DEFAULT_DATA, load_rent, load_synthetic  # noqa: E402
-
+DEFAULT_DATA = RENT_CSV
 KERNEL_NAMES = (
     "route_rows",
     "route_scatter",
@@ -67,7 +72,7 @@ class CountingKernels:
         return counted
 
 
-def empty_call_seconds(kernels, repeats=20_000):
+def empty_call_seconds(kernels, repeats):
     """Median over kernels of the time of one call with no work to do."""
     empty_nodes = np.zeros(1, dtype=_kernels.NODE_DTYPE)
     empty_nodes["left"] = -1
@@ -142,10 +147,8 @@ def empty_call_seconds(kernels, repeats=20_000):
     }
     per_call = {}
     for name, call in calls.items():
-        start = time.perf_counter()
-        for _ in range(repeats):
-            call()
-        per_call[name] = (time.perf_counter() - start) / repeats
+        seconds, _ = timed(lambda call=call: [call() for _ in range(repeats)])
+        per_call[name] = seconds / repeats
     return per_call
 
 
@@ -171,9 +174,7 @@ def run_tasks(name, X, y, model, repeats):
         counting = CountingKernels(_backend.COMPILED.kernels)
         _backend.COMPILED.kernels = counting
         try:
-            start = time.perf_counter()
-            run()
-            seconds = time.perf_counter() - start
+            seconds, _ = timed(run)
         finally:
             _backend.COMPILED.kernels = counting.kernels
         rows.append((name, task, seconds, counting.calls, counting.seconds))
@@ -189,13 +190,18 @@ def main(argv=None):
     if _backend.COMPILED is None:
         sys.exit("the compiled kernels are not built: nothing to measure")
     print(f"sklearn_fimp {sklearn_fimp.__version__} from {sklearn_fimp.__file__}")
-    per_call = empty_call_seconds(_backend.COMPILED.kernels)
+    per_call = empty_call_seconds(
+        _backend.COMPILED.kernels, 1_000 if args.quick else 20_000
+    )
     print("\nOne call with no work (ctypes conversion + call + wrapper):")
     for kernel, seconds in per_call.items():
         print(f"  {kernel:<20} {seconds * 1e6:6.1f} us")
     workloads = []
-    if args.workload in ("W1", "all") and args.data.is_file():
-        workloads.append(load_rent(args.data, args.quick))
+    if args.workload in ("W1", "all"):
+        if rent_missing(args.data):
+            skip("W1", rent_missing(args.data))
+        else:
+            workloads.append(load_rent(args.data, args.quick))
     if args.workload in ("W2", "all"):
         workloads.append(load_synthetic(args.quick))
     for name, X, y, model, _ in workloads:

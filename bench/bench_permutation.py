@@ -19,7 +19,7 @@ Workloads:
 - W1: rent listings (``../shared/data/rent.csv``; log price from bathrooms,
   bedrooms, longitude, latitude and a uniform random column), 80/20 split,
   RandomForestRegressor(n_estimators=100, random_state=0). Skipped, with a
-  message, when the file is missing.
+  message, when the file is missing (so are W4-W6 when their library is).
 - W2: make_classification(n_samples=100_000, n_features=50, n_informative=10,
   n_redundant=10, random_state=0), 80/20 split,
   RandomForestClassifier(n_estimators=100, min_samples_leaf=5,
@@ -47,7 +47,7 @@ only, installed in its own environment, never a dependency of this package.
 Run from the repository root::
 
     python bench/bench_permutation.py            # both workloads, 3 runs each
-    python bench/bench_permutation.py --quick    # small smoke run
+    python bench/bench_permutation.py --quick    # seconds; prints the page
     OMP_NUM_THREADS=1 python bench/bench_permutation.py --workload boosters \
         --takt-python /path/to/takt-venv/bin/python
 
@@ -63,37 +63,45 @@ otherwise. CatBoost is fitted with thread_count=1; its ``predict`` and
 """
 
 import argparse
-import datetime
 import json
 import os
 import pickle
-import platform
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
-import sklearn
-from scipy.stats import spearmanr
-from sklearn.datasets import make_classification
-from sklearn.ensemble import (
-    HistGradientBoostingClassifier,
-    RandomForestClassifier,
-    RandomForestRegressor,
+from _common import (
+    BENCH,
+    DOCS,
+    RENT_CSV,
+    command_line,
+    list_table,
+    load_average,
+    load_rent,
+    load_synthetic,
+    median_time,
+    missing,
+    rent_missing,
+    reproduce,
+    shown,
+    skip,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
 )
+from scipy.stats import spearmanr
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.inspection import permutation_importance as sklearn_permutation
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.model_selection import train_test_split
 
-import sklearn_fimp
 from sklearn_fimp import oob_permutation_importance, permutation_importance
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "rent.csv"
-DOCS_TABLE = ROOT / "docs" / "bench_permutation.rst"
+DEFAULT_DATA = RENT_CSV
+DOCS_TABLE = DOCS / "bench_permutation.rst"
 #: per workload, the largest difference between our validation importances
 #: and scikit-learn's (same permutations)
 DIFFERENCES = {}
@@ -104,67 +112,7 @@ TAKT = {}
 TAKT_PEER = "lightgbm-takt: sklearn.inspection.permutation_importance"
 #: the machine's load average when the run started (other processes share
 #: its cores)
-LOAD_AT_START = (
-    ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    if hasattr(os, "getloadavg")
-    else "not available on this platform"
-)
-
-
-def library_versions():
-    """Versions of the boosting libraries, where installed."""
-    versions = []
-    for name in ("xgboost", "lightgbm", "catboost"):
-        try:
-            module = __import__(name)
-        except ImportError:
-            continue
-        versions.append(f"{name} {module.__version__}")
-    return ", ".join(versions)
-
-
-def median_time(function, repeats):
-    """Median wall time of ``repeats`` calls, and the last call's result."""
-    times = []
-    result = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
-def load_rent(path, quick):
-    import pandas as pd
-
-    frame = pd.read_csv(path)
-    frame = frame[frame["price"] > 0]
-    X = frame[["bathrooms", "bedrooms", "longitude", "latitude"]].to_numpy(float)
-    X = np.column_stack([X, np.random.RandomState(0).uniform(size=len(X))])
-    y = np.log(frame["price"].to_numpy(float))
-    if quick:
-        X, y = X[:5000], y[:5000]
-    model = RandomForestRegressor(
-        n_estimators=20 if quick else 100, random_state=0, n_jobs=-1
-    )
-    return "W1 rent (regression)", X, y, model, r2_score
-
-
-def load_synthetic(quick):
-    X, y = make_classification(
-        n_samples=5000 if quick else 100_000,
-        n_features=50,
-        n_informative=10,
-        n_redundant=10,
-        random_state=0,
-    )
-    model = RandomForestClassifier(
-        n_estimators=20 if quick else 100,
-        min_samples_leaf=5,
-        random_state=0,
-        n_jobs=-1,
-    )
-    return "W2 make_classification", X, y, model, accuracy_score
+LOAD_AT_START = load_average()
 
 
 def load_hist_boosting(quick):
@@ -180,7 +128,10 @@ def load_xgboost(quick):
 
     _, X, y, _, metric = load_synthetic(quick)
     model = xgboost.XGBClassifier(
-        n_estimators=30 if quick else 300, max_depth=6, random_state=0, n_jobs=-1
+        n_estimators=30 if quick else 300,
+        max_depth=6,
+        random_state=0,
+        n_jobs=1 if quick else -1,
     )
     return "W4 XGBoost", X, y, model, metric
 
@@ -193,7 +144,7 @@ def load_lightgbm(quick):
         n_estimators=30 if quick else 300,
         num_leaves=31,
         random_state=0,
-        n_jobs=-1,
+        n_jobs=1 if quick else -1,
         verbose=-1,
     )
     return "W5 LightGBM", X, y, model, metric
@@ -306,7 +257,7 @@ def run_takt(takt_python, model, X_valid, y_valid, n_repeats, repeats):
         completed = subprocess.run(
             [
                 str(takt_python),
-                str(ROOT / "bench" / "peer_sklearn_permutation.py"),
+                str(BENCH / "peer_sklearn_permutation.py"),
                 str(folder),
                 "--repeats",
                 str(repeats),
@@ -333,9 +284,7 @@ def run_workload(name, X, y, model, metric, repeats, takt_python=None):
     X_train, X_valid, y_train, y_valid = train_test_split(
         X, y, test_size=0.2, random_state=0
     )
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    fit_seconds = time.perf_counter() - start
+    fit_seconds, _ = timed(lambda: model.fit(X_train, y_train))
     evaluate_on_one_core(model)
     bagged = hasattr(model, "estimators_samples_")
     n_features = X.shape[1]
@@ -540,21 +489,25 @@ def speedup_text(ratio):
     return f"{ratio:.1f}x"
 
 
-def write_rst(rows, ratios, command, path, repeats):
+def page(rows, ratios, command, path, repeats):
+    """The page of the tables (the boosted models' title when ``path`` is
+    not the default page)."""
     title = "Benchmark: the tree engine behind permutation importance"
     if path != DOCS_TABLE:
         title += " (boosted models)"
+    boosters = versions(
+        "xgboost", "lightgbm", "catboost", python=False, installed_only=True
+    )
     lines = [
-        ".. This file is written by bench/bench_permutation.py; do not edit it.",
-        "",
+        *written_by("bench_permutation.py"),
         title,
         "=" * len(title),
         "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- date: {utc_stamp()}",
         f"- cores (os.cpu_count()): {os.cpu_count()}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}"
-        + (f", {library_versions()}" if library_versions() else ""),
+        "- "
+        + versions("numpy", "scikit-learn", "sklearn_fimp")
+        + (f", {boosters}" if boosters else ""),
         "- forests evaluated with n_jobs=None, XGBoost and LightGBM with "
         "n_jobs=1, CatBoost fitted with thread_count=1 (its predict uses every "
         f"core); medians of {repeats} run(s) per measurement, all in one run "
@@ -564,26 +517,17 @@ def write_rst(rows, ratios, command, path, repeats):
         "(the OpenMP threads of HistGradientBoosting's, XGBoost's and "
         "LightGBM's predict)",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command}",
-        "",
-        ".. list-table:: Speed-up of sklearn_fimp over the peer (peer time / ours, "
-        "each at its fastest n_jobs)",
-        "   :header-rows: 1",
-        "",
-        "   * - Workload",
-        "     - Task",
-        "     - Peer",
-        "     - Speed-up",
+        *reproduce(command),
     ]
-    for workload, task, peer, ratio in ratios:
-        lines += [
-            f"   * - {workload}",
-            f"     - {task}",
-            f"     - {PEER_NAMES[peer]}",
-            f"     - {speedup_text(ratio)}",
-        ]
+    lines += list_table(
+        "Speed-up of sklearn_fimp over the peer (peer time / ours, "
+        "each at its fastest n_jobs)",
+        ["Workload", "Task", "Peer", "Speed-up"],
+        [
+            [workload, task, PEER_NAMES[peer], speedup_text(ratio)]
+            for workload, task, peer, ratio in ratios
+        ],
+    )
     if DIFFERENCES:
         lines += [
             "",
@@ -602,29 +546,34 @@ def write_rst(rows, ratios, command, path, repeats):
             f"permutations) by at most {TAKT['difference']:.2e}; its x predict "
             "column divides by the official wheel's predict.",
         ]
-    lines += [
-        "",
-        ".. list-table:: Timings",
-        "   :header-rows: 1",
-        "",
-        "   * - Workload",
-        "     - Task",
-        "     - Implementation",
-        "     - n_jobs",
-        "     - Time (s)",
-        "     - x predict per feature and repeat",
-    ]
-    for workload, task, implementation, n_jobs, seconds, per_unit in rows:
-        lines += [
-            f"   * - {workload}",
-            f"     - {task}",
-            f"     - {implementation}",
-            f"     - {n_jobs}",
-            f"     - {seconds:.2f}",
-            f"     - {per_unit:.3f}",
-        ]
+    lines += [""] + list_table(
+        "Timings",
+        [
+            "Workload",
+            "Task",
+            "Implementation",
+            "n_jobs",
+            "Time (s)",
+            "x predict per feature and repeat",
+        ],
+        [
+            [
+                workload,
+                task,
+                implementation,
+                n_jobs,
+                f"{seconds:.2f}",
+                f"{per_unit:.3f}",
+            ]
+            for workload, task, implementation, n_jobs, seconds, per_unit in rows
+        ],
+    )
     lines.append("")
-    path.write_text("\n".join(lines))
+    return "\n".join(lines)
+
+
+#: The boosting workloads, and the library each needs.
+BOOSTERS = {"W4": "xgboost", "W5": "lightgbm", "W6": "catboost"}
 
 
 def main(argv=None):
@@ -642,12 +591,15 @@ def main(argv=None):
         help="timing runs per measurement (median reported)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="small data and forests, for a smoke run"
+        "--quick",
+        action="store_true",
+        help="smoke run in seconds: small data and models, one run per "
+        "measurement; prints the page instead of writing it",
     )
     parser.add_argument(
         "--no-write",
         action="store_true",
-        help=f"do not write {DOCS_TABLE.relative_to(ROOT)}",
+        help=f"do not write {shown(DOCS_TABLE)}",
     )
     parser.add_argument(
         "--workload",
@@ -659,35 +611,42 @@ def main(argv=None):
         "--table",
         type=Path,
         default=DOCS_TABLE,
-        help=f"where to write the table (default: {DOCS_TABLE.relative_to(ROOT)})",
+        help=f"where to write the table (default: {shown(DOCS_TABLE)})",
     )
     parser.add_argument(
         "--takt-python",
         type=Path,
         help="the Python of an environment with lightgbm-takt: adds it as a peer on W5",
     )
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    if args.quick:
+        args.repeats = 1
 
-    workloads = []
-    if args.workload in ("W1", "all"):
-        if args.data.is_file():
-            workloads.append(load_rent(args.data, args.quick))
-        else:
-            print(
-                f"W1 skipped: no rent data at {args.data}; pass --data PATH "
-                "to the rent.csv of ../shared/data.",
-                file=sys.stderr,
-            )
-    if args.workload in ("W2", "all"):
-        workloads.append(load_synthetic(args.quick))
-    if args.workload in ("W3", "boosters", "all"):
-        workloads.append(load_hist_boosting(args.quick))
-    if args.workload in ("W4", "boosters", "all"):
-        workloads.append(load_xgboost(args.quick))
-    if args.workload in ("W5", "boosters", "all"):
-        workloads.append(load_lightgbm(args.quick))
-    if args.workload in ("W6", "boosters", "all"):
-        workloads.append(load_catboost(args.quick))
+    chosen = {
+        "W1": args.workload in ("W1", "all"),
+        "W2": args.workload in ("W2", "all"),
+        **{
+            key: args.workload in (key, "boosters", "all")
+            for key in ("W3", "W4", "W5", "W6")
+        },
+    }
+    if chosen["W1"] and rent_missing(args.data):
+        skip("W1", rent_missing(args.data))
+        chosen["W1"] = False
+    for key, library in BOOSTERS.items():
+        if chosen[key] and missing(library):
+            skip(key, missing(library))
+            chosen[key] = False
+    loaders = {
+        "W1": lambda quick: load_rent(args.data, quick),
+        "W2": load_synthetic,
+        "W3": load_hist_boosting,
+        "W4": load_xgboost,
+        "W5": load_lightgbm,
+        "W6": load_catboost,
+    }
+    workloads = [loaders[key](args.quick) for key in loaders if chosen[key]]
 
     rows = []
     for name, X, y, model, metric in workloads:
@@ -701,14 +660,12 @@ def main(argv=None):
         print(
             f"  {workload:<26} {task:<28} {PEER_NAMES[peer]:<58} {speedup_text(ratio)}"
         )
-    if not args.no_write and not args.quick:
-        command = "python bench/bench_permutation.py " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:])
+    if not args.no_write:
+        command = command_line(
+            "bench_permutation.py", argv, environment=("OMP_NUM_THREADS",)
         )
-        if "OMP_NUM_THREADS" in os.environ:
-            command = f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} {command}"
-        write_rst(rows, ratios, command.strip(), args.table, args.repeats)
-        print(f"\nwrote {args.table}")
+        text = page(rows, ratios, command, args.table, args.repeats)
+        write_page(args.table, text, quick=args.quick)
 
 
 if __name__ == "__main__":
