@@ -10,7 +10,6 @@ messages. Adding a measure is one entry in ``METHODS`` (and its module in
 ``_importance/``).
 """
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -138,6 +137,11 @@ class ImportanceMethod:
     unit, on_unit_scale : callable
         ``unit(result)``: the axis label of a result; ``on_unit_scale``:
         whether its values are at most about 1 by construction.
+    options : frozenset of str
+        The keyword arguments the core takes (beyond the model, X and y);
+        ``tests/test_methods.py`` checks them against its signature.
+    parameters : frozenset of str
+        The keyword arguments the public function takes, likewise.
     """
 
     name: str
@@ -153,6 +157,20 @@ class ImportanceMethod:
     single_output: bool
     unit: Callable
     on_unit_scale: Callable
+    options: frozenset
+    parameters: frozenset
+
+    @property
+    def fits_model(self):
+        """Whether a caller fits the model it measures (the method does not
+        refit it itself)."""
+        return self.rows != REFITS
+
+    @property
+    def reads_rows(self):
+        """Whether the method reads the rows it is given (not the model
+        alone)."""
+        return self.rows != MODEL_ONLY
 
     @property
     def scores_rows(self):
@@ -162,20 +180,35 @@ class ImportanceMethod:
         )
 
     def compute(self, estimator, X, y, **options):
-        """Call the public function with the options it accepts."""
-        arguments = (estimator,) if self.rows == MODEL_ONLY else (estimator, X, y)
-        return self.function(*arguments, **_accepted(self.function, options))
+        """Call the public function with the options it declares taking, of
+        ``options`` (each of which some method's function takes)."""
+        arguments = (estimator, X, y) if self.reads_rows else (estimator,)
+        return self.function(*arguments, **_declared(self.parameters, options))
 
     def measure(self, estimator, X, y, **options):
-        """Call the private core with the options it accepts (X, y, groups
-        and seed already validated, resolved and drawn)."""
-        arguments = (estimator,) if self.rows == MODEL_ONLY else (estimator, X, y)
-        return self.core(*arguments, **_accepted(self.core, options))
+        """Call the private core with the options it declares taking, of
+        ``options`` (X, y, groups and seed already validated, resolved and
+        drawn; each option one that some method's core takes)."""
+        arguments = (estimator, X, y) if self.reads_rows else (estimator,)
+        return self.core(*arguments, **_declared(self.options, options))
 
 
-def _accepted(function, options):
-    parameters = inspect.signature(function).parameters
-    return {key: value for key, value in options.items() if key in parameters}
+def _declared(declared, options):
+    """The ``options`` in ``declared``; an option no method declares is a
+    caller's mistake (a renamed keyword), not one to drop silently."""
+    unknown = set(options) - ALL_OPTIONS
+    if unknown:
+        raise TypeError(
+            f"no importance method takes the option(s) {sorted(unknown)}; "
+            f"the methods take {sorted(ALL_OPTIONS)}."
+        )
+    return {key: value for key, value in options.items() if key in declared}
+
+
+#: Options of the permutation cores (and the public functions' ``random_state``
+#: in place of the cores' ``seed``, ``labels`` and ``groups``).
+_PERMUTATION = ("sample_weight", "scoring", "n_repeats", "max_samples", "n_jobs")
+_PUBLIC = ("groups", "ungrouped", "sample_weight", "n_jobs", "verbose", "random_state")
 
 
 METHODS = {
@@ -200,6 +233,8 @@ METHODS = {
             on_unit_scale=lambda result: (
                 result.get("normalization", "sklearn") is not None
             ),
+            options=frozenset(("labels", "normalization")),
+            parameters=frozenset(("normalization",)),
         ),
         ImportanceMethod(
             name="oob_mdi",
@@ -216,6 +251,8 @@ METHODS = {
             single_output=True,
             unit=lambda result: "out-of-bag impurity decrease",
             on_unit_scale=lambda result: False,
+            options=frozenset(("labels", "sample_weight", "centre_target")),
+            parameters=frozenset(("sample_weight",)),
         ),
         ImportanceMethod(
             name="permutation",
@@ -231,6 +268,8 @@ METHODS = {
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
+            options=frozenset(("labels", "groups", "seed", *_PERMUTATION, "verbose")),
+            parameters=frozenset((*_PUBLIC, "scoring", "n_repeats", "max_samples")),
         ),
         ImportanceMethod(
             name="oob_permutation",
@@ -247,6 +286,20 @@ METHODS = {
             single_output=True,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
+            options=frozenset(
+                (
+                    "labels",
+                    "groups",
+                    "seed",
+                    *_PERMUTATION,
+                    "per_tree",
+                    "scale",
+                    "verbose",
+                )
+            ),
+            parameters=frozenset(
+                (*_PUBLIC, "scoring", "n_repeats", "max_samples", "per_tree", "scale")
+            ),
         ),
         ImportanceMethod(
             name="conditional_permutation",
@@ -263,6 +316,27 @@ METHODS = {
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
+            options=frozenset(
+                (
+                    "labels",
+                    "groups",
+                    "seed",
+                    *_PERMUTATION,
+                    "sampler",
+                    "categorical_threshold",
+                    "verbose",
+                )
+            ),
+            parameters=frozenset(
+                (
+                    *_PUBLIC,
+                    "scoring",
+                    "n_repeats",
+                    "max_samples",
+                    "sampler",
+                    "categorical_threshold",
+                )
+            ),
         ),
         ImportanceMethod(
             name="drop_column",
@@ -279,6 +353,20 @@ METHODS = {
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
+            options=frozenset(
+                (
+                    "labels",
+                    "groups",
+                    "seed",
+                    "sample_weight",
+                    "fit_params",
+                    "scoring",
+                    "cv",
+                    "n_jobs",
+                    "verbose",
+                )
+            ),
+            parameters=frozenset((*_PUBLIC, "scoring", "cv")),
         ),
         ImportanceMethod(
             name="shap",
@@ -297,9 +385,17 @@ METHODS = {
             single_output=False,
             unit=lambda result: "mean |SHAP value|",
             on_unit_scale=lambda result: False,
+            options=frozenset(("labels", "seed", "sample_weight", "max_samples")),
+            parameters=frozenset(("sample_weight", "max_samples", "random_state")),
         ),
     ]
 }
+
+
+#: Every option some method's core or public function takes.
+ALL_OPTIONS = frozenset().union(
+    *(method.options | method.parameters for method in METHODS.values())
+)
 
 
 def get_method(name, *, param="method"):

@@ -18,7 +18,7 @@ from .._utils._scoring import (
     score,
     stack_scores,
 )
-from .._utils._splits import held_out_splits
+from .._utils._splits import held_out_splits, split_params
 from .._utils._validation import check_inputs, explain_input_errors, subset
 from ._bagging import (
     bagged_members,
@@ -36,12 +36,14 @@ def _splits(estimator, cv, y, seed):
     return held_out_splits(estimator, cv, y, seed)
 
 
-def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
+def _fit_and_score(estimator, X, y, sample_weight, fit_params, dropped, split, scorer):
     """Fit a clone without the ``dropped`` columns and score it."""
     estimator = clone(estimator)
     X_kept = X if dropped is None else drop_columns(X, dropped)
     try:
-        return _fit_and_score_kept(estimator, X_kept, y, sample_weight, split, scorer)
+        return _fit_and_score_kept(
+            estimator, X_kept, y, sample_weight, fit_params, split, scorer
+        )
     except Exception as exc:
         what = (
             "all columns"
@@ -52,21 +54,20 @@ def _fit_and_score(estimator, X, y, sample_weight, dropped, split, scorer):
         raise
 
 
-def _fit_and_score_kept(estimator, X_kept, y, sample_weight, split, scorer):
-    """Fit ``estimator`` on ``X_kept`` and score it (out of bag, or on the
-    test rows of ``split``)."""
-    fit_params = {}
+def _fit_and_score_kept(estimator, X_kept, y, sample_weight, fit_params, split, scorer):
+    """Fit ``estimator`` on ``X_kept`` with ``fit_params`` and score it (out
+    of bag, or on the test rows of ``split``) with ``sample_weight``."""
     if split is None:
-        if sample_weight is not None:
-            fit_params["sample_weight"] = sample_weight
         estimator.fit(X_kept, y, **fit_params)
         members = bagged_members(estimator, X_kept.shape[0])
         total, count = oob_sums(estimator, members, ensemble_input(estimator, X_kept))
         return score_oob_sums(scorer, estimator, total, count, y, sample_weight)
     train, test = split
-    if sample_weight is not None:
-        fit_params["sample_weight"] = sample_weight[train]
-    estimator.fit(take_rows(X_kept, train), y[train], **fit_params)
+    estimator.fit(
+        take_rows(X_kept, train),
+        y[train],
+        **split_params(fit_params, train, X_kept.shape[0]),
+    )
     return score(
         scorer,
         estimator,
@@ -223,6 +224,7 @@ def _drop_column_importance(
     groups,
     seed,
     sample_weight=None,
+    fit_params=None,
     scoring=None,
     cv=None,
     n_jobs=None,
@@ -230,7 +232,13 @@ def _drop_column_importance(
 ):
     """:func:`drop_column_importance` on validated input: X an array or
     frame, y an array, ``groups`` the column positions of each of
-    ``labels`` (none of them all of X's columns) and ``seed`` an int."""
+    ``labels`` (none of them all of X's columns) and ``seed`` an int.
+
+    ``fit_params`` go to every fit (per-row values restricted to the fitted
+    rows); None: ``sample_weight`` alone, which also weights the scores (a
+    selector routes the fit's and the scorer's weights apart)."""
+    if fit_params is None:
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
     estimator = with_shared_seed(estimator, seed)
     scorer = get_scorer(estimator, scoring)
     splits = _splits(estimator, cv, y, seed)
@@ -243,7 +251,9 @@ def _drop_column_importance(
         f"totalling {len(dropped_sets) * len(splits)} fits"
     )
     scores = Parallel(n_jobs=n_jobs, verbose=verbose)(
-        delayed(_fit_and_score)(estimator, X, y, sample_weight, dropped, split, scorer)
+        delayed(_fit_and_score)(
+            estimator, X, y, sample_weight, fit_params, dropped, split, scorer
+        )
         for dropped in dropped_sets
         for split in splits
     )

@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from .._methods import METHODS, REFITS
+from .._methods import METHODS
 from ._common import check_matplotlib, is_axes, member_label, plain_text
 
 #: ``min_upper_bound="auto"``: the x axis of a unit-scale method extends at
@@ -420,7 +420,7 @@ class ImportanceDisplay:
         results = {}
         for name in names:
             entry = METHODS[name]
-            if entry.rows != REFITS:
+            if entry.fits_model:
                 check_is_fitted(estimator)
             results[entry.title] = entry.compute(
                 estimator,

@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch
 
-from .._methods import HELD_OUT_ROWS, METHODS, MODEL_ONLY, REFITS, TRAINING_ROWS
+from .._methods import HELD_OUT_ROWS, METHODS
+from .._selection._measure import measured_rows
 from .._utils._frames import take_rows
 
 # ----------------------------------------------------------------------------
@@ -126,16 +127,11 @@ def measure_importances(model, X, y, train, test, methods, options, progress):
         # The forest on the encoded columns: the encoding is column by column,
         # so shuffling or dropping an encoded column is shuffling or dropping
         # the raw one, and the tree engine can read the forest directly.
-        estimator, rows, cv = model[-1], None, None
-        if method.rows == TRAINING_ROWS:
-            rows = train
-        elif method.rows == HELD_OUT_ROWS:
-            rows = test
-        elif method.rows == REFITS:
-            cv = [(train, test)]
+        estimator = model[-1]
+        rows, cv = measured_rows(method, train, test)
         X_rows = X if rows is None else take_rows(X, rows)
         y_rows = y if rows is None else y[rows]
-        if method.rows != MODEL_ONLY:
+        if method.reads_rows:
             X_rows = model[:-1].transform(X_rows)
         repeats = n_repeats(method.rows, len(y_rows))
         with progress.stage(f"{method.title} importance", inner=True):

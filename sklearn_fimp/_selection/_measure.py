@@ -1,10 +1,19 @@
-"""The measure step of ImportanceSelector.fit: fit the model where the
-method needs it and call the method's core on the right rows."""
+"""Which rows a method measures, in one place, and the measure step of the
+selectors: fit the model where the method needs it and call the method's
+core on the right rows.
+
+A registry entry says what a method measures on (``rows``: the model alone,
+its training rows out of bag, rows held out of its fit, or its own refits).
+``held_out_rows`` and ``measured_rows`` turn that into rows: the only
+switch on it. ``ImportanceSelector``, ``RecursiveImportanceSelector`` and
+the report call them (the first two through ``measure``).
+"""
 
 import numbers
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils import Bunch
 
 from .._methods import HELD_OUT_ROWS, REFITS
 from .._utils._compat import model_importances
@@ -14,6 +23,35 @@ from .._utils._result import importance_result
 from .._utils._splits import held_out_splits, split_params
 
 
+def held_out_rows(method, estimator, y, cv, seed):
+    """The ``(train, test)`` row splits a model is fitted and measured on
+    for ``method``: one held-out split of 20% (``cv=None``, drawn with
+    ``seed``) or the splits of ``cv`` for a method that scores held-out
+    rows; otherwise one split of every row and no held-out row,
+    ``[(None, None)]``."""
+    if method.rows == HELD_OUT_ROWS:
+        return held_out_splits(estimator, cv, y, seed)
+    return [(None, None)]
+
+
+def measured_rows(method, train, test):
+    """``(rows, cv)`` for a model fitted on the rows ``train`` with the
+    rows ``test`` held out of it (None: every row, no row): the rows the
+    method is given (None: every row), and the splits a method that refits
+    scores on (None: its own).
+
+    A held-out method measures ``test`` (every row when none is held out:
+    the rows given are validation rows); an out-of-bag or model-only method
+    the training rows; a method that refits is given every row with the
+    split as its ``cv``, or the training rows and its own splits.
+    """
+    if method.rows == REFITS:
+        return (train, None) if test is None else (None, [(train, test)])
+    if method.rows == HELD_OUT_ROWS:
+        return test, None
+    return train, None
+
+
 def rows_limit(max_samples, n_rows):
     """``max_samples`` for ``n_rows`` evaluation rows: at most all of them."""
     if isinstance(max_samples, numbers.Integral):
@@ -21,35 +59,144 @@ def rows_limit(max_samples, n_rows):
     return max_samples
 
 
-def measure_importances(
-    estimator, method, X, y, *, fit_kwargs, options, prefit, cv, max_samples, progress
+def _rows(values, rows):
+    """``values`` restricted to ``rows`` (None: all of them, or no values)."""
+    return None if values is None else take_rows(values, rows)
+
+
+def measure(
+    estimator,
+    method,
+    X,
+    y,
+    *,
+    fit_kwargs,
+    options,
+    prefit,
+    cv,
+    max_samples,
+    progress,
+    getter=None,
 ):
-    """The result of registry entry ``method`` on X, and the model it
+    """The result of registry entry ``method`` on X (with ``method=None``,
+    the model's own importances read by ``getter``), and the model it
     measured (None when it fitted several).
 
     ``options`` holds the core's keyword arguments (labels, groups, seed,
     weights, scoring, ...). A method that refits gets the unfitted
-    estimator; one that scores held-out rows gets a model fitted on each
-    training split (unless ``prefit``); the others a model fitted on X.
+    estimator, ``fit_kwargs`` and ``cv``; the others a model fitted on the
+    training rows of each split of ``held_out_rows`` (unless ``prefit``,
+    when X holds the rows to measure), measured on the rows of
+    ``measured_rows``. The results of several splits are put side by side
+    as repeats. A result must be one importance per feature: a scoring that
+    gives several metrics is an error.
     """
-    if method.rows == REFITS:
-        extra = set(fit_kwargs) - {"sample_weight"}
-        if extra:
-            raise ValueError(
-                f"method={method.name!r} passes only sample_weight to the "
-                f"estimator's fit; got {sorted(extra)}. Use another method "
-                "or drop those parameters."
-            )
-        return method.measure(estimator, X, y, **options), None
-    if method.rows == HELD_OUT_ROWS and not prefit:
-        return _measure_held_out(
-            estimator, method, X, y, fit_kwargs, options, cv, max_samples, progress
+    if method is None:
+        return measure_model_importances(
+            estimator,
+            getter,
+            X,
+            y,
+            fit_kwargs=fit_kwargs,
+            labels=options["labels"],
+            groups=options["groups"],
+            prefit=prefit,
+            progress=progress,
         )
-    if not prefit:
-        progress(f"fitting {type(estimator).__name__}")
-        estimator = clone(estimator).fit(X, y, **fit_kwargs)
-    options = dict(options, max_samples=rows_limit(max_samples, X.shape[0]))
-    return method.measure(estimator, X, y, **options), estimator
+    result, model = _measure_method(
+        estimator, method, X, y, fit_kwargs, options, prefit, cv, max_samples, progress
+    )
+    if not isinstance(result, Bunch):  # a dict of them, one per metric
+        raise ValueError(
+            f"scoring={options['scoring']!r} returned several metrics "
+            f"({sorted(result)}); a selector selects on one importance per "
+            "feature, so it needs a scoring that returns one number. Pick one "
+            "metric, or call the importance function directly to compare "
+            "several."
+        )
+    return result, model
+
+
+def _measure_method(
+    estimator, method, X, y, fit_kwargs, options, prefit, cv, max_samples, progress
+):
+    """``measure`` for a registry entry."""
+    if not method.fits_model:
+        return method.measure(
+            estimator, X, y, **dict(options, fit_params=fit_kwargs, cv=cv)
+        ), None
+    n_rows, seed = X.shape[0], options["seed"]
+    if prefit:
+        splits, seeds = [(None, None)], [seed]
+    else:
+        split_seed, repeat_seed = np.random.RandomState(seed).randint(
+            MAX_SEED + 1, size=2
+        )
+        splits = held_out_rows(method, estimator, y, cv, int(split_seed))
+        seeds = [seed]
+        if splits[0][1] is not None:  # each held-out split its own seed
+            seeds = np.random.RandomState(repeat_seed).randint(
+                MAX_SEED + 1, size=len(splits)
+            )
+    results, model = [], estimator
+    for k, ((train, test), split_seed) in enumerate(zip(splits, seeds)):
+        if not prefit:
+            progress(
+                f"fitting {type(estimator).__name__}"
+                if test is None
+                else f"split {k + 1} of {len(splits)}: fitting on {len(train)} "
+                f"rows, scoring on {len(test)}"
+            )
+            fit_params = (
+                fit_kwargs
+                if train is None
+                else (split_params(fit_kwargs, train, n_rows))
+            )
+            model = clone(estimator).fit(_rows(X, train), _rows(y, train), **fit_params)
+        rows, _ = measured_rows(method, train, test)
+        n_measured = n_rows if rows is None else len(rows)
+        split_options = dict(
+            options,
+            seed=int(split_seed),
+            sample_weight=_rows(options["sample_weight"], rows),
+            max_samples=rows_limit(max_samples, n_measured),
+        )
+        results.append(
+            method.measure(model, _rows(X, rows), _rows(y, rows), **split_options)
+        )
+    if len(results) == 1:
+        return results[0], model
+    baselines = np.array([r.baseline_score for r in results])
+    combined = importance_result(
+        np.hstack([r.importances for r in results]),
+        results[0].feature_names,
+        groups=results[0].groups,
+        baseline_score=float(baselines.mean()),
+        baseline_scores=baselines,
+        method=method.name,
+        scoring=options["scoring"],
+        n_repeats=options["n_repeats"],
+        random_state=int(seed),
+    )
+    return combined, None
+
+
+def check_importance_getter(getter, method, max_samples):
+    """``importance_getter`` reads the model's own importances: the
+    parameters of a measuring method cannot apply."""
+    if method != "auto":
+        raise ValueError(
+            f"importance_getter={getter!r} reads the model's own importances, "
+            f"and method={method!r} measures them another way; pass one of "
+            "them (method='auto' with importance_getter, or "
+            "importance_getter=None)."
+        )
+    if max_samples is not None:
+        raise ValueError(
+            f"max_samples={max_samples!r} limits the rows importances are "
+            "scored on, and importance_getter reads them from the model "
+            "without scoring rows. Pass max_samples=None."
+        )
 
 
 def measure_model_importances(
@@ -77,51 +224,3 @@ def measure_model_importances(
         method="importance_getter",
         importance_getter=getter,
     ), estimator
-
-
-def _measure_held_out(
-    estimator, method, X, y, fit_kwargs, options, cv, max_samples, progress
-):
-    """Importance on held-out rows: one split of 20%, or each split of
-    ``cv``, the model fitted on the rest (results of several splits are put
-    side by side as repeats)."""
-    n = X.shape[0]
-    split_seeds = np.random.RandomState(options["seed"]).randint(MAX_SEED + 1, size=2)
-    splits = held_out_splits(estimator, cv, y, int(split_seeds[0]))
-    repeat_seeds = np.random.RandomState(split_seeds[1]).randint(
-        MAX_SEED + 1, size=len(splits)
-    )
-    weight = options["sample_weight"]
-    results, model = [], None
-    for k, ((train, test), repeat_seed) in enumerate(zip(splits, repeat_seeds)):
-        progress(
-            f"split {k + 1} of {len(splits)}: fitting on {len(train)} rows, "
-            f"scoring on {len(test)}"
-        )
-        model = clone(estimator).fit(
-            take_rows(X, train), y[train], **split_params(fit_kwargs, train, n)
-        )
-        split_options = dict(
-            options,
-            seed=int(repeat_seed),
-            sample_weight=None if weight is None else weight[test],
-            max_samples=rows_limit(max_samples, len(test)),
-        )
-        results.append(
-            method.measure(model, take_rows(X, test), y[test], **split_options)
-        )
-    if len(results) == 1:
-        return results[0], model
-    baselines = np.array([r.baseline_score for r in results])
-    combined = importance_result(
-        np.hstack([r.importances for r in results]),
-        results[0].feature_names,
-        groups=results[0].groups,
-        baseline_score=float(baselines.mean()),
-        baseline_scores=baselines,
-        method=method.name,
-        scoring=options["scoring"],
-        n_repeats=options["n_repeats"],
-        random_state=int(options["seed"]),
-    )
-    return combined, None

@@ -7,6 +7,7 @@ so that the model and the importance function see them as features.
 import numpy as np
 
 from .._utils._frames import is_pandas, is_polars
+from .._utils._validation import text_columns_in_error
 
 
 def _probe_names(feature_names, copied):
@@ -110,3 +111,34 @@ def _append_columns(X, values, dtypes, names):
     probes = np.column_stack(values)
     dtype = np.result_type(X.dtype, probes.dtype)
     return np.hstack([X.astype(dtype, copy=False), probes.astype(dtype, copy=False)])
+
+
+def explain_failed_shadows(exc, X, fit_without_probes, estimator):
+    """Raise a clearer error than ``exc`` when the estimator fits X
+    (``fit_without_probes()`` succeeds) but not X with shadow copies of its
+    text columns: a step that selects the text columns by name lets their
+    copies through unencoded. Return (leaving ``exc`` to be raised) in any
+    other case."""
+    found = text_columns_in_error(exc, X)
+    if not found:
+        return
+    try:
+        fit_without_probes()
+    except Exception:  # the estimator fails without probes too: not ours
+        return
+    name = found[0][0]
+    model = "the default estimator"
+    if estimator is not None:
+        model = f"estimator={type(estimator).__name__}(...)"
+    raise ValueError(
+        f"{model} fits X but not X with probes: probes='shadow' adds "
+        f"copies of X's columns under new names ({name!r} is copied as "
+        f"'probe_<i>_{name}'), and the copies of the text column(s) "
+        f"{', '.join(repr(n) for n, _ in found)} reach the model unencoded "
+        f"({str(exc).strip().splitlines()[0]}). A step that selects "
+        "columns by name (a ColumnTransformer listing them) does not "
+        "know the copies. Select the columns by dtype instead, e.g. "
+        "make_column_selector(dtype_exclude='number') for the encoder, so "
+        "that each copy is encoded as its column is; or use "
+        "probes='normal' (probes that copy no column)."
+    ) from exc

@@ -2,32 +2,15 @@
 with the number of features chosen by cross-validation."""
 
 import numbers
-import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
-from sklearn.ensemble import RandomForestRegressor
-from sklearn.feature_selection import SelectorMixin
+from sklearn.base import clone, is_classifier
 from sklearn.model_selection import check_cv
-from sklearn.utils import check_random_state, get_tags
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    process_routing,
-)
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils import check_random_state
 
 from .._importance._groups import resolve_groups
-from .._methods import (
-    HELD_OUT_ROWS,
-    METHODS,
-    REFITS,
-    check_method,
-    resolve_auto,
-    takes_missing_values,
-)
+from .._methods import METHODS
 from .._utils._compat import (
     HasMethods,
     Interval,
@@ -35,22 +18,15 @@ from .._utils._compat import (
     StrOptions,
     check_sample_weight,
     fit_context,
-    routing_enabled,
-    transform_checking_names,
-    validate_data,
 )
-from .._utils._frames import drop_columns, is_dataframe, take_rows
+from .._utils._frames import drop_columns, take_rows
 from .._utils._progress import Progress
-from .._utils._random import MAX_SEED, with_shared_seed
+from .._utils._random import MAX_SEED
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
-from .._utils._splits import held_out_splits, split_params
-from .._utils._validation import (
-    check_finite_target,
-    discard_fit_on_error,
-    explain_input_errors,
-)
-from ._measure import rows_limit
-from ._selector import _default_estimator
+from .._utils._splits import split_params
+from .._utils._validation import discard_fit_on_error, explain_input_errors
+from ._base import BaseImportanceSelector, select_columns
+from ._measure import held_out_rows, measured_rows, rows_limit
 
 SELECTION_RULES = ("best", "one_se")
 
@@ -128,26 +104,27 @@ def elimination_path(
     subset ``sizes``; score each subset on the rows ``test`` (None: no score).
 
     At each size the model is fitted and the method measures the current
-    features: on the model's out-of-bag rows (TRAINING_ROWS), on an inner
-    held-out split of ``train`` fixed for the whole path (HELD_OUT_ROWS; the
-    model is fitted on the rest), from the model alone (MODEL_ONLY) or by
-    the method's own refits on ``train`` (REFITS). The rows ``test`` are
-    never measured on. The ``sizes[k] - sizes[k + 1]`` least important
-    features are then dropped (the lower column position first among ties).
+    features on the rows ``_measure.measured_rows`` gives for them: the
+    model's out-of-bag rows, an inner held-out split of ``train`` fixed for
+    the whole path (``_measure.held_out_rows``; the model is fitted on the
+    rest), the model alone, or the method's own refits on ``train``. The
+    rows ``test`` are never measured on. The ``sizes[k] - sizes[k + 1]``
+    least important features are then dropped (the lower column position
+    first among ties).
 
     Returns the scores (one per size, empty without ``test``) and the
     features dropped at each step, least important first.
     """
-    n_rows = X.shape[0]
-    fit_rows = np.arange(n_rows) if train is None else np.asarray(train)
-    measure_rows = fit_rows
-    if method.rows == HELD_OUT_ROWS:
-        y_fit = y[fit_rows]
-        inner_train, inner_test = held_out_splits(estimator, None, y_fit, seeds[0])[0]
-        fit_rows, measure_rows = fit_rows[inner_train], fit_rows[inner_test]
+    path_rows = np.arange(X.shape[0]) if train is None else np.asarray(train)
+    inner_train, inner_test = held_out_rows(
+        method, estimator, y[path_rows], None, seeds[0]
+    )[0]
+    fit_rows = path_rows if inner_train is None else path_rows[inner_train]
+    measure_rows, _ = measured_rows(method, inner_train, inner_test)
+    measure_rows = path_rows if measure_rows is None else path_rows[measure_rows]
     X_fit, y_fit = take_rows(X, fit_rows), y[fit_rows]
     X_measure, y_measure = take_rows(X, measure_rows), y[measure_rows]
-    fit_params = split_params(fit_kwargs, fit_rows, n_rows)
+    fit_params = split_params(fit_kwargs, fit_rows, X.shape[0])
     measure_weight = _weights(score_weight, measure_rows)
     if test is not None:
         X_test, y_test = take_rows(X, test), y[test]
@@ -173,16 +150,16 @@ def elimination_path(
             sample_weight=measure_weight,
             max_samples=rows_limit(options["max_samples"], len(measure_rows)),
         )
-        if method.rows == REFITS:
+        if method.fits_model:
             result = method.measure(
-                estimator,
-                take_columns(X_fit, features),
-                y_fit,
-                **step_options,
+                model, take_columns(X_measure, features), y_measure, **step_options
             )
         else:
             result = method.measure(
-                model, take_columns(X_measure, features), y_measure, **step_options
+                estimator,
+                take_columns(X_measure, features),
+                y_measure,
+                **dict(step_options, fit_params=fit_params),
             )
         order = np.argsort(result.importances_mean, kind="stable")
         least = order[: size - sizes[k + 1]]
@@ -191,18 +168,7 @@ def elimination_path(
     return np.array(scores), dropped
 
 
-def _estimator_has(attribute):
-    def check(self):
-        if hasattr(self, "estimator_"):
-            return hasattr(self.estimator_, attribute)
-        if self.estimator is None:
-            return attribute in ("predict", "predict_proba", "score")
-        return hasattr(self.estimator, attribute)
-
-    return check
-
-
-class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
+class RecursiveImportanceSelector(BaseImportanceSelector):
     """Recursive feature elimination by importance on rows the model did not
     train on, with the number of features chosen by cross-validation.
 
@@ -388,132 +354,6 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
         self.verbose = verbose
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        estimator = (
-            self.estimator if self.estimator is not None else (RandomForestRegressor())
-        )
-        estimator_tags = get_tags(estimator)
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan and (
-            takes_missing_values(self.method)
-        )
-        tags.input_tags.categorical = estimator_tags.input_tags.categorical
-        tags.input_tags.string = estimator_tags.input_tags.string
-        tags.input_tags.sparse = False
-        tags.target_tags.required = True
-        return tags
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def get_metadata_routing(self):
-        """Routing of fit parameters to the estimator, the scorer and the
-        splitter.
-
-        Returns
-        -------
-        routing : MetadataRouter
-            ``fit`` parameters go to the estimator's ``fit``, the scorer's
-            ``score`` (the weights of scores and importances) and the
-            splitter's ``split`` (``groups``).
-        """
-        estimator = self.estimator
-        if estimator is None:
-            estimator = RandomForestRegressor()
-            if routing_enabled():
-                estimator.set_fit_request(sample_weight=True)
-                estimator.set_score_request(sample_weight=True)
-        router = MetadataRouter(owner=self)
-        router.add(
-            estimator=estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-        )
-        router.add(
-            scorer=estimator
-            if self.scoring is None
-            else get_scorer(estimator, self.scoring),
-            method_mapping=MethodMapping().add(caller="fit", callee="score"),
-        )
-        router.add(
-            splitter=check_cv(self.cv),
-            method_mapping=MethodMapping().add(caller="fit", callee="split"),
-        )
-        return router
-
-    def _routed_params(self, groups, fit_params):
-        """Parameters of the estimator's fit, the score weights and the
-        splitter's groups."""
-        if routing_enabled():
-            if groups is not None:
-                fit_params = dict(fit_params, groups=groups)
-            routed = process_routing(self, "fit", **fit_params)
-            fit_kwargs = dict(routed.estimator.fit)
-            weight = routed.scorer.score.get("sample_weight", None)
-            split_groups = routed.splitter.split.get("groups", None)
-            return fit_kwargs, weight, split_groups
-        return dict(fit_params), fit_params.get("sample_weight"), groups
-
-    def _check_X_y(self, X, y):
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target "
-                "y is None. Pass the target values of the rows of X."
-            )
-        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise TypeError(
-                f"X is a sparse matrix; {type(self).__name__} selects dense "
-                "columns. Convert it with X.toarray()."
-            )
-        frame = is_dataframe(X)
-        X = validate_data(
-            self,
-            X,
-            reset=True,
-            dtype=None,
-            ensure_all_finite=not get_tags(self).input_tags.allow_nan,
-            ensure_min_samples=2,
-            skip_check_array=frame,
-        )
-        y = check_array(
-            y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
-        )
-        check_finite_target(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
-                "A column-vector y was passed when a 1d array was expected; "
-                "its single column is used.",
-                UserWarning,
-                stacklevel=4,
-            )
-            y = y.ravel()
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
-                "target value per row of X."
-            )
-        names = (
-            [str(c) for c in X.columns]
-            if frame
-            else [f"x{i}" for i in range(X.shape[1])]
-        )
-        return X, y, np.asarray(names, dtype=object)
-
-    def _resolve_method(self, estimator, X, y):
-        name = self.method
-        if name == "auto":
-            name = resolve_auto(estimator, y, grouped=False, X=X)
-        method = METHODS[name]
-        check_method(method, estimator, y=y)
-        if self.max_samples is not None and not method.scores_rows:
-            raise ValueError(
-                f"max_samples={self.max_samples!r} limits the rows importances "
-                f"are measured on, and method={name!r} measures none. Use "
-                "method='permutation', 'oob_permutation' or 'shap', or "
-                "max_samples=None."
-            )
-        return method
-
     @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
     @explain_input_errors
@@ -540,22 +380,18 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
         """
         # prepare: validate once, route, draw every seed before the splits
         X, y, feature_names = self._check_X_y(X, y)
-        fit_kwargs, score_weight, split_groups = self._routed_params(groups, fit_params)
+        fit_kwargs, score_weight, split_kwargs = self._routed_params(groups, fit_params)
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
         progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
         model_seed, seed = rng.randint(MAX_SEED + 1, size=2)
-        estimator = (
-            _default_estimator(y).set_params(random_state=model_seed)
-            if self.estimator is None
-            else with_shared_seed(self.estimator, model_seed)
-        )
-        method = self._resolve_method(estimator, X, y)
+        estimator = self._estimator_to_fit(y, model_seed)
+        method = self._method_entry(estimator, y, X)
         scorer = get_scorer(estimator, self.scoring)
         sizes = subset_sizes(X.shape[1], self.step, self.min_features_to_select)
         splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
-        splits = list(splitter.split(X, y, groups=split_groups))
+        splits = list(splitter.split(X, y, **split_kwargs))
         seeds = path_seeds(seed, len(splits) + 1, len(sizes))
         parallel = self.n_jobs not in (None, 1) and len(splits) > 1
         options = {
@@ -616,88 +452,6 @@ class RecursiveImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimat
         self.method_ = method.name
         progress(f"refitting on the {self.n_features_} selected features")
         self.estimator_ = clone(estimator).fit(
-            take_columns(X, np.flatnonzero(self.support_)), y, **fit_kwargs
+            select_columns(X, self.support_), y, **fit_kwargs
         )
         return self
-
-    def transform(self, X):
-        """Reduce X to the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
-        """
-        check_is_fitted(self)
-        return transform_checking_names(self, X, super().transform)
-
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.estimator_.predict(self.transform(X))
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities of ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return self.estimator_.predict_proba(self.transform(X))
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        scores : ndarray
-        """
-        check_is_fitted(self)
-        return self.estimator_.decision_function(self.transform(X))
-
-    @available_if(_estimator_has("score"))
-    def score(self, X, y, **score_params):
-        """Score of ``estimator_`` on the selected features of X.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-        y : array-like of shape (n_samples,)
-        **score_params : dict
-            Passed to the estimator's ``score``.
-
-        Returns
-        -------
-        score : float
-        """
-        check_is_fitted(self)
-        return self.estimator_.score(self.transform(X), y, **score_params)
-
-    @property
-    def classes_(self):
-        """Class labels of ``estimator_`` (classifiers only)."""
-        return self.estimator_.classes_

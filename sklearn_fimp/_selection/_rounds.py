@@ -9,9 +9,14 @@ probes of its own kind.
 """
 
 import numpy as np
+from sklearn.utils import Bunch
 
 from .._utils._random import MAX_SEED
+from .._utils._result import importance_result
 from ._probes import add_probes
+
+#: Keys of a round's result that the combined result computes anew.
+_RECOMPUTED = ("importances", "importances_mean", "importances_std", "feature_names")
 
 
 def measure_rounds(
@@ -72,3 +77,54 @@ def measure_rounds(
         probes[r] = means[n_groups:]
         owners[r] = mirrored if kind == "shadow" else -1
     return real, probes, owners
+
+
+def probe_rounds(
+    measure_round, X, groups, labels, feature_names, kind, n_probes, n_rounds, seed
+):
+    """Every round's importances and the one result the selector keeps.
+
+    ``measure_round(X_measured, all_groups, all_labels, seed)`` measures
+    one round and returns ``(result, model)``: the importance result of the
+    real groups followed by the probes, and the fitted model (or None).
+
+    Returns ``(result, model, history)``: the last round's result with
+    every round as a column of ``importances`` (the k-th probe row holds
+    the k-th probe of each round) and ``groups``, ``is_probe``,
+    ``n_probes``, ``n_rounds`` and ``mirrors`` added; the last round's
+    model; and the history (``real``, ``probes``, ``owners``) the probe
+    test reads.
+    """
+    results, models = [], []
+
+    def measure(X_measured, all_groups, all_labels, round_seed):
+        result, model = measure_round(X_measured, all_groups, all_labels, round_seed)
+        result.groups = list(all_groups)
+        result.feature_names = np.asarray(all_labels, dtype=object)
+        results.append(result)
+        models[:] = [model]
+        return result.importances_mean
+
+    real, probes, owners = measure_rounds(
+        measure,
+        X,
+        groups,
+        labels,
+        feature_names,
+        kind,
+        n_probes,
+        n_rounds,
+        np.random.RandomState(seed),
+    )
+    last = results[-1]
+    result = importance_result(
+        np.hstack([real, probes]).T,
+        last.feature_names,
+        **{key: value for key, value in last.items() if key not in _RECOMPUTED},
+    )
+    result.groups = list(last.groups)
+    result.is_probe = np.arange(len(result.groups)) >= len(groups)
+    result.n_probes = n_probes
+    result.n_rounds = n_rounds
+    result.mirrors = owners
+    return result, models[0], Bunch(real=real, probes=probes, owners=owners)

@@ -1,142 +1,48 @@
 """ImportanceSelector: keep the features that beat random probes."""
 
 import numbers
-import re
-import warnings
 from copy import deepcopy
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-from sklearn.exceptions import DataConversionWarning
-from sklearn.feature_selection import SelectorMixin
-from sklearn.model_selection import check_cv
-from sklearn.pipeline import Pipeline
-from sklearn.utils import Bunch, check_random_state, get_tags
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    process_routing,
-)
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils import Bunch, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from .._importance._groups import resolve_groups
-from .._methods import METHODS, check_method, resolve_auto, takes_missing_values
+from .._methods import METHODS
 from .._utils._compat import (
     HasMethods,
     Interval,
     RealNotInt,
     StrOptions,
-    add_note,
     check_sample_weight,
     fit_context,
-    routing_enabled,
-    transform_checking_names,
-    validate_data,
 )
-from .._utils._frames import drop_columns, is_dataframe
 from .._utils._progress import Progress
-from .._utils._random import MAX_SEED, with_shared_seed
-from .._utils._result import importance_result
-from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
+from .._utils._random import MAX_SEED
+from .._utils._scoring import SCORING_CONSTRAINT
 from .._utils._validation import (
-    check_finite_target,
     discard_fit_on_error,
     explain_input_errors,
-    text_columns_in_error,
 )
-from ._measure import measure_importances, measure_model_importances
-from ._probe_test import (
-    adjust_pvalues,
-    critical_pvalue,
-    decide,
-    round_critical_value,
-    round_test,
+from ._base import BaseImportanceSelector
+from ._decisions import (
+    check_min_features,
+    max_features_count,
+    select,
+    uses_probe_test,
 )
-from ._rounds import measure_rounds
+from ._measure import check_importance_getter, measure
+from ._probes import explain_failed_shadows
+from ._rounds import probe_rounds
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 #: "auto" adds one probe per feature (or group), and at least this many, so
 #: that the spread of the probes' importances is estimated well enough.
 MIN_AUTO_PROBES = 20
-_SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
 
 
-def _default_estimator(y):
-    """A random forest for the target: classifier for labels, else regressor."""
-    target = type_of_target(y, input_name="y")
-    if target in ("binary", "multiclass", "multiclass-multioutput"):
-        return RandomForestClassifier()
-    if target in ("continuous", "continuous-multioutput"):
-        return RandomForestRegressor()
-    raise ValueError(
-        f"Unknown label type: y has target type {target!r}, for which no default "
-        "estimator is "
-        "defined; pass estimator= a classifier or regressor that supports it."
-    )
-
-
-def _parse_threshold(threshold, importances):
-    """The importance value a float / "mean" / "median" / "1.5*mean" means."""
-    if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
-        return float(threshold)
-    match = _SCALED_THRESHOLD.match(threshold)
-    if threshold in ("mean", "median"):
-        scale, reference = 1.0, threshold
-    elif match is not None:
-        try:
-            scale = float(match.group(1))
-        except ValueError:
-            match = None
-        reference = match.group(2) if match is not None else None
-    if threshold not in ("mean", "median") and match is None:
-        raise ValueError(
-            f"threshold={threshold!r} is not understood; pass 'probes', a float, "
-            "'mean', 'median', or a scaled reference such as '1.5*mean' or "
-            "'0.5*median'."
-        )
-    center = np.mean(importances) if reference == "mean" else np.median(importances)
-    return float(scale * center)
-
-
-def _select_columns(X, support):
-    """Columns of X where ``support`` is True, keeping X's container."""
-    return drop_columns(X, np.flatnonzero(~support))
-
-
-def _refit_note(support):
-    return (
-        f"ImportanceSelector: raised by the refit on the {int(support.sum())} "
-        "selected features (refit=False skips it)."
-    )
-
-
-def _estimator_has(attribute):
-    """Whether the selector can delegate ``attribute`` to its estimator."""
-
-    def check(self):
-        if hasattr(self, "estimator_"):
-            return (
-                self.refit and not self.prefit and hasattr(self.estimator_, attribute)
-            )
-        if self.prefit or not self.refit:
-            return False
-        if self.estimator is None:
-            return attribute in (
-                "predict",
-                "predict_proba",
-                "predict_log_proba",
-                "score",
-            )
-        return hasattr(self.estimator, attribute)
-
-    return check
-
-
-class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
+class ImportanceSelector(BaseImportanceSelector):
     """Keep the features whose importance beats random probe columns.
 
     ``fit`` runs ``n_rounds`` rounds: each appends fresh probe columns to X
@@ -148,30 +54,20 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     see the real features only.
 
     **The test.** A shuffled copy (shadow) of a feature keeps its
-    distribution and number of distinct values, so for a feature independent
-    of y and of the other features, it and its shadows are exchangeable.
-    In each round a feature's score is its importance minus the mean of its
-    own shadows' importances (over all rounds), divided by their standard
-    deviation (shadows of a continuous column spread two to three times
-    wider than those of a three-level one, so one pool of probes is unfair
-    to some features). Its p-value in that round is the share of all
-    probes' scores, computed the same way (leave one out) and pooled over
-    features and rounds, at least as large; beyond the tenth largest probe
-    score a generalized Pareto tail fitted to the largest ones extrapolates
-    it (never a bounded tail: an exponential one if the fit says bounded;
-    where importances take few values and the probes' scores tie,
-    Cantelli's inequality, which holds for any distribution, bounds the
-    tail instead), and no p-value is below the share of probe scores that
-    reach the feature's. The rounds share the feature's column, so they are
-    not independent; they are combined by a rule valid under any
-    dependence: with ``k`` a third of the rounds (rounded up), the p-value
-    is the k-th smallest round p-value times ``n_rounds / k`` (a feature
-    reaches ``alpha`` when it reaches ``alpha * k / n_rounds`` in at least
-    ``k`` rounds). The p-values are then adjusted for the
-    number of features tested: Holm's step-down method by default, which
-    bounds the probability of keeping any noise feature by ``alpha`` for
-    valid p-values under any dependence between the tests; "fdr_bh"
-    (Benjamini-Hochberg) bounds the expected share of noise among kept
+    distribution and number of distinct values, so a feature independent of
+    y and of the other features is exchangeable with its shadows. In each
+    round a feature's score is its importance standardized by the mean and
+    standard deviation of its own shadows' importances (a continuous
+    column's shadows spread two to three times wider than a three-level
+    one's); its p-value is the share of all probes' scores, pooled over
+    features and rounds, at least as large, with a generalized Pareto tail
+    (or Cantelli's bound where the scores tie) beyond the tenth largest.
+    The rounds share the feature's column, so they are combined by a rule
+    valid under any dependence (the k-th smallest round p-value times
+    ``n_rounds / k``, ``k`` a third of the rounds, rounded up), and the
+    p-values are then corrected for the number of features: Holm's method
+    by default, which bounds the probability of keeping any noise feature
+    by ``alpha``; "fdr_bh" bounds the expected share of noise among kept
     features instead. Measured on data where the truth is known
     (``docs/bench_calibration.rst``, ``alpha=0.05``, 10 rounds, 60 data
     sets per regime): over nine forest regimes (regression, binary and
@@ -272,22 +168,16 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         shadows; with fewer, features are compared with all probes pooled
         (one round of 20 probes cannot give a p-value below 1/21).
         Each round fits the estimator as given, so its trees set the cost
-        and the power (fewer trees make each round noisier and the test
-        more cautious). On wide data (600 rows x 300 features, 8
-        informative, 16 seeds, ``alpha=0.05``) 10 rounds of 100-tree forests
-        reached F1 0.78, where BorutaPy reached 0.78 and kept noise in 12
-        of the 16 data sets, ours in 1; on the 8 data sets run side by side
-        ours took 0.28-0.36 of BorutaPy's time. 30-tree rounds cost about a
-        third as much and reached 0.75 on 8 of them
-        (``docs/bench_calibration.rst``). Tentative features get more evidence
-        from more rounds or more probes: a round's p-value cannot go much
-        below ``1 / N`` with ``N = n_rounds * n_probes`` probe scores where
-        importances are sparse (a few probes' rare non-zero values give the
-        null scores a heavy tail), and a third of the rounds must reach the
-        level. On three columns with HistGradientBoosting and held-out
-        permutation importance, a clearly important feature got p = 0.008
-        with the defaults (tentative at ``alpha=0.01``), 0.0013 with
-        ``n_probes=60`` and below 1e-4 with ``n_rounds=30``.
+        and the power: on 600 rows x 300 features (8 informative, 16 seeds,
+        ``alpha=0.05``), 100-tree rounds reached F1 0.78 (BorutaPy 0.78,
+        keeping noise in 12 of 16 data sets, ours in 1) at 0.28-0.36 of
+        BorutaPy's time, 30-tree rounds F1 0.75 at about a third of that
+        (``docs/bench_calibration.rst``). Tentative features get more
+        evidence from more rounds or probes (a round's p-value cannot go
+        much below ``1 / (n_rounds * n_probes)`` where importances are
+        sparse): on three columns with HistGradientBoosting and held-out
+        permutation, an important feature got p = 0.008 with the defaults,
+        0.0013 with ``n_probes=60`` and below 1e-4 with ``n_rounds=30``.
     keep_tentative : bool, default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones.
@@ -562,286 +452,8 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
 
-    # ------------------------------------------------------------------
-    # scikit-learn plumbing
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        estimator = self.estimator
-        if estimator is None:
-            estimator = RandomForestRegressor()
-        estimator_tags = get_tags(estimator)
-        # MDI-oob refuses rows with NaN before scikit-learn 1.8
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan and (
-            takes_missing_values(self.method)
-        )
-        tags.input_tags.categorical = estimator_tags.input_tags.categorical
-        tags.input_tags.string = estimator_tags.input_tags.string
-        tags.input_tags.sparse = False
-        tags.target_tags.required = True
-        # a classifier's selector is a classifier (as RFE's): is_classifier,
-        # check_cv's stratification and scorers read this; with
-        # estimator=None the kind depends on y, so it stays unknown
-        if self.estimator is not None:
-            tags.estimator_type = estimator_tags.estimator_type
-            tags.classifier_tags = deepcopy(estimator_tags.classifier_tags)
-            tags.regressor_tags = deepcopy(estimator_tags.regressor_tags)
-        return tags
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def get_metadata_routing(self):
-        """Routing of fit parameters to the estimator and the scorer.
-
-        Returns
-        -------
-        routing : MetadataRouter
-            ``fit`` parameters go to the estimator's ``fit``, to the
-            scorer's ``score`` (the importance function's weights) and, when
-            ``cv`` is given, to its splitter's ``split`` (``groups`` for a
-            group-aware splitter such as GroupKFold).
-        """
-        estimator = self.estimator
-        if estimator is None:
-            estimator = RandomForestRegressor()
-            if routing_enabled():
-                estimator.set_fit_request(sample_weight=True)
-                estimator.set_score_request(sample_weight=True)
-        router = MetadataRouter(owner=self)
-        router.add(
-            estimator=estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-        )
-        router.add(
-            scorer=self._scorer_for_routing(estimator),
-            method_mapping=MethodMapping().add(caller="fit", callee="score"),
-        )
-        if self.cv is not None:
-            router.add(
-                splitter=check_cv(self.cv),
-                method_mapping=MethodMapping().add(caller="fit", callee="split"),
-            )
-        return router
-
-    def _scorer_for_routing(self, estimator):
-        if self.scoring is None:
-            return estimator
-        return get_scorer(estimator, self.scoring)
-
-    def _routed_params(self, groups, fit_params):
-        """Parameters for the estimator's fit, the importance's weights and
-        the splitter of ``cv``.
-
-        With metadata routing enabled they go where the estimator, the
-        scorer and the splitter request them; otherwise every parameter goes
-        to ``fit``, ``sample_weight`` to the importance function as well and
-        ``groups`` to the splitter only (as scikit-learn's meta-estimators
-        pass ``**fit_params`` and ``groups``).
-        """
-        if routing_enabled():
-            split_kwargs = {} if groups is None else {"groups": groups}
-            routed = process_routing(self, "fit", **split_kwargs, **fit_params)
-            # attribute access only: with no metadata scikit-learn returns an
-            # empty request object on which `"scorer" in routed` never ends
-            fit_kwargs = dict(routed.estimator.fit)
-            score_weight = routed.scorer.score.get("sample_weight")
-            split_kwargs = {} if self.cv is None else dict(routed.splitter.split)
-            return fit_kwargs, score_weight, split_kwargs
-        split_kwargs = {} if groups is None else {"groups": groups}
-        return dict(fit_params), fit_params.get("sample_weight"), split_kwargs
-
-    # ------------------------------------------------------------------
-    # fit
-
-    def _resolve_method(self, estimator, y, X):
-        """The registry entry of the method to use, after checking that the
-        estimator (and ``groups``, y, X, ``prefit``, ``max_samples``) allow
-        it; None with ``importance_getter``."""
-        if self.importance_getter is not None:
-            self._check_importance_getter()
-            return None
-        name = self.method
-        if name == "auto":
-            name = resolve_auto(estimator, y, grouped=self.groups is not None, X=X)
-        method = METHODS[name]
-        check_method(method, estimator, y=y, groups=self.groups, prefit=self.prefit)
-        if self.max_samples is not None and not method.scores_rows:
-            raise ValueError(
-                f"max_samples={self.max_samples!r} limits the rows importances "
-                f"are scored on, and method={name!r} scores none (or refits on "
-                "all of them). Use method='permutation' or 'oob_permutation', "
-                "or max_samples=None."
-            )
-        return method
-
-    def _check_importance_getter(self):
-        """``importance_getter`` reads the model's own importances: the
-        parameters of a measuring method cannot apply."""
-        if self.method != "auto":
-            raise ValueError(
-                f"importance_getter={self.importance_getter!r} reads the "
-                f"model's own importances, and method={self.method!r} "
-                "measures them another way; pass one of them (method='auto' "
-                "with importance_getter, or importance_getter=None)."
-            )
-        if self.max_samples is not None:
-            raise ValueError(
-                f"max_samples={self.max_samples!r} limits the rows importances "
-                "are scored on, and importance_getter reads them from the "
-                "model without scoring rows. Pass max_samples=None."
-            )
-
-    def _check_counts(self, n_features):
-        if self.min_features > n_features:
-            raise ValueError(
-                f"min_features={self.min_features} is more than the "
-                f"{n_features} features (or groups) of X; pass at most "
-                f"{n_features}."
-            )
-
-    def _check_X_y(self, X, y):
-        """X and y validated (the one validation of X in ``fit``), and the
-        feature names."""
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target "
-                "y is None. Pass the target values of the rows of X."
-            )
-        allow_nan = get_tags(self).input_tags.allow_nan
-        frame = is_dataframe(X)
-        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise TypeError(
-                f"X is a sparse matrix; {type(self).__name__} permutes and "
-                "appends dense columns. Convert it with X.toarray()."
-            )
-        X = validate_data(
-            self,
-            X,
-            reset=True,
-            dtype=None,
-            ensure_all_finite=not allow_nan,
-            ensure_min_samples=2,
-            skip_check_array=frame,
-        )
-        if frame and (X.shape[0] < 2 or X.shape[1] < 1):
-            raise ValueError(
-                f"X has shape {X.shape}; {type(self).__name__} needs at least "
-                "2 samples and 1 feature."
-            )
-        y = check_array(
-            y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
-        )
-        check_finite_target(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
-                "A column-vector y was passed when a 1d array was expected; "
-                "its single column is used.",
-                DataConversionWarning,
-                stacklevel=4,
-            )
-            y = y.ravel()
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
-                "target value per row of X."
-            )
-        feature_names = np.asarray(
-            [str(c) for c in X.columns]
-            if frame
-            else [f"x{i}" for i in range(X.shape[1])],
-            dtype=object,
-        )
-        return X, y, feature_names
-
-    def _estimator_to_measure(self, y, seed):
-        """The estimator to fit (a clone, its unset seeds set to ``seed``), or
-        the fitted one with ``prefit=True``."""
-        if self.prefit:
-            if self.estimator is None:
-                raise ValueError(
-                    "prefit=True selects with a model you already fitted, and "
-                    "estimator=None gives none. Pass the fitted estimator, or "
-                    "prefit=False."
-                )
-            check_is_fitted(self.estimator)
-            return self.estimator
-        if self.estimator is None:
-            return _default_estimator(y).set_params(random_state=seed)
-        return with_shared_seed(self.estimator, seed)
-
-    def _max_features(self, X, n_groups):
-        """The most features (or groups) to keep: ``max_features`` as a
-        count (a callable is called with X, as SelectFromModel does)."""
-        max_features = self.max_features
-        if max_features is None:
-            return n_groups
-        if callable(max_features):
-            max_features = max_features(X)
-            if isinstance(max_features, bool) or not isinstance(
-                max_features, numbers.Integral
-            ):
-                raise TypeError(
-                    f"max_features is a callable, and it returned "
-                    f"{max_features!r} of type {type(max_features).__name__}; "
-                    "it must return an int, the number of features to keep."
-                )
-            if max_features < 0:
-                raise ValueError(
-                    f"max_features is a callable, and it returned {max_features}; "
-                    "it must return an int >= 0, the number of features to keep."
-                )
-            return int(max_features)
-        if isinstance(max_features, numbers.Integral):
-            return int(max_features)
-        return max(1, int(max_features * n_groups))
-
-    def _check_classes(self, estimator, y):
-        """A classifier needs two classes: fitted on one, every feature is
-        useless and the selection would be arbitrary."""
-        if self.prefit or not is_classifier(estimator):
-            return
-        for column in y.reshape(len(y), -1).T:
-            classes = np.unique(column)
-            if len(classes) == 1:
-                label = classes[0].item() if hasattr(classes[0], "item") else classes[0]
-                raise ValueError(
-                    f"y has a single class, {label!r}: a classifier fitted "
-                    "on it predicts that class whatever the features, so no "
-                    "feature is important and any selection would be "
-                    "arbitrary. Pass rows of at least two classes."
-                )
-
-    def _splits(self, estimator, X, y, split_kwargs):
-        """``cv``, or its splits when split parameters (the rows' ``groups``)
-        were passed to ``fit``."""
-        if not split_kwargs:
-            return self.cv
-        if self.cv is None:
-            raise ValueError(
-                f"fit got {', '.join(sorted(split_kwargs))}=, which go to the "
-                "splitter of cv, and cv=None. Pass a group-aware splitter, "
-                "e.g. cv=GroupKFold(5), or leave the rows' groups out (the "
-                "groups of features are the selector's groups= parameter)."
-            )
-        splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
-        return list(splitter.split(X, y, **split_kwargs))
-
-    def _uses_probes(self):
-        """Whether the threshold is the probe test (a bad threshold string
-        or probes with ``prefit=True`` are rejected here, before any fit)."""
-        use_probes = isinstance(self.threshold, str) and self.threshold == "probes"
-        if use_probes and self.prefit:
-            raise ValueError(
-                "threshold='probes' with prefit=True: the fitted estimator has "
-                "never seen probe columns, so no method can measure their "
-                "importance without refitting it. Pass prefit=False, or a "
-                "float, 'mean' or 'median' threshold."
-            )
-        if not use_probes:
-            _parse_threshold(self.threshold, np.zeros(1))
-        return use_probes
+    def _delegates(self):
+        return self.refit and not self.prefit
 
     @discard_fit_on_error
     @fit_context(prefer_skip_nested_validation=False)
@@ -881,30 +493,67 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             The fitted selector.
         """
         # prepare: validate once, route the parameters, draw every seed
-        # before any parallel work
+        # before any parallel work, resolve the method, cv and groups
         X, y, feature_names = self._check_X_y(X, y)
         fit_kwargs, score_weight, split_kwargs = self._routed_params(groups, fit_params)
-        if score_weight is not None:
-            score_weight = check_sample_weight(score_weight, X)
-        progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
-        estimator = self._estimator_to_measure(y, seed)
-        self._check_classes(estimator, y)
-        method = self._resolve_method(estimator, y, X)
-        method_name = "importance_getter" if method is None else method.name
-        cv = self._splits(estimator, X, y, split_kwargs)
-        labels, groups = resolve_groups(self.groups, feature_names, X)
-        self._check_counts(len(groups))
-        self.max_features_ = self._max_features(X, len(groups))
-        use_probes = self._uses_probes()
+        plan = self._plan(
+            X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seed
+        )
+        plan.options["seed"] = importance_seed
 
-        # add probes and measure: without probes one measure; with them
-        # n_rounds, each with fresh probes and a refit
+        # measure: n_rounds of fresh probes and a refit each, or one measure
+        if plan.use_probes:
+            result, model, history = self._measure_rounds(
+                plan, X, y, fit_kwargs, probe_seed
+            )
+        else:
+            result, model, history = self._measure_once(plan, X, y)
+
+        # decide, then refit on the selected features
+        self._set_selection(result, history, plan, X.shape[1])
+        plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
+        if self.prefit:
+            self.estimator_ = deepcopy(self.estimator)
+        elif self.refit and self.support_.any():
+            plan.progress(f"refitting on the {int(self.support_.sum())} kept features")
+            self.estimator_ = self._refit_selected(plan.estimator, X, y, fit_kwargs)
+        else:
+            self.estimator_ = None if self.refit else model
+        return self
+
+    # ------------------------------------------------------------------
+    # prepare
+
+    def _plan(self, X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seed):
+        """What ``fit`` measures, checked before any fit: the estimator, the
+        method's registry entry (None with ``importance_getter``), cv, the
+        groups, the core's options, whether probes are used, and
+        ``measure(estimator, X, y, options)``, which fits where the method
+        needs it and measures (``_measure.measure``)."""
+        if score_weight is not None:
+            score_weight = check_sample_weight(score_weight, X)
+        estimator = self._estimator_to_measure(y, int(seed))
+        self._check_classes(estimator, y, prefit=self.prefit)
+        if self.importance_getter is not None:
+            check_importance_getter(
+                self.importance_getter, self.method, self.max_samples
+            )
+            method = None
+        else:
+            method = self._method_entry(
+                estimator, y, X, groups=self.groups, prefit=self.prefit
+            )
+        cv = self._cv_with_splits(estimator, X, y, split_kwargs)
+        labels, groups = resolve_groups(self.groups, feature_names, X)
+        check_min_features(self.min_features, len(groups))
+        self.max_features_ = max_features_count(self.max_features, X, len(groups))
+        use_probes = uses_probe_test(self.threshold, self.prefit)
+        progress = Progress(type(self).__name__, self.verbose)
         options = {
             "labels": labels,
             "groups": groups,
-            "seed": importance_seed,
             "sample_weight": score_weight,
             "scoring": self.scoring,
             "n_repeats": self.n_repeats,
@@ -913,455 +562,132 @@ class ImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             "verbose": self.verbose,
             "centre_target": True,
         }
-        history = None
-        if use_probes:
-            result, model, history = self._measure_rounds(
-                X,
-                y,
-                feature_names,
-                labels,
-                groups,
-                method,
-                fit_kwargs,
-                options,
-                cv,
-                probe_seed,
-                progress,
-            )
-        else:
-            progress(
-                f"measuring {method_name!r} importances of {len(groups)} features "
-                f"or groups on {X.shape[0]} rows"
-            )
-            result, model = self._measure(
-                estimator, method, X, y, fit_kwargs, options, cv, progress
-            )
-            result.feature_names = np.asarray(labels, dtype=object)
-            result.groups = list(groups)
-            result.is_probe = np.zeros(len(groups), dtype=bool)
-            result.n_probes = 0
-
-        # decide
-        passed, order, threshold, pvalues, corrected, ranking = self._decide(
-            result, history, len(groups), use_probes, estimator
-        )
-        chosen = self._apply_counts(passed, order, use_probes)
-        support = np.zeros(X.shape[1], dtype=bool)
-        for g in np.flatnonzero(chosen):
-            support[groups[g]] = True
-        self.method_ = method_name
-        self.importances_ = result
-        self.threshold_ = threshold
-        self.groups_ = groups
-        self.support_ = support
-        self.pvalues_ = self._per_feature(pvalues, groups, X.shape[1])
-        self.pvalues_corrected_ = self._per_feature(corrected, groups, X.shape[1])
-        self.ranking_ = self._per_feature(ranking, groups, X.shape[1]).astype(int)
-        self.decisions_ = (
-            None
-            if pvalues is None
-            else np.array(["confirmed", "tentative", "rejected"], dtype=object)[
-                np.minimum(self.ranking_, 3) - 1
-            ]
-        )
-        self.importance_history_ = None if history is None else history.real
-        self.probe_history_ = None if history is None else history.probes
-        progress(f"kept {int(support.sum())} of {X.shape[1]} features")
-
-        # refit
-        if self.prefit:
-            self.estimator_ = deepcopy(self.estimator)
-        elif self.refit and support.any():
-            progress(f"refitting on the {int(support.sum())} kept features")
-            self.estimator_ = self._refit(estimator, X, y, fit_kwargs)
-        else:
-            self.estimator_ = None if self.refit else model
-        return self
-
-    def _measure_rounds(
-        self,
-        X,
-        y,
-        feature_names,
-        labels,
-        groups,
-        method,
-        fit_kwargs,
-        options,
-        cv,
-        probe_seed,
-        progress,
-    ):
-        """``n_rounds`` of fresh probes: the last round's importance result
-        with every round as a column, the last model, and the history."""
-        n_probes = (
-            max(len(groups), MIN_AUTO_PROBES)
-            if self.n_probes == "auto"
-            else self.n_probes
-        )
-        results, models = [], []
-        name = "importance_getter" if method is None else method.name
-
-        def measure(X_measured, all_groups, all_labels, seed):
-            estimator_seed, importance_seed = np.random.RandomState(seed).randint(
-                MAX_SEED + 1, size=2
-            )
-            progress(
-                f"round {len(results) + 1} of {self.n_rounds}: measuring "
-                f"{name!r} importances of {len(groups)} features or groups "
-                f"and {n_probes} probes on {X.shape[0]} rows"
-            )
-            round_options = dict(
-                options, labels=all_labels, groups=all_groups, seed=importance_seed
-            )
-            result, model = self._measure(
-                self._estimator_to_measure(y, int(estimator_seed)),
-                method,
-                X_measured,
-                y,
-                fit_kwargs,
-                round_options,
-                cv,
-                progress,
-            )
-            result.groups = list(all_groups)
-            result.feature_names = np.asarray(all_labels, dtype=object)
-            results.append(result)
-            models[:] = [model]
-            return result.importances_mean
-
-        try:
-            real, probes, owners = measure_rounds(
-                measure,
-                X,
-                groups,
-                labels,
-                feature_names,
-                self.probes,
-                n_probes,
-                self.n_rounds,
-                np.random.RandomState(probe_seed),
-            )
-        except (ValueError, TypeError) as exc:
-            if not results:  # the first round failed
-                self._explain_failed_shadows(exc, X, y, fit_kwargs)
-            raise
-        last = results[-1]
-        result = importance_result(
-            np.hstack([real, probes]).T,
-            last.feature_names,
-            **{
-                key: value
-                for key, value in last.items()
-                if key
-                not in (
-                    "importances",
-                    "importances_mean",
-                    "importances_std",
-                    "feature_names",
-                )
-            },
-        )
-        result.groups = list(last.groups)
-        result.is_probe = np.arange(len(result.groups)) >= len(groups)
-        result.n_probes = n_probes
-        result.n_rounds = self.n_rounds
-        result.mirrors = owners
-        history = Bunch(real=real, probes=probes, owners=owners)
-        return result, models[0], history
-
-    def _decide(self, result, history, n_real, use_probes, estimator):
-        """Which features (or groups) pass, in which order of significance,
-        the threshold, the p-values and the ranking (p-values None without
-        probes). Sets the result's ``statistics`` and ``pvalues``."""
-        means = result.importances_mean[:n_real]
-        if not use_probes:
-            threshold = _parse_threshold(self.threshold, means)
-            result.statistics = result.pvalues = None
-            order = np.argsort(-means, kind="stable")
-            ranking = np.empty(n_real, dtype=int)
-            ranking[order] = np.arange(1, n_real + 1)
-            return means >= threshold, order, threshold, None, None, ranking
-        if not np.any(history.probes):
-            warnings.warn(
-                f"estimator={type(estimator).__name__}(...) gave every probe "
-                "column an importance of 0, so 'beats the probes' "
-                "reduces to 'importance above 0'. If a step drops columns "
-                "it does not know (a ColumnTransformer listing columns by "
-                "name), let it pass them (remainder='passthrough' or "
-                "make_column_selector), or use a numeric threshold.",
-                UserWarning,
-                stacklevel=4,
-            )
-        scores, pvalues, null = round_test(
-            history.real, history.probes, history.owners, n_real
-        )
-        corrected = adjust_pvalues(pvalues, self.correction)
-        decisions, ranking = decide(pvalues, corrected, scores, self.alpha)
-        critical = critical_pvalue(corrected, self.alpha, self.correction)
-        n_rounds = history.real.shape[0]
-        threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
-        missing = np.full(len(result.groups) - n_real, np.nan)
-        result.statistics = np.concatenate([scores, missing])
-        result.pvalues = np.concatenate([pvalues, missing])
-        order = np.lexsort((-scores, pvalues))
-        passed = decisions == "confirmed"
-        if self.keep_tentative:
-            passed |= decisions == "tentative"
-        return passed, order, threshold, pvalues, corrected, ranking
-
-    @staticmethod
-    def _per_feature(values, groups, n_features):
-        """Group values spread to features (the smallest over overlaps)."""
-        if values is None:
-            return None
-        out = np.full(n_features, np.inf)
-        for value, columns in zip(values, groups):
-            out[columns] = np.minimum(out[columns], value)
-        return out
-
-    def _apply_counts(self, passed, order, use_probes):
-        """Apply max_features and min_features to the groups that passed."""
-        n_groups = len(passed)
-        chosen = passed.copy()
-        if self.max_features is not None:
-            ranked_passed = [g for g in order if chosen[g]]
-            chosen[ranked_passed[self.max_features_ :]] = False
-        n_chosen = int(chosen.sum())
-        if n_chosen < self.min_features or n_chosen == 0:
-            if use_probes:
-                detail = (
-                    f"only {n_chosen} of {n_groups} features (or groups) beat "
-                    f"the probes at alpha={self.alpha} "
-                    f"(correction={self.correction!r})"
-                )
-            else:
-                detail = (
-                    f"only {n_chosen} of {n_groups} features (or groups) reach "
-                    f"threshold={self.threshold!r}"
-                )
-            kept = (
-                f"keeping the {self.min_features} most important because "
-                f"min_features={self.min_features}"
-                if n_chosen < self.min_features
-                else "min_features=0, so no feature is kept and refit is skipped"
-            )
-            warnings.warn(
-                f"{detail}; {kept}. The model may predict y no better than "
-                "chance, or the data are too few: check importances_ and the "
-                "model's score.",
-                UserWarning,
-                stacklevel=4,
-            )
-            for g in order:
-                if chosen.sum() >= self.min_features:
-                    break
-                chosen[g] = True
-        return chosen
-
-    def _explain_failed_shadows(self, exc, X, y, fit_kwargs):
-        """Raise a clearer error when the estimator fits X but not X with
-        shadow copies of its text columns: a step that selects the text
-        columns by name lets their copies through unencoded."""
-        found = text_columns_in_error(exc, X) if self.probes == "shadow" else []
-        if not found or self.prefit:
-            return
-        try:
-            clone(self._estimator_to_measure(y, 0)).fit(X, y, **fit_kwargs)
-        except Exception:  # the estimator fails without probes too: not ours
-            return
-        name = found[0][0]
-        model = "the default estimator"
-        if self.estimator is not None:
-            model = f"estimator={type(self.estimator).__name__}(...)"
-        raise ValueError(
-            f"{model} fits X but not X with probes: probes='shadow' adds "
-            f"copies of X's columns under new names ({name!r} is copied as "
-            f"'probe_<i>_{name}'), and the copies of the text column(s) "
-            f"{', '.join(repr(n) for n, _ in found)} reach the model unencoded "
-            f"({str(exc).strip().splitlines()[0]}). A step that selects "
-            "columns by name (a ColumnTransformer listing them) does not "
-            "know the copies. Select the columns by dtype instead, e.g. "
-            "make_column_selector(dtype_exclude='number') for the encoder, so "
-            "that each copy is encoded as its column is; or use "
-            "probes='normal' (probes that copy no column)."
-        ) from exc
-
-    def _measure(self, estimator, method, X, y, fit_kwargs, options, cv, progress):
-        """The importance result over real and probe columns, and the model
-        fitted on them (None when several were fitted)."""
-        if method is None:
-            return measure_model_importances(
+        return Bunch(
+            feature_names=feature_names,
+            estimator=estimator,
+            method=method,
+            method_name="importance_getter" if method is None else method.name,
+            cv=cv,
+            labels=labels,
+            groups=groups,
+            options=options,
+            use_probes=use_probes,
+            progress=progress,
+            measure=lambda estimator, X, y, options: measure(
                 estimator,
-                self.importance_getter,
+                method,
                 X,
                 y,
                 fit_kwargs=fit_kwargs,
-                labels=options["labels"],
-                groups=options["groups"],
+                options=options,
                 prefit=self.prefit,
+                cv=cv,
+                max_samples=self.max_samples,
+                getter=self.importance_getter,
                 progress=progress,
-            )
-        result, model = measure_importances(
-            estimator,
-            method,
-            X,
-            y,
-            fit_kwargs=fit_kwargs,
-            options=options,
-            prefit=self.prefit,
-            cv=cv,
-            max_samples=self.max_samples,
-            progress=progress,
+            ),
         )
-        if not isinstance(result, Bunch):  # a dict of them, one per metric
-            raise ValueError(
-                f"scoring={self.scoring!r} returned several metrics "
-                f"({sorted(result)}); ImportanceSelector selects on one "
-                "importance per feature, so it needs a scoring that returns "
-                "one number. Pick one metric, or call the importance "
-                "function directly to compare several."
-            )
-        return result, model
 
-    def _refit(self, estimator, X, y, fit_kwargs):
-        X_selected = _select_columns(X, self.support_)
-        try:
-            return clone(estimator).fit(X_selected, y, **fit_kwargs)
-        except (KeyError, ValueError) as exc:
-            if not isinstance(estimator, Pipeline):
-                add_note(exc, _refit_note(self.support_))
-                raise
+    def _estimator_to_measure(self, y, seed):
+        """The estimator to fit (a clone, its unset seeds set to ``seed``), or
+        the fitted one with ``prefit=True``."""
+        if not self.prefit:
+            return self._estimator_to_fit(y, seed)
+        if self.estimator is None:
             raise ValueError(
-                f"refit=True: fitting the Pipeline on the {int(self.support_.sum())} "
-                f"selected columns failed ({exc}). A step that lists columns by "
-                "name needs them all; select columns with make_column_selector, "
-                "or pass refit=False and put the model after the selector."
-            ) from exc
-        except Exception as exc:
-            add_note(exc, _refit_note(self.support_))
+                "prefit=True selects with a model you already fitted, and "
+                "estimator=None gives none. Pass the fitted estimator, or "
+                "prefit=False."
+            )
+        check_is_fitted(self.estimator)
+        return self.estimator
+
+    # ------------------------------------------------------------------
+    # measure
+
+    def _measure_once(self, plan, X, y):
+        """One measure of the features (no probes): result, model, no history."""
+        plan.progress(
+            f"measuring {plan.method_name!r} importances of {len(plan.groups)} "
+            f"features or groups on {X.shape[0]} rows"
+        )
+        result, model = plan.measure(plan.estimator, X, y, plan.options)
+        result.feature_names = np.asarray(plan.labels, dtype=object)
+        result.groups = list(plan.groups)
+        result.is_probe = np.zeros(len(plan.groups), dtype=bool)
+        result.n_probes = 0
+        return result, model, None
+
+    def _measure_rounds(self, plan, X, y, fit_kwargs, probe_seed):
+        """``n_rounds`` of fresh probes (``_rounds.probe_rounds``), each
+        measured on a fresh clone of the estimator."""
+        n_groups = len(plan.groups)
+        n_probes = (
+            max(n_groups, MIN_AUTO_PROBES) if self.n_probes == "auto" else self.n_probes
+        )
+        measured = []
+
+        def measure_round(X_measured, all_groups, all_labels, seed):
+            estimator_seed, importance_seed = np.random.RandomState(seed).randint(
+                MAX_SEED + 1, size=2
+            )
+            plan.progress(
+                f"round {len(measured) + 1} of {self.n_rounds}: measuring "
+                f"{plan.method_name!r} importances of {n_groups} features or "
+                f"groups and {n_probes} probes on {X.shape[0]} rows"
+            )
+            options = dict(
+                plan.options, labels=all_labels, groups=all_groups, seed=importance_seed
+            )
+            estimator = self._estimator_to_measure(y, int(estimator_seed))
+            result = plan.measure(estimator, X_measured, y, options)
+            measured.append(True)
+            return result
+
+        try:
+            return probe_rounds(
+                measure_round,
+                X,
+                plan.groups,
+                plan.labels,
+                plan.feature_names,
+                self.probes,
+                n_probes,
+                self.n_rounds,
+                probe_seed,
+            )
+        except (ValueError, TypeError) as exc:
+            if not measured and self.probes == "shadow" and not self.prefit:
+                explain_failed_shadows(
+                    exc,
+                    X,
+                    lambda: self._estimator_to_measure(y, 0).fit(X, y, **fit_kwargs),
+                    self.estimator,
+                )
             raise
 
     # ------------------------------------------------------------------
-    # delegation to the refitted estimator
+    # decide and refit
 
-    @explain_input_errors
-    def _selected_input(self, X):
-        """X checked against fit and reduced to the selected columns, in the
-        container the estimator was refitted on."""
-        check_is_fitted(self)
-        frame = is_dataframe(X)
-        allow_nan = get_tags(self).input_tags.allow_nan
-        X = validate_data(
-            self,
-            X,
-            reset=False,
-            dtype=None,
-            ensure_all_finite=not allow_nan,
-            skip_check_array=frame,
+    def _set_selection(self, result, history, plan, n_features):
+        """The decisions (``_decisions.select``) as fitted attributes."""
+        selection = select(
+            result,
+            history,
+            plan.groups,
+            n_features,
+            threshold=self.threshold,
+            alpha=self.alpha,
+            correction=self.correction,
+            keep_tentative=self.keep_tentative,
+            max_features=None if self.max_features is None else self.max_features_,
+            min_features=self.min_features,
+            estimator=plan.estimator,
         )
-        if frame and X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                f"expecting {self.n_features_in_} features as input."
-            )
-        return _select_columns(X, self.support_)
-
-    def transform(self, X):
-        """Reduce X to the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
-
-        Returns
-        -------
-        X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
-        """
-        check_is_fitted(self)
-        return transform_checking_names(self, X, super().transform)
-
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-        """
-        X = self._selected_input(X)
-        return self.estimator_.predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities of ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        X = self._selected_input(X)
-        return self.estimator_.predict_proba(X)
-
-    @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log of the class probabilities of ``estimator_`` on the selected
-        features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        X = self._selected_input(X)
-        return self.estimator_.predict_log_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        """
-        X = self._selected_input(X)
-        return self.estimator_.decision_function(X)
-
-    @available_if(_estimator_has("score"))
-    def score(self, X, y, **score_params):
-        """Score of ``estimator_`` on the selected features.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        **score_params : dict
-            Passed to the estimator's ``score`` (e.g. ``sample_weight``).
-
-        Returns
-        -------
-        score : float
-        """
-        X = self._selected_input(X)
-        return self.estimator_.score(X, y, **score_params)
-
-    @property
-    def classes_(self):
-        """Class labels of ``estimator_`` (classifiers only)."""
-        check_is_fitted(self)
-        return self.estimator_.classes_
+        self.method_ = plan.method_name
+        self.importances_ = result
+        self.groups_ = plan.groups
+        for name, value in selection.items():
+            setattr(self, f"{name}_", value)
+        self.importance_history_ = None if history is None else history.real
+        self.probe_history_ = None if history is None else history.probes

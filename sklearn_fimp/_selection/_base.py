@@ -1,0 +1,442 @@
+"""What the selectors share: the base class of ImportanceSelector and
+RecursiveImportanceSelector.
+
+The base holds the scikit-learn plumbing once: the estimator tags that
+follow the wrapped estimator, the metadata routing of ``fit``'s parameters
+to the estimator, the scorer and the splitter of ``cv``, the one validation
+of X and y at the start of ``fit``, the choice of the estimator to fit (the
+default forest for the target, or a clone whose unset seeds are shared),
+the method's registry entry, and the delegation of ``predict`` and the other
+methods to the model refitted on the selected features. A subclass writes
+its ``fit`` (which sets ``support_`` and ``estimator_``) and says, in
+``_delegates``, whether ``estimator_`` is that refitted model.
+"""
+
+import warnings
+from copy import deepcopy
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.exceptions import DataConversionWarning
+from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import check_cv
+from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from .._methods import METHODS, check_method, resolve_auto, takes_missing_values
+from .._utils._compat import (
+    add_note,
+    routing_enabled,
+    transform_checking_names,
+    validate_data,
+)
+from .._utils._frames import drop_columns, is_dataframe
+from .._utils._random import with_shared_seed
+from .._utils._scoring import get_scorer
+from .._utils._validation import check_finite_target, explain_input_errors
+
+#: What a selector with ``estimator=None`` delegates: the default forest
+#: is a classifier or a regressor depending on y, known only after fit.
+DEFAULT_ESTIMATOR_METHODS = ("predict", "predict_proba", "predict_log_proba", "score")
+
+
+def default_estimator(y):
+    """A random forest for the target: classifier for labels, else regressor."""
+    target = type_of_target(y, input_name="y")
+    if target in ("binary", "multiclass", "multiclass-multioutput"):
+        return RandomForestClassifier()
+    if target in ("continuous", "continuous-multioutput"):
+        return RandomForestRegressor()
+    raise ValueError(
+        f"Unknown label type: y has target type {target!r}, for which no default "
+        "estimator is "
+        "defined; pass estimator= a classifier or regressor that supports it."
+    )
+
+
+def select_columns(X, support):
+    """Columns of X where ``support`` is True, keeping X's container."""
+    return drop_columns(X, np.flatnonzero(~support))
+
+
+def _estimator_has(attribute):
+    """Whether the selector can delegate ``attribute`` to its estimator."""
+
+    def check(self):
+        if not self._delegates():
+            return False
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, attribute)
+        if self.estimator is None:
+            return attribute in DEFAULT_ESTIMATOR_METHODS
+        return hasattr(self.estimator, attribute)
+
+    return check
+
+
+class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
+    """Base of the selectors that wrap an estimator and measure importances.
+
+    Subclasses define ``__init__`` (storing at least ``estimator``,
+    ``method``, ``scoring`` and ``cv``), ``_parameter_constraints`` and
+    ``fit``; ``fit`` starts with ``_check_X_y`` and ``_routed_params`` and
+    sets ``support_`` and ``estimator_``.
+    """
+
+    # ------------------------------------------------------------------
+    # scikit-learn plumbing
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestRegressor()
+        estimator_tags = get_tags(estimator)
+        # MDI-oob refuses rows with NaN before scikit-learn 1.8
+        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan and (
+            takes_missing_values(self.method)
+        )
+        tags.input_tags.categorical = estimator_tags.input_tags.categorical
+        tags.input_tags.string = estimator_tags.input_tags.string
+        tags.input_tags.sparse = False
+        tags.target_tags.required = True
+        # a classifier's selector is a classifier (as RFE's): is_classifier,
+        # check_cv's stratification and scorers read this; with
+        # estimator=None the kind depends on y, so it stays unknown
+        if self.estimator is not None:
+            tags.estimator_type = estimator_tags.estimator_type
+            tags.classifier_tags = deepcopy(estimator_tags.classifier_tags)
+            tags.regressor_tags = deepcopy(estimator_tags.regressor_tags)
+        return tags
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_
+
+    def get_metadata_routing(self):
+        """Routing of fit parameters to the estimator, the scorer and the
+        splitter.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            ``fit`` parameters go to the estimator's ``fit``, to the
+            scorer's ``score`` (the weights of the scores and importances)
+            and, when ``cv`` is given, to its splitter's ``split``
+            (``groups`` for a group-aware splitter such as GroupKFold).
+        """
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestRegressor()
+            if routing_enabled():
+                estimator.set_fit_request(sample_weight=True)
+                estimator.set_score_request(sample_weight=True)
+        router = MetadataRouter(owner=self)
+        router.add(
+            estimator=estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+        router.add(
+            scorer=estimator
+            if self.scoring is None
+            else get_scorer(estimator, self.scoring),
+            method_mapping=MethodMapping().add(caller="fit", callee="score"),
+        )
+        if self.cv is not None:
+            router.add(
+                splitter=check_cv(self.cv),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        return router
+
+    def _routed_params(self, groups, fit_params):
+        """Parameters for the estimator's fit, the importance's weights and
+        the splitter of ``cv``.
+
+        With metadata routing enabled they go where the estimator, the
+        scorer and the splitter request them; otherwise every parameter goes
+        to ``fit``, ``sample_weight`` to the scores as well and ``groups``
+        to the splitter only (as scikit-learn's meta-estimators pass
+        ``**fit_params`` and ``groups``).
+        """
+        if routing_enabled():
+            split_kwargs = {} if groups is None else {"groups": groups}
+            routed = process_routing(self, "fit", **split_kwargs, **fit_params)
+            # attribute access only: with no metadata scikit-learn returns an
+            # empty request object on which `"scorer" in routed` never ends
+            fit_kwargs = dict(routed.estimator.fit)
+            score_weight = routed.scorer.score.get("sample_weight")
+            split_kwargs = {} if self.cv is None else dict(routed.splitter.split)
+            return fit_kwargs, score_weight, split_kwargs
+        split_kwargs = {} if groups is None else {"groups": groups}
+        return dict(fit_params), fit_params.get("sample_weight"), split_kwargs
+
+    # ------------------------------------------------------------------
+    # the start of fit
+
+    def _check_X_y(self, X, y):
+        """X and y validated (the one validation of X in ``fit``), and the
+        feature names."""
+        name = type(self).__name__
+        if y is None:
+            raise ValueError(
+                f"{name} requires y to be passed, but the target y is None. Pass "
+                "the target values of the rows of X."
+            )
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError(
+                f"X is a sparse matrix; {name} selects (and adds) dense columns. "
+                "Convert it with X.toarray()."
+            )
+        frame = is_dataframe(X)
+        X = validate_data(
+            self,
+            X,
+            reset=True,
+            dtype=None,
+            ensure_all_finite=not get_tags(self).input_tags.allow_nan,
+            ensure_min_samples=2,
+            skip_check_array=frame,
+        )
+        if frame and (X.shape[0] < 2 or X.shape[1] < 1):
+            raise ValueError(
+                f"X has shape {X.shape}; {name} needs at least 2 samples and 1 feature."
+            )
+        y = check_array(
+            y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
+        )
+        check_finite_target(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; "
+                "its single column is used.",
+                DataConversionWarning,
+                stacklevel=4,
+            )
+            y = y.ravel()
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
+                "target value per row of X."
+            )
+        feature_names = np.asarray(
+            [str(c) for c in X.columns]
+            if frame
+            else [f"x{i}" for i in range(X.shape[1])],
+            dtype=object,
+        )
+        return X, y, feature_names
+
+    def _estimator_to_fit(self, y, seed):
+        """A clone of the estimator with its unset seeds set to ``seed``, or
+        the default forest for the target with that seed."""
+        if self.estimator is None:
+            return default_estimator(y).set_params(random_state=seed)
+        return with_shared_seed(self.estimator, seed)
+
+    def _method_entry(self, estimator, y, X, *, groups=None, prefit=False):
+        """The registry entry of ``method`` ("auto" resolved), after checking
+        that the estimator (and ``groups``, y, ``prefit``, ``max_samples``)
+        allow it."""
+        name = self.method
+        if name == "auto":
+            name = resolve_auto(estimator, y, grouped=groups is not None, X=X)
+        method = METHODS[name]
+        check_method(method, estimator, y=y, groups=groups, prefit=prefit)
+        if self.max_samples is not None and not method.scores_rows:
+            raise ValueError(
+                f"max_samples={self.max_samples!r} limits the rows importances "
+                f"are scored on, and method={name!r} scores none (or refits on "
+                "all of them). Use method='permutation' or 'oob_permutation', "
+                "or max_samples=None."
+            )
+        return method
+
+    def _check_classes(self, estimator, y, *, prefit=False):
+        """A classifier needs two classes: fitted on one, every feature is
+        useless and the selection would be arbitrary."""
+        if prefit or not is_classifier(estimator):
+            return
+        for column in y.reshape(len(y), -1).T:
+            classes = np.unique(column)
+            if len(classes) == 1:
+                label = classes[0].item() if hasattr(classes[0], "item") else classes[0]
+                raise ValueError(
+                    f"y has a single class, {label!r}: a classifier fitted "
+                    "on it predicts that class whatever the features, so no "
+                    "feature is important and any selection would be "
+                    "arbitrary. Pass rows of at least two classes."
+                )
+
+    def _cv_with_splits(self, estimator, X, y, split_kwargs):
+        """``cv``, or its splits when split parameters (the rows' ``groups``)
+        were passed to ``fit``."""
+        if not split_kwargs:
+            return self.cv
+        if self.cv is None:
+            raise ValueError(
+                f"fit got {', '.join(sorted(split_kwargs))}=, which go to the "
+                "splitter of cv, and cv=None. Pass a group-aware splitter, "
+                "e.g. cv=GroupKFold(5), or leave the rows' groups out (the "
+                "groups of features are the selector's groups= parameter)."
+            )
+        splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
+        return list(splitter.split(X, y, **split_kwargs))
+
+    def _refit_selected(self, estimator, X, y, fit_kwargs):
+        """A clone of ``estimator`` fitted on the selected columns of X."""
+        selected = int(self.support_.sum())
+        note = (
+            f"{type(self).__name__}: raised by the refit on the {selected} "
+            "selected features."
+        )
+        try:
+            return clone(estimator).fit(
+                select_columns(X, self.support_), y, **fit_kwargs
+            )
+        except (KeyError, ValueError) as exc:
+            if not isinstance(estimator, Pipeline):
+                add_note(exc, note)
+                raise
+            raise ValueError(
+                f"fitting the Pipeline on the {selected} selected columns failed "
+                f"({exc}). A step that lists columns by name needs them all; "
+                "select columns with make_column_selector, or pass refit=False "
+                "(ImportanceSelector) and put the model after the selector."
+            ) from exc
+        except Exception as exc:
+            add_note(exc, note)
+            raise
+
+    # ------------------------------------------------------------------
+    # delegation to the refitted estimator
+
+    def _delegates(self):
+        """Whether ``estimator_`` is (or will be) the estimator refitted on
+        the selected features, to which ``predict`` and the others go."""
+        return True
+
+    @explain_input_errors
+    def _selected_input(self, X):
+        """X checked against fit and reduced to the selected columns, in the
+        container the estimator was refitted on (a frame stays a frame, so
+        that a Pipeline selecting columns by name still finds them)."""
+        check_is_fitted(self)
+        frame = is_dataframe(X)
+        X = validate_data(
+            self,
+            X,
+            reset=False,
+            dtype=None,
+            ensure_all_finite=not get_tags(self).input_tags.allow_nan,
+            skip_check_array=frame,
+        )
+        if frame and X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                f"expecting {self.n_features_in_} features as input."
+            )
+        return select_columns(X, self.support_)
+
+    def transform(self, X):
+        """Reduce X to the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self)
+        return transform_checking_names(self, X, super().transform)
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        """Predict with ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        """
+        return self.estimator_.predict(self._selected_input(X))
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        return self.estimator_.predict_proba(self._selected_input(X))
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log of the class probabilities of ``estimator_`` on the selected
+        features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        return self.estimator_.predict_log_proba(self._selected_input(X))
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        return self.estimator_.decision_function(self._selected_input(X))
+
+    @available_if(_estimator_has("score"))
+    def score(self, X, y, **score_params):
+        """Score of ``estimator_`` on the selected features.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        **score_params : dict
+            Passed to the estimator's ``score`` (e.g. ``sample_weight``).
+
+        Returns
+        -------
+        score : float
+        """
+        return self.estimator_.score(self._selected_input(X), y, **score_params)
+
+    @property
+    def classes_(self):
+        """Class labels of ``estimator_`` (classifiers only)."""
+        check_is_fitted(self)
+        return self.estimator_.classes_

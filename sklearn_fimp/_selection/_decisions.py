@@ -1,0 +1,245 @@
+"""ImportanceSelector's decisions as pure functions: which features (or
+groups) pass the threshold or the probe test, how ``max_features`` and
+``min_features`` change that, and the per-feature arrays of the fitted
+selector."""
+
+import numbers
+import re
+import warnings
+
+import numpy as np
+
+from ._probe_test import (
+    adjust_pvalues,
+    critical_pvalue,
+    decide,
+    round_critical_value,
+    round_test,
+)
+
+_SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
+DECISIONS = np.array(["confirmed", "tentative", "rejected"], dtype=object)
+
+
+def parse_threshold(threshold, importances):
+    """The importance value a float / "mean" / "median" / "1.5*mean" means."""
+    if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
+        return float(threshold)
+    match = _SCALED_THRESHOLD.match(threshold)
+    if threshold in ("mean", "median"):
+        scale, reference = 1.0, threshold
+    elif match is not None:
+        try:
+            scale = float(match.group(1))
+        except ValueError:
+            match = None
+        reference = match.group(2) if match is not None else None
+    if threshold not in ("mean", "median") and match is None:
+        raise ValueError(
+            f"threshold={threshold!r} is not understood; pass 'probes', a float, "
+            "'mean', 'median', or a scaled reference such as '1.5*mean' or "
+            "'0.5*median'."
+        )
+    center = np.mean(importances) if reference == "mean" else np.median(importances)
+    return float(scale * center)
+
+
+def uses_probe_test(threshold, prefit):
+    """Whether ``threshold`` is the probe test (a bad threshold string, or
+    probes with ``prefit=True``, are rejected here, before any fit)."""
+    use_probes = isinstance(threshold, str) and threshold == "probes"
+    if use_probes and prefit:
+        raise ValueError(
+            "threshold='probes' with prefit=True: the fitted estimator has "
+            "never seen probe columns, so no method can measure their "
+            "importance without refitting it. Pass prefit=False, or a "
+            "float, 'mean' or 'median' threshold."
+        )
+    if not use_probes:
+        parse_threshold(threshold, np.zeros(1))
+    return use_probes
+
+
+def check_min_features(min_features, n_groups):
+    """``min_features`` cannot exceed the features (or groups) of X."""
+    if min_features > n_groups:
+        raise ValueError(
+            f"min_features={min_features} is more than the {n_groups} features "
+            f"(or groups) of X; pass at most {n_groups}."
+        )
+
+
+def threshold_decision(means, threshold):
+    """Features whose mean importance reaches ``threshold`` (a float or a
+    statistic of the means): ``(passed, order, threshold, ranking)``, the
+    order and ranking by decreasing mean."""
+    n_real = len(means)
+    value = parse_threshold(threshold, means)
+    order = np.argsort(-means, kind="stable")
+    ranking = np.empty(n_real, dtype=int)
+    ranking[order] = np.arange(1, n_real + 1)
+    return means >= value, order, value, ranking
+
+
+def probe_decision(history, n_real, *, alpha, correction, keep_tentative):
+    """The probe test on the rounds' importances (``history``: ``real``,
+    ``probes``, ``owners``): a Bunch-like dict of the scores, raw and
+    corrected p-values, decisions and ranking, which features passed, their
+    order of significance and the threshold (the score at the level the
+    correction reached)."""
+    scores, pvalues, null = round_test(
+        history.real, history.probes, history.owners, n_real
+    )
+    corrected = adjust_pvalues(pvalues, correction)
+    decisions, ranking = decide(pvalues, corrected, scores, alpha)
+    critical = critical_pvalue(corrected, alpha, correction)
+    n_rounds = history.real.shape[0]
+    threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
+    passed = decisions == "confirmed"
+    if keep_tentative:
+        passed |= decisions == "tentative"
+    order = np.lexsort((-scores, pvalues))
+    return passed, order, threshold, scores, pvalues, corrected, ranking
+
+
+def apply_counts(passed, order, *, max_features, min_features, detail):
+    """``passed`` with at most ``max_features`` (None: no limit) of the
+    groups that passed, in ``order``, and at least ``min_features``, the
+    most significant first; a warning (``detail`` says what was reached)
+    when fewer than ``min_features``, or none, passed."""
+    chosen = passed.copy()
+    if max_features is not None:
+        ranked_passed = [g for g in order if chosen[g]]
+        chosen[ranked_passed[max_features:]] = False
+    n_chosen = int(chosen.sum())
+    if n_chosen < min_features or n_chosen == 0:
+        kept = (
+            f"keeping the {min_features} most important because "
+            f"min_features={min_features}"
+            if n_chosen < min_features
+            else "min_features=0, so no feature is kept and refit is skipped"
+        )
+        warnings.warn(
+            f"only {n_chosen} of {len(passed)} features (or groups) {detail}; "
+            f"{kept}. The model may predict y no better than chance, or the "
+            "data are too few: check importances_ and the model's score.",
+            UserWarning,
+            stacklevel=6,
+        )
+        for g in order:
+            if chosen.sum() >= min_features:
+                break
+            chosen[g] = True
+    return chosen
+
+
+def max_features_count(max_features, X, n_groups):
+    """The most features (or groups) to keep: ``max_features`` as a count
+    (None: all ``n_groups``; a callable is called with X, as
+    SelectFromModel does; a float is that fraction, at least 1)."""
+    if max_features is None:
+        return n_groups
+    if callable(max_features):
+        count = max_features(X)
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+            raise TypeError(
+                f"max_features is a callable, and it returned {count!r} of type "
+                f"{type(count).__name__}; it must return an int, the number of "
+                "features to keep."
+            )
+        if count < 0:
+            raise ValueError(
+                f"max_features is a callable, and it returned {count}; it must "
+                "return an int >= 0, the number of features to keep."
+            )
+        return int(count)
+    if isinstance(max_features, numbers.Integral):
+        return int(max_features)
+    return max(1, int(max_features * n_groups))
+
+
+def warn_if_probes_unseen(history, estimator):
+    """Warn when every probe scored exactly 0 in every round: the test then
+    compares the features with 0, and the probes likely never reached the
+    model."""
+    if not np.any(history.probes):
+        warnings.warn(
+            f"estimator={type(estimator).__name__}(...) gave every probe "
+            "column an importance of 0, so 'beats the probes' "
+            "reduces to 'importance above 0'. If a step drops columns "
+            "it does not know (a ColumnTransformer listing columns by "
+            "name), let it pass them (remainder='passthrough' or "
+            "make_column_selector), or use a numeric threshold.",
+            UserWarning,
+            stacklevel=7,
+        )
+
+
+def per_feature(values, groups, n_features):
+    """Group values spread to features (the smallest over overlaps)."""
+    if values is None:
+        return None
+    out = np.full(n_features, np.inf)
+    for value, columns in zip(values, groups):
+        out[columns] = np.minimum(out[columns], value)
+    return out
+
+
+def select(
+    result,
+    history,
+    groups,
+    n_features,
+    *,
+    threshold,
+    alpha,
+    correction,
+    keep_tentative,
+    max_features,
+    min_features,
+    estimator,
+):
+    """The selection from a measured ``result`` (and, with the probe test,
+    the rounds' ``history``; None without): a dict of ``support``,
+    ``threshold``, ``pvalues``, ``pvalues_corrected``, ``ranking`` and
+    ``decisions``, per feature (a group's values spread to its features).
+    Adds ``statistics`` and ``pvalues`` (None without probes) to ``result``.
+    """
+    n_real = len(groups)
+    if history is not None:
+        warn_if_probes_unseen(history, estimator)
+        passed, order, value, scores, pvalues, corrected, ranking = probe_decision(
+            history,
+            n_real,
+            alpha=alpha,
+            correction=correction,
+            keep_tentative=keep_tentative,
+        )
+        missing = np.full(len(result.groups) - n_real, np.nan)
+        result.statistics = np.concatenate([scores, missing])
+        result.pvalues = np.concatenate([pvalues, missing])
+        detail = f"beat the probes at alpha={alpha} (correction={correction!r})"
+    else:
+        means = result.importances_mean[:n_real]
+        passed, order, value, ranking = threshold_decision(means, threshold)
+        pvalues = corrected = result.statistics = result.pvalues = None
+        detail = f"reach threshold={threshold!r}"
+    chosen = apply_counts(
+        passed,
+        order,
+        max_features=max_features,
+        min_features=min_features,
+        detail=detail,
+    )
+    support = np.zeros(n_features, dtype=bool)
+    for g in np.flatnonzero(chosen):
+        support[groups[g]] = True
+    ranking = per_feature(ranking, groups, n_features).astype(int)
+    return {
+        "support": support,
+        "threshold": value,
+        "pvalues": per_feature(pvalues, groups, n_features),
+        "pvalues_corrected": per_feature(corrected, groups, n_features),
+        "ranking": ranking,
+        "decisions": None if pvalues is None else DECISIONS[np.minimum(ranking, 3) - 1],
+    }
