@@ -22,30 +22,32 @@ Run from the repository root::
     python bench/dependence_stability_screen.py rfpimp --seeds 10
     python bench/dependence_stability_screen.py default --seeds 6 --data D1
     python bench/dependence_stability_screen.py --analyze
+    python bench/dependence_stability_screen.py --quick   # seconds, no cache
 """
 
 import argparse
 import json
-import sys
-import time
+import tempfile
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
-from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dependence import (  # noqa: E402
+from _common import (
+    cpu_timed,
     load_breast_cancer_features,
     load_redundant,
     rfpimp_forests_alone,
 )
+from scipy import stats
+from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
-from sklearn_fimp import feature_dependence  # noqa: E402
+from sklearn_fimp import feature_dependence
 
+#: The workloads' data (the small data of bench_dependence.py --quick with
+#: --quick).
+QUICK = False
 DATA = {
-    "D1": lambda: load_breast_cancer_features(False)[1],
-    "D2": lambda: load_redundant(False)[1],
+    "D1": lambda: load_breast_cancer_features(QUICK)[1],
+    "D2": lambda: load_redundant(QUICK)[1],
 }
 
 
@@ -81,14 +83,18 @@ def run(config, workload, seeds, cache):
         path = cache / f"{workload}_{config}_{seed}.json"
         if path.exists():
             continue
-        start = time.process_time()
         if config == "rfpimp":
-            dependence = rfpimp_forests_alone(X, [1000 + seed])[0]
+            cpu, _, dependences = cpu_timed(
+                lambda seed=seed: rfpimp_forests_alone(X, [1000 + seed])
+            )
+            dependence = dependences[0]
         else:
-            dependence = feature_dependence(
-                X, estimator=CONFIGS[config](), n_jobs=1, random_state=seed
-            ).dependence
-        cpu = time.process_time() - start
+            cpu, _, result = cpu_timed(
+                lambda seed=seed: feature_dependence(
+                    X, estimator=CONFIGS[config](), n_jobs=1, random_state=seed
+                )
+            )
+            dependence = result.dependence
         path.write_text(json.dumps({"cpu": cpu, "dep": [float(d) for d in dependence]}))
         print(f"{config} {workload} seed {seed}: {cpu:.2f} s CPU", flush=True)
 
@@ -143,7 +149,21 @@ def main(argv=None):
     parser.add_argument("--data", default="D1,D2")
     parser.add_argument("--cache", type=Path, default=Path("dependence_screen"))
     parser.add_argument("--analyze", action="store_true")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run in seconds: rfpimp's forests and the default on D1's "
+        "small data, 2 seeds, in a temporary cache, then --analyze",
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        global QUICK
+        QUICK = True
+        with tempfile.TemporaryDirectory() as cache:
+            for config in ("rfpimp", "default"):
+                run(config, "D1", range(2), Path(cache))
+            analyze(Path(cache))
+        return
     args.cache.mkdir(parents=True, exist_ok=True)
     if args.config:
         for workload in args.data.split(","):
