@@ -90,26 +90,44 @@ ours against BorutaPy, with the seconds of each, in one run.
 
 Run from the repository root::
 
-    PYTHONPATH=. python bench/bench_calibration.py --quick   # minutes
-    PYTHONPATH=. python bench/bench_calibration.py           # full, writes docs
+    PYTHONPATH=. python bench/bench_calibration.py --quick   # seconds
+    PYTHONPATH=. python bench/bench_calibration.py --write   # full, writes docs
 
-The table is printed and written to ``docs/bench_calibration.rst``.
+The table is printed, and written to ``docs/bench_calibration.rst`` with
+``--write``. ``--log FILE`` appends every row to FILE as it comes;
+``bench/bench_calibration_rows.jsonl`` is the page's log, only ever appended
+to (``--recompute`` appends the rows it changes, and a later row of a data
+set, selector, rounds and trees replaces an earlier one when the log is
+read), so that the repository keeps each row once.
 """
 
 import argparse
-import datetime
 import json
 import os
 import platform
-import shlex
 import sys
+import tempfile
 import time
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import sklearn
+from _common import (
+    DOCS,
+    command_line,
+    heading,
+    list_table,
+    missing,
+    reproduce,
+    shown,
+    skip,
+    text_table,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
 from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.datasets import make_classification, make_friedman1, make_regression
@@ -121,8 +139,11 @@ from sklearn.ensemble import (
 )
 from sklearn.linear_model import LogisticRegression, Ridge
 
-import sklearn_fimp
 from sklearn_fimp import ImportanceSelector
+
+# Private: the candidate probe tests are computed from the rounds that the
+# public ImportanceSelector.fit measured; the package has no public function
+# for a probe test's p-values.
 from sklearn_fimp._selection._probe_test import (
     _loo_scores,
     adjust_pvalues,
@@ -133,9 +154,7 @@ from sklearn_fimp._selection._probe_test import (
     tail_pvalues,
 )
 
-SCRIPT = Path(__file__).resolve()
-REPO_ROOT = SCRIPT.parents[1]
-DOCS_FILE = REPO_ROOT / "docs" / "bench_calibration.rst"
+DOCS_FILE = DOCS / "bench_calibration.rst"
 ALPHA = 0.05
 ALL_METHODS = (
     "auto",
@@ -451,13 +470,11 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
             real, probes, owners = saved["real"], saved["probes"], saved["owners"]
             seconds = float(saved["seconds"])
     else:
-        start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            real, probes, owners = probe_rounds(
-                X, y, task, seed, method, model, n_rounds, trees
+            seconds, (real, probes, owners) = timed(
+                lambda: probe_rounds(X, y, task, seed, method, model, n_rounds, trees)
             )
-        seconds = time.perf_counter() - start
         if cached is not None:
             np.savez(cached, real=real, probes=probes, owners=owners, seconds=seconds)
     rows = []
@@ -499,11 +516,9 @@ def run_boruta(regime, seed):
         max_iter=50,
         random_state=seed,
     )
-    start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        selector.fit(X, y)
-    seconds = time.perf_counter() - start
+        seconds, _ = timed(lambda: selector.fit(X, y))
     kept = np.asarray(selector.support_, dtype=bool)
     row = dict(regime=regime, seed=seed, selector="BorutaPy", seconds=seconds)
     return [row | outcome(kept, kept, informative)]
@@ -539,16 +554,36 @@ def plan(regimes, seeds, configs, boruta, boruta_seeds=None, done=frozenset()):
 
 def read_log(paths):
     """Rows recorded with ``--log``, one per (regime, seed, selector, rounds,
-    trees)."""
-    rows, seen = [], set()
+    trees): a later row replaces an earlier one of the same key, in the
+    earlier one's place (the log is only ever appended to; ``--recompute``
+    appends the rows it changes)."""
+    rows = {}
     for path in paths:
         for line in Path(path).read_text().splitlines():
-            row = json.loads(line) if line.strip() else None
-            key = row and (row["seed"], *_table_key(row))
-            if row is not None and key not in seen:
-                seen.add(key)
-                rows.append(row)
-    return rows
+            if line.strip():
+                row = json.loads(line)
+                rows[(row["seed"], *_table_key(row))] = row
+    return list(rows.values())
+
+
+def append_log(path, rows):
+    """Append ``rows`` to the log at ``path``, one JSON line each (the log
+    is never rewritten)."""
+    with open(path, "a") as log:
+        for row in rows:
+            log.write(_line(row))
+
+
+def _line(row):
+    return json.dumps(_record(row), default=float) + "\n"
+
+
+def changed_rows(logged, rows):
+    """The rows of ``rows`` that the log does not hold as they are."""
+    held = {(r["seed"], *_table_key(r)): _line(r) for r in logged}
+    return [
+        row for row in rows if held.get((row["seed"], *_table_key(row))) != _line(row)
+    ]
 
 
 def recompute(rows, n_rounds, trees):
@@ -688,42 +723,44 @@ def diagnose(rows):
 
 
 def text_diagnosis(diagnosis):
-    header = (
-        f"{'regime':<16} {'selector':<40} {'p-values':>8} {'P(p<=.01)':>9} "
-        f"{'P(p<=.05)':>9} {'skew':>5} {'between':>7}"
+    return text_table(
+        ["regime", "selector", "p-values", "P(p<=.01)", "P(p<=.05)", "skew", "between"],
+        [
+            [
+                d["regime"],
+                d["selector"],
+                d["n_pvalues"],
+                f"{d['le_01']:.3f}",
+                f"{d['le_05']:.3f}",
+                f"{d['probe_skew']:.2f}",
+                f"{d['between_share']:.2f}",
+            ]
+            for d in diagnosis
+        ],
     )
-    lines = [header, "-" * len(header)]
-    for d in diagnosis:
-        lines.append(
-            f"{d['regime']:<16} {d['selector']:<40} {d['n_pvalues']:>8} "
-            f"{d['le_01']:9.3f} {d['le_05']:9.3f} {d['probe_skew']:5.2f} "
-            f"{d['between_share']:7.2f}"
-        )
-    return "\n".join(lines)
 
 
-def text_table(summary):
-    header = (
-        f"{'regime':<16} {'selector':<40} {'fits':>8} {'n':>3} {'FWER':>10} "
-        f"{'upper':>6} "
-        f"{'FDR':>6} {'upper':>6} {'power':>6} {'F1':>5} {'s':>7}"
+def summary_text(summary):
+    return text_table(
+        ["regime", "selector", "fits", "n", "FWER", "upper", "FDR", "upper"]
+        + ["power", "F1", "s"],
+        [
+            [
+                s["regime"],
+                s["selector"],
+                s["fits"],
+                s["n"],
+                f"{s['fwer_k']}={s['fwer']:.1%}",
+                f"{s['fwer_upper']:.1%}",
+                f"{s['fdr']:.1%}",
+                f"{s['fdr_upper']:.1%}",
+                f"{s['power']:.2f}",
+                f"{s['f1']:.2f}",
+                f"{s['seconds']:.2f}",
+            ]
+            for s in summary
+        ],
     )
-    lines = [header, "-" * len(header)]
-    for s in summary:
-        lines.append(
-            f"{s['regime']:<16} {s['selector']:<40} {s['fits']:>8} {s['n']:>3} "
-            f"{s['fwer_k']:>3}={s['fwer']:5.1%} {s['fwer_upper']:6.1%} "
-            f"{s['fdr']:6.1%} {s['fdr_upper']:6.1%} {s['power']:6.2f} "
-            f"{s['f1']:5.2f} {s['seconds']:7.2f}"
-        )
-    return "\n".join(lines)
-
-
-def version(package):
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def _percent(x):
@@ -736,61 +773,56 @@ def _is_headline(selector):
 
 
 def _error_table(title, summary):
-    lines = [
-        f".. list-table:: {title}",
-        "   :header-rows: 1",
-        "",
-        "   * - Regime",
-        "     - Selector",
-        "     - Rounds x trees",
-        "     - Data sets",
-        "     - FWER (%)",
-        "     - FWER 95% upper (%)",
-        "     - FDR (%)",
-        "     - FDR 95% upper (%)",
-        "     - Power",
-        "     - F1",
-        "     - Time (s)",
-    ]
     order = [*REGIMES, *POWER]
+    body = []
     for s in sorted(summary, key=lambda s: order.index(s["regime"])):
         power = "" if not np.isfinite(s["power"]) else f"{s['power']:.2f}"
-        lines += [
-            f"   * - {s['regime']}",
-            f"     - {s['selector']}",
-            f"     - {s['fits']}",
-            f"     - {s['n']}",
-            f"     - {s['fwer_k']} = {_percent(s['fwer'])}",
-            f"     - {_percent(s['fwer_upper'])}",
-            f"     - {_percent(s['fdr'])}",
-            f"     - {_percent(s['fdr_upper'])}",
-            f"     - {power}",
-            f"     - {s['f1']:.2f}" if power else "     - ",
-            f"     - {s['seconds']:.2f}",
-        ]
-    return lines
+        body.append(
+            [
+                s["regime"],
+                s["selector"],
+                s["fits"],
+                s["n"],
+                f"{s['fwer_k']} = {_percent(s['fwer'])}",
+                _percent(s["fwer_upper"]),
+                _percent(s["fdr"]),
+                _percent(s["fdr_upper"]),
+                power,
+                f"{s['f1']:.2f}" if power else "",
+                f"{s['seconds']:.2f}",
+            ]
+        )
+    return list_table(
+        title,
+        [
+            "Regime",
+            "Selector",
+            "Rounds x trees",
+            "Data sets",
+            "FWER (%)",
+            "FWER 95% upper (%)",
+            "FDR (%)",
+            "FDR 95% upper (%)",
+            "Power",
+            "F1",
+            "Time (s)",
+        ],
+        body,
+    )
 
 
 def rst(summary, diagnosis, command, seconds, notes):
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        ".. This file is written by bench/bench_calibration.py; do not edit it.",
+        *written_by("bench_calibration.py"),
+        *heading("Benchmark: calibration of the probe test"),
         "",
-        "Benchmark: calibration of the probe test",
-        "========================================",
-        "",
-        f"- date: {now}; whole run {seconds / 60:.1f} min",
+        f"- date: {utc_stamp()}; whole run {seconds / 60:.1f} min",
         f"- machine: {platform.machine()}, {os.cpu_count()} cores (shared), "
         f"{platform.system()} {platform.release()}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scipy {version('scipy')}, scikit-learn {sklearn.__version__}, "
-        f"sklearn_fimp {sklearn_fimp.__version__}, boruta {version('boruta')}",
+        "- " + versions("numpy", "scipy", "scikit-learn", "sklearn_fimp", "boruta"),
         f"- alpha = q = {ALPHA}",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command}",
-        "",
+        *reproduce(command),
         "Regimes and selectors are described at the top of "
         "``bench/bench_calibration.py``. FWER: share of data sets with any noise "
         "column kept (Holm), with the Clopper-Pearson 95% upper bound; FDR: mean "
@@ -814,40 +846,45 @@ def rst(summary, diagnosis, command, seconds, notes):
             others,
         )
     if diagnosis:
-        lines += [
-            "",
-            ".. list-table:: Unadjusted p-values of the noise columns "
+        lines += [""] + list_table(
+            "Unadjusted p-values of the noise columns "
             "(valid: P(p <= a) <= a), skewness of the probes' importances in "
             "one fit, and the share of a noise column's importance variance "
             "that is fixed by the data (between features, over rounds)",
-            "   :header-rows: 1",
-            "",
-            "   * - Regime",
-            "     - Test",
-            "     - Rounds x trees",
-            "     - p-values",
-            "     - P(p <= 0.01)",
-            "     - P(p <= 0.05)",
-            "     - Probe skewness",
-            "     - Between share",
-        ]
-        for d in diagnosis:
-            lines += [
-                f"   * - {d['regime']}",
-                f"     - {d['selector']}",
-                f"     - {d['fits']}",
-                f"     - {d['n_pvalues']}",
-                f"     - {d['le_01']:.3f}",
-                f"     - {d['le_05']:.3f}",
-                f"     - {d['probe_skew']:.2f}",
-                f"     - {d['between_share']:.2f}",
-            ]
+            [
+                "Regime",
+                "Test",
+                "Rounds x trees",
+                "p-values",
+                "P(p <= 0.01)",
+                "P(p <= 0.05)",
+                "Probe skewness",
+                "Between share",
+            ],
+            [
+                [
+                    d["regime"],
+                    d["selector"],
+                    d["fits"],
+                    d["n_pvalues"],
+                    f"{d['le_01']:.3f}",
+                    f"{d['le_05']:.3f}",
+                    f"{d['probe_skew']:.2f}",
+                    f"{d['between_share']:.2f}",
+                ]
+                for d in diagnosis
+            ],
+        )
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a run of seconds in a temporary folder (see quick); prints the page",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--regimes", nargs="*", default=None)
@@ -886,12 +923,18 @@ def main(argv=None):
         default=None,
         help="recompute the probe tests' rows recorded with --log from the "
         "kept rounds (BENCH_CALIBRATION_CACHE; with the --rounds and --trees "
-        "they were run with), keep the other rows, and summarize",
+        "they were run with), keep the other rows, and summarize; with --log, "
+        "append the rows that changed to it",
     )
     parser.add_argument(
         "--note", action="append", default=[], help="a line for the docs page"
     )
-    parser.add_argument("--log", default=None, help="append every row to this file")
+    parser.add_argument(
+        "--log",
+        default=None,
+        help="append every row to this file (it is only ever appended to: a "
+        "later row of a data set and selector replaces an earlier one)",
+    )
     parser.add_argument(
         "--boruta-seeds",
         type=int,
@@ -904,9 +947,76 @@ def main(argv=None):
         default=[],
         help="leave out the data sets these --log files already hold",
     )
+    parser.add_argument(
+        "--page",
+        type=Path,
+        default=DOCS_FILE,
+        help=f"where --write writes the page (default: {shown(DOCS_FILE)})",
+    )
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    start = time.perf_counter()
+    if args.quick:
+        if args.log or args.from_log is not None or args.recompute is not None:
+            parser.error("--quick keeps its rows and rounds in a temporary folder")
+        with tempfile.TemporaryDirectory() as folder:
+            quick(args, argv, folder, start)
+        return
+    if args.from_log is not None:
+        report(read_log(args.from_log), args, argv, start)
+        return
+    if args.recompute is not None:
+        rows = recompute(read_log(args.recompute), args.rounds, args.trees)
+        if args.log:
+            held = read_log([args.log]) if Path(args.log).is_file() else []
+            changed = changed_rows(held, rows)
+            append_log(args.log, changed)
+            print(f"appended {len(changed)} recomputed rows to {args.log}")
+        report(rows, args, argv, start)
+        return
+    report(run(args), args, argv, start)
+
+
+#: --quick: the regimes, seeds, rounds and trees of a run of seconds.
+QUICK = {
+    "regimes": ["bin-small-100", "reg-mixed-300"],
+    "seeds": 2,
+    "rounds": 3,
+    "trees": 5,
+}
+
+
+def quick(args, argv, folder, start):
+    """A run of seconds: two small regimes, two seeds, 3 rounds of 5-tree
+    forests, BorutaPy on one data set where boruta is installed; its rows
+    logged and its rounds kept in ``folder`` (a temporary folder), then
+    recomputed from the kept rounds as --recompute does (appending the
+    rows that change, none), and the page printed, not written."""
+    global CACHE
+    CACHE = folder
+    args.regimes, args.seeds = QUICK["regimes"], QUICK["seeds"]
+    args.rounds, args.trees, args.jobs = QUICK["rounds"], QUICK["trees"], 1
+    args.boruta_on, args.boruta_seeds = QUICK["regimes"][:1], 1
+    if not args.no_boruta and missing("boruta"):
+        skip("BorutaPy", missing("boruta"))
+        args.no_boruta = True
+    args.log, args.write = str(Path(folder, "rows.jsonl")), True
+    run(args)
+    logged = read_log([args.log])
+    changed = changed_rows(logged, recompute(logged, args.rounds, args.trees))
+    append_log(args.log, changed)
+    print(f"--recompute from the kept rounds: {len(changed)} rows changed")
+    if changed:
+        raise SystemExit("rows recomputed from the same rounds differ")
+    args.log = None
+    report(read_log([Path(folder, "rows.jsonl")]), args, argv, start)
+
+
+def run(args):
+    """Run the jobs the arguments ask for; their rows (also appended to
+    --log as they come)."""
     regimes = args.regimes or list(POWER if args.power else REGIMES)
-    n_seeds = args.seeds or (10 if args.quick else 60)
+    n_seeds = args.seeds or 60
     seeds = range(100, 100 + n_seeds) if args.power else range(n_seeds)
 
     def configs(regime):
@@ -918,18 +1028,6 @@ def main(argv=None):
             out.extend((m, "hgb", args.rounds, args.trees) for m in args.hgb_methods)
         return out
 
-    start = time.perf_counter()
-    if args.from_log is not None:
-        report(read_log(args.from_log), args, start)
-        return
-    if args.recompute is not None:
-        rows = recompute(read_log(args.recompute), args.rounds, args.trees)
-        if args.log:
-            Path(args.log).write_text(
-                "".join(json.dumps(_record(row), default=float) + "\n" for row in rows)
-            )
-        report(rows, args, start)
-        return
     boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)
     if args.no_boruta:
         boruta_on = set()
@@ -937,29 +1035,27 @@ def main(argv=None):
     jobs = plan(regimes, seeds, configs, boruta_on, args.boruta_seeds, done)
     print(f"{len(jobs)} jobs", flush=True)
     rows = []
-    log = open(args.log, "a") if args.log else None  # noqa: SIM115
     for result in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs):
         for row in result:
             rows.append(row)
             short = {k: v for k, v in row.items() if k != "noise_p"}
             print(short, flush=True)
-            if log is not None:
-                log.write(json.dumps(_record(row), default=float) + "\n")
-                log.flush()
-    report(rows, args, start)
+            if args.log:
+                append_log(args.log, [row])
+    return rows
 
 
 def _without_notes(argv):
     """The command line without its --note values (the page prints those as
     paragraphs of their own)."""
-    kept, skip = [], False
+    kept, skipping = [], False
     for arg in argv:
-        if skip:
-            skip = False
+        if skipping:
+            skipping = False
         elif arg == "--note" or arg.startswith("--note="):
             if "--note" not in kept:
                 kept += ["--note", "<each paragraph below, one --note each>"]
-            skip = arg == "--note"
+            skipping = arg == "--note"
         else:
             kept.append(arg)
     return kept
@@ -970,13 +1066,13 @@ def _record(row):
     return dict(row, noise_p=[float(p) for p in row.get("noise_p", [])])
 
 
-def report(rows, args, start):
-    print(text_table(summarize(rows)))
+def report(rows, args, argv, start):
+    print(summary_text(summarize(rows)))
     print()
     print(text_diagnosis(diagnose(rows)))
     if args.write:
-        command = "PYTHONPATH=. python bench/bench_calibration.py " + shlex.join(
-            _without_notes(sys.argv[1:])
+        command = command_line(
+            "bench_calibration.py", _without_notes(argv), pythonpath=True
         )
         text = rst(
             summarize(rows),
@@ -985,8 +1081,7 @@ def report(rows, args, start):
             time.perf_counter() - start,
             args.note,
         )
-        DOCS_FILE.write_text(text)
-        print(f"wrote {DOCS_FILE}")
+        write_page(args.page, text, quick=args.quick)
 
 
 if __name__ == "__main__":
