@@ -373,7 +373,8 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
-        return self.estimator_.predict(self._selected_input(X))
+        X = self._selected_input(X)  # checks fitting before estimator_ is read
+        return self.estimator_.predict(X)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
@@ -387,7 +388,8 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        return self.estimator_.predict_proba(self._selected_input(X))
+        X = self._selected_input(X)  # checks fitting before estimator_ is read
+        return self.estimator_.predict_proba(X)
 
     @available_if(_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):
@@ -402,7 +404,8 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
         """
-        return self.estimator_.predict_log_proba(self._selected_input(X))
+        X = self._selected_input(X)  # checks fitting before estimator_ is read
+        return self.estimator_.predict_log_proba(X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
@@ -416,7 +419,8 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         decision : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
-        return self.estimator_.decision_function(self._selected_input(X))
+        X = self._selected_input(X)  # checks fitting before estimator_ is read
+        return self.estimator_.decision_function(X)
 
     @available_if(_estimator_has("score"))
     def score(self, X, y, **score_params):
@@ -433,7 +437,8 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         score : float
         """
-        return self.estimator_.score(self._selected_input(X), y, **score_params)
+        X = self._selected_input(X)
+        return self.estimator_.score(X, y, **score_params)
 
     @property
     def classes_(self):
