@@ -26,7 +26,7 @@ Measures, in one run:
 Run from the repository root::
 
     PYTHONPATH=. python bench/bench_conditional.py
-    PYTHONPATH=. python bench/bench_conditional.py --quick   # smoke run, no docs
+    PYTHONPATH=. python bench/bench_conditional.py --quick   # seconds, no docs
 
 Every call runs with ``n_jobs=1`` and is timed in CPU seconds of the
 process (time.process_time), so that the ratios hold on a shared machine
@@ -35,30 +35,36 @@ recorded.
 """
 
 import argparse
-import datetime
 import os
-import platform
-import subprocess
 import sys
-import time
-from pathlib import Path
+from functools import partial
 
 import numpy as np
-import sklearn
+from _common import (
+    DOCS,
+    command_line,
+    cpu_timed,
+    git_commit,
+    heading,
+    list_table,
+    utc_stamp,
+    versions,
+    write_page,
+)
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import train_test_split
 
-import sklearn_fimp
 from sklearn_fimp import (
     conditional_permutation_importance,
     drop_column_importance,
     permutation_importance,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS_TABLE = ROOT / "docs" / "bench_conditional.rst"
+DOCS_TABLE = DOCS / "bench_conditional.rst"
+#: --quick: the columns of the W2-like data (of 1,000 rows)
+QUICK_FEATURES = 24
 
 
 def stand_in_data(relation, seed, n_rows=1000):
@@ -76,27 +82,29 @@ def stand_in_data(relation, seed, n_rows=1000):
     return X, y
 
 
-def sampler_choice(n_datasets):
+def sampler_choice(n_datasets, n_rows=1000, trees=50):
     rows = []
     for relation in ("linear", "exp"):
         for sampler in ("forest", "linear"):
             stand_in, rejected, seconds = [], np.zeros(4), 0.0
             for seed in range(n_datasets):
-                X, y = stand_in_data(relation, seed)
+                X, y = stand_in_data(relation, seed, n_rows)
                 half = X.shape[0] // 2
                 model = RandomForestRegressor(
-                    n_estimators=50, random_state=seed, n_jobs=1
+                    n_estimators=trees, random_state=seed, n_jobs=1
                 ).fit(X[:half], y[:half])
-                start = time.process_time()
-                result = conditional_permutation_importance(
-                    model,
-                    X[half:],
-                    y[half:],
-                    sampler=sampler,
-                    n_jobs=1,
-                    random_state=seed,
+                cpu, _, result = cpu_timed(
+                    partial(
+                        conditional_permutation_importance,
+                        model,
+                        X[half:],
+                        y[half:],
+                        sampler=sampler,
+                        n_jobs=1,
+                        random_state=seed,
+                    )
                 )
-                seconds += time.process_time() - start
+                seconds += cpu
                 stand_in.append(result.importances_mean[1])
                 rejected += result.pvalues <= 0.05
             rows.append(
@@ -116,10 +124,10 @@ def sampler_choice(n_datasets):
 
 
 def speed(quick, drop_features, n_samples):
-    n_samples = 5_000 if quick else n_samples
+    n_samples = 1_000 if quick else n_samples
     X, y = make_classification(
         n_samples=n_samples,
-        n_features=50,
+        n_features=QUICK_FEATURES if quick else 50,
         n_informative=10,
         n_redundant=10,
         random_state=0,
@@ -133,41 +141,39 @@ def speed(quick, drop_features, n_samples):
         random_state=0,
         n_jobs=1,
     )
-    start = time.process_time()
-    fitted = clone(model).fit(X_train, y_train)
-    fit_seconds = time.process_time() - start
+    fit_seconds, _, fitted = cpu_timed(lambda: clone(model).fit(X_train, y_train))
     print(f"fit: {fit_seconds:.1f} s", flush=True)
 
-    start = time.process_time()
-    conditional = conditional_permutation_importance(
-        fitted, X_test, y_test, n_repeats=5, n_jobs=1, random_state=0
+    conditional_seconds, _, conditional = cpu_timed(
+        lambda: conditional_permutation_importance(
+            fitted, X_test, y_test, n_repeats=5, n_jobs=1, random_state=0
+        )
     )
-    conditional_seconds = time.process_time() - start
     print(f"conditional: {conditional_seconds:.1f} s", flush=True)
 
-    start = time.process_time()
-    permutation_importance(
-        fitted, X_test, y_test, n_repeats=5, n_jobs=1, random_state=0
+    permutation_seconds, _, _ = cpu_timed(
+        lambda: permutation_importance(
+            fitted, X_test, y_test, n_repeats=5, n_jobs=1, random_state=0
+        )
     )
-    permutation_seconds = time.process_time() - start
     print(f"permutation: {permutation_seconds:.1f} s", flush=True)
 
     n_train = X_train.shape[0]
     split = [(np.arange(n_train), np.arange(n_train, n_samples))]
     X_all, y_all = np.vstack([X_train, X_test]), np.concatenate([y_train, y_test])
     drop_features = min(drop_features, X.shape[1])
-    start = time.process_time()
-    drop_column_importance(
-        model,
-        X_all,
-        y_all,
-        cv=split,
-        groups=list(range(drop_features)),
-        ungrouped="drop",
-        n_jobs=1,
-        random_state=0,
+    drop_measured, _, _ = cpu_timed(
+        lambda: drop_column_importance(
+            model,
+            X_all,
+            y_all,
+            cv=split,
+            groups=list(range(drop_features)),
+            ungrouped="drop",
+            n_jobs=1,
+            random_state=0,
+        )
     )
-    drop_measured = time.process_time() - start
     n_fits = drop_features + 1
     drop_seconds = drop_measured / n_fits * (X.shape[1] + 1)
     print(
@@ -190,38 +196,23 @@ def speed(quick, drop_features, n_samples):
     }
 
 
-def commit():
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def write_table(choice, timing, load, command):
+def page(choice, timing, load, command):
+    """The page: the sampler choice and the speed against drop-column."""
     lines = [
         ".. _bench_conditional:",
         "",
-        "Conditional permutation importance",
-        "==================================",
+        *heading("Conditional permutation importance"),
         "",
         f"Measured by ``bench/bench_conditional.py`` on "
-        f"{datetime.date.today().isoformat()} at commit {commit()}, Python "
-        f"{platform.python_version()}, scikit-learn {sklearn.__version__}, "
-        f"sklearn_fimp {sklearn_fimp.__version__}, {os.cpu_count()} cores "
+        f"{utc_stamp()[:10]} at commit {git_commit()}, "
+        f"{versions('scikit-learn', 'sklearn_fimp')}, {os.cpu_count()} cores "
         f"(load average {load:.1f} at the start: the machine was shared).",
         "",
         "Command::",
         "",
         f"    {command}",
         "",
-        "Sampler choice",
-        "--------------",
+        *heading("Sampler choice", "-"),
         "",
         f"{choice[0]['n_datasets']} data sets per row: y = cause + 0.5 x2 + "
         "noise; the stand-in is the cause plus noise (linear) or exp(cause) "
@@ -229,27 +220,31 @@ def write_table(choice, timing, load, command):
         "of p <= 0.05 (a valid test rejects a null feature about 5% of the "
         "time).",
         "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - relation",
-        "     - sampler",
-        "     - stand-in importance (truth 0)",
-        "     - stand-in p <= 0.05",
-        "     - noise p <= 0.05",
-        "     - cause p <= 0.05",
-        "     - seconds per call",
     ]
-    for row in choice:
-        lines += [
-            f"   * - {row['relation']}",
-            f"     - {row['sampler']}",
-            f"     - {row['stand_in_importance']:.4f}",
-            f"     - {row['stand_in_rejected']} of {row['n_datasets']}",
-            f"     - {row['noise_rejected']} of {row['n_datasets']}",
-            f"     - {row['cause_rejected']} of {row['n_datasets']}",
-            f"     - {row['seconds']:.2f}",
-        ]
+    lines += list_table(
+        None,
+        [
+            "relation",
+            "sampler",
+            "stand-in importance (truth 0)",
+            "stand-in p <= 0.05",
+            "noise p <= 0.05",
+            "cause p <= 0.05",
+            "seconds per call",
+        ],
+        [
+            [
+                row["relation"],
+                row["sampler"],
+                f"{row['stand_in_importance']:.4f}",
+                f"{row['stand_in_rejected']} of {row['n_datasets']}",
+                f"{row['noise_rejected']} of {row['n_datasets']}",
+                f"{row['cause_rejected']} of {row['n_datasets']}",
+                f"{row['seconds']:.2f}",
+            ]
+            for row in choice
+        ],
+    )
     drop_note = (
         f" ({timing['drop_fits']} of the 51 fits run, "
         f"{timing['drop_measured']:.0f} s; the rest at the same time per fit)"
@@ -257,10 +252,34 @@ def write_table(choice, timing, load, command):
         else ""
     )
     conditional_total = timing["fit"] + timing["conditional"]
+    body = [
+        [
+            "drop-column importance (baseline + 50 refits)" + drop_note,
+            f"{timing['drop_all']:.0f}",
+            "1.0",
+        ],
+        [
+            "conditional importance (one fit + the call)",
+            f"{conditional_total:.0f}",
+            f"{timing['drop_all'] / conditional_total:.1f}",
+        ],
+        [
+            "conditional importance (the call, model already fitted)",
+            f"{timing['conditional']:.0f}",
+            f"{timing['drop_all'] / timing['conditional']:.1f}",
+        ],
+    ]
+    if "permutation" in timing:
+        body.append(
+            [
+                "ordinary permutation importance (the call, tree engine)",
+                f"{timing['permutation']:.0f}",
+                f"{timing['drop_all'] / timing['permutation']:.1f}",
+            ]
+        )
     lines += [
         "",
-        "Speed against drop-column importance",
-        "------------------------------------",
+        *heading("Speed against drop-column importance", "-"),
         "",
         f"W2-like, {timing['n_samples']:,} rows x 50 features "
         "(make_classification, 10 informative, 10 redundant), 80/20 split, "
@@ -268,28 +287,8 @@ def write_table(choice, timing, load, command):
         "feature, 5 repeats, n_jobs=1, CPU seconds of the process "
         "(time.process_time).",
         "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - what",
-        "     - CPU seconds",
-        "     - drop-column / this",
-        "   * - drop-column importance (baseline + 50 refits)" + drop_note,
-        f"     - {timing['drop_all']:.0f}",
-        "     - 1.0",
-        "   * - conditional importance (one fit + the call)",
-        f"     - {conditional_total:.0f}",
-        f"     - {timing['drop_all'] / conditional_total:.1f}",
-        "   * - conditional importance (the call, model already fitted)",
-        f"     - {timing['conditional']:.0f}",
-        f"     - {timing['drop_all'] / timing['conditional']:.1f}",
+        *list_table(None, ["what", "CPU seconds", "drop-column / this"], body),
     ]
-    if "permutation" in timing:
-        lines += [
-            "   * - ordinary permutation importance (the call, tree engine)",
-            f"     - {timing['permutation']:.0f}",
-            f"     - {timing['drop_all'] / timing['permutation']:.1f}",
-        ]
     ratio = timing["drop_all"] / conditional_total
     lines += [
         "",
@@ -301,13 +300,18 @@ def write_table(choice, timing, load, command):
         "paths split on a replaced column.",
         "",
     ]
-    DOCS_TABLE.write_text("\n".join(lines))
-    print(f"wrote {DOCS_TABLE}")
+    return "\n".join(lines)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run in seconds (2 data sets of 300 rows, 10-tree "
+        f"forests; W2-like data of 1,000 rows x {QUICK_FEATURES} columns, 2 "
+        "refits of drop-column); prints the page instead of writing it",
+    )
     parser.add_argument("--datasets", type=int, default=20)
     parser.add_argument(
         "--drop-features",
@@ -319,18 +323,20 @@ def main(argv=None):
     parser.add_argument(
         "--rows", type=int, default=100_000, help="rows of the W2-like data"
     )
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     load = os.getloadavg()[0]
-    choice = (
-        [] if args.skip_choice else sampler_choice(2 if args.quick else args.datasets)
-    )
+    if args.skip_choice:
+        choice = []
+    elif args.quick:
+        choice = sampler_choice(2, n_rows=300, trees=10)
+    else:
+        choice = sampler_choice(args.datasets)
     timing = speed(args.quick, 2 if args.quick else args.drop_features, args.rows)
     print(timing)
-    if not args.quick and choice:
-        command = "PYTHONPATH=. python bench/bench_conditional.py " + " ".join(
-            argv if argv is not None else sys.argv[1:]
-        )
-        write_table(choice, timing, load, command.strip())
+    if choice:
+        command = command_line("bench_conditional.py", argv, pythonpath=True)
+        write_page(DOCS_TABLE, page(choice, timing, load, command), quick=args.quick)
 
 
 if __name__ == "__main__":

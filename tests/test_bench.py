@@ -1,0 +1,56 @@
+"""Smoke test of the benchmark scripts of ``bench/``.
+
+Every script runs its quick mode (``--quick``: tiny data, few trees, a few
+seconds) as a child process from the repository root, so that a change to
+the package that breaks a benchmark fails here. A quick run writes nothing
+to ``docs/`` or to the logs the repository keeps; the test checks that too.
+Marked ``slow`` (deselected by default): ``pytest -m slow tests/test_bench.py``.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+#: every script; _common.py is the module they share
+SCRIPTS = sorted(path.name for path in BENCH.glob("*.py") if path.name[0] != "_")
+#: seconds a quick run may take on a loaded 2-core machine
+TIMEOUT = 180
+
+
+def _kept_files():
+    """What a quick run must leave as it is: the pages and the logs."""
+    paths = [
+        *ROOT.glob("docs/bench_*.rst"),
+        *BENCH.glob("*.json"),
+        *BENCH.glob("*.jsonl"),
+    ]
+    return {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in paths}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_quick_mode(script):
+    before = _kept_files()
+    # one thread per library: the machine is shared, and a quick run measures
+    # nothing that threads would change
+    environment = dict(os.environ, OMP_NUM_THREADS="1")
+    completed = subprocess.run(
+        [sys.executable, str(Path("bench", script)), "--quick"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert completed.returncode == 0, (
+        f"python bench/{script} --quick exited with {completed.returncode}:\n"
+        f"{completed.stdout[-2000:]}\n{completed.stderr[-4000:]}"
+    )
+    assert _kept_files() == before, f"bench/{script} --quick changed a page or a log"
