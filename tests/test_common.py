@@ -54,7 +54,10 @@ def estimators_to_check():
         # ImportanceSelector: the default with 3 rounds of probes instead of
         # 10 (the same code for a third of the fits), then one instance per
         # method with one round (the checks fit each dozens of times;
-        # test_selector.py covers the rounds and the test themselves)
+        # test_selector.py covers the rounds and the test themselves).
+        # Conditional permutation fits a sampler forest for every column,
+        # probes included: two probes instead of the 20 of "auto"
+        # (test_conditional.py covers the method with its default probes).
         ImportanceSelector(n_rounds=3),
         ImportanceSelector(
             RandomForestClassifier(n_estimators=5), method="mdi", n_rounds=1
@@ -73,7 +76,11 @@ def estimators_to_check():
         ),
         ImportanceSelector(Ridge(), method="drop_column", n_rounds=1),
         ImportanceSelector(
-            Ridge(), method="conditional_permutation", n_repeats=2, n_rounds=1
+            Ridge(),
+            method="conditional_permutation",
+            n_probes=2,
+            n_repeats=2,
+            n_rounds=1,
         ),
         # the model's own importances (coef_), probes included
         ImportanceSelector(Ridge(), importance_getter="auto", n_rounds=1),

@@ -1,8 +1,11 @@
 """The documentation builds without a warning, and the gallery runs.
 
-The build runs the gallery examples (sphinx-gallery executes each one), so
-a change that breaks an example, a docstring's reST or a cross-reference
-fails here. It is skipped when the ``docs`` extra is not installed.
+The default run builds the site without executing the gallery examples
+(sphinx-gallery's ``plot_gallery=0``, about ten seconds), so a change that
+breaks a docstring's reST or a cross-reference fails here; the build that
+executes every example (a minute and more) is marked ``slow`` and run by
+``.ci/run``'s slow step, so a change that breaks an example fails there.
+Both are skipped when the ``docs`` extra is not installed.
 """
 
 import ast
@@ -64,9 +67,9 @@ def test_docs_example_has_gallery_format(path):
     assert "shared/data" not in source, f"{path.name} reads data outside the repo"
 
 
-@needs_sources
-def test_docs_build_without_warnings(tmp_path):
-    """Build the HTML site, gallery executed, from a copy of the sources."""
+def build_docs(tmp_path, run_examples):
+    """Build the HTML site from a copy of the sources, with -W; the path of
+    the built site."""
     pytest.importorskip("sphinx")
     pytest.importorskip("sphinx_gallery")
     pytest.importorskip("numpydoc")
@@ -77,6 +80,7 @@ def test_docs_build_without_warnings(tmp_path):
     shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns(*BUILT))
     shutil.copytree(EXAMPLES, tmp_path / "examples")
     env = {**os.environ, "MPLBACKEND": "Agg"}
+    gallery = [] if run_examples else ["-D", "plot_gallery=0"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -87,6 +91,7 @@ def test_docs_build_without_warnings(tmp_path):
             "-W",
             "--keep-going",
             "-q",
+            *gallery,
             str(source),
             str(tmp_path / "html"),
         ],
@@ -98,7 +103,11 @@ def test_docs_build_without_warnings(tmp_path):
     report = completed.stdout[-5000:] + completed.stderr[-20000:]
     assert completed.returncode == 0, report
     assert "WARNING" not in completed.stderr, report
-    html = tmp_path / "html"
+    return tmp_path / "html"
+
+
+def check_site(html):
+    """Every page is there, linked, and readable offline."""
     for page in ["index", "user_guide", "api", "benchmarks", "auto_examples/index"]:
         assert (html / f"{page}.html").is_file(), page
     for name in sklearn_fimp.__all__:
@@ -119,7 +128,24 @@ def test_docs_build_without_warnings(tmp_path):
     for path in example_files():
         page = html / "auto_examples" / f"{path.stem}.html"
         assert page.is_file(), path.name
-        text = page.read_text(encoding="utf-8")
+
+
+@needs_sources
+def test_docs_build_without_warnings(tmp_path):
+    """Build the HTML site without executing the gallery examples."""
+    check_site(build_docs(tmp_path, run_examples=False))
+
+
+@needs_sources
+@pytest.mark.slow
+def test_docs_build_runs_the_gallery(tmp_path):
+    """Build the HTML site, gallery executed: each example draws a figure."""
+    html = build_docs(tmp_path, run_examples=True)
+    check_site(html)
+    for path in example_files():
+        text = (html / "auto_examples" / f"{path.stem}.html").read_text(
+            encoding="utf-8"
+        )
         # every example draws at least one figure
         assert f"sphx_glr_{path.stem}_001.png" in text
         # and no cell echoes the value of its last line (a title's Text, a
