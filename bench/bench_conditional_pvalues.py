@@ -29,23 +29,32 @@ Run from the repository root::
 
     PYTHONPATH=. python bench/bench_conditional_pvalues.py            # writes the docs
     PYTHONPATH=. python bench/bench_conditional_pvalues.py --datasets 10 --no-write
+    PYTHONPATH=. python bench/bench_conditional_pvalues.py --quick   # seconds
 
 The table is written to ``docs/bench_conditional_pvalues.rst``.
 """
 
 import argparse
-import datetime
 import os
-import platform
-import shlex
-import subprocess
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
-import sklearn
+from _common import (
+    DOCS,
+    command_line,
+    cpu_timed,
+    git_commit,
+    heading,
+    list_table,
+    reproduce,
+    text_table,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
 from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
@@ -53,11 +62,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-import sklearn_fimp
 from sklearn_fimp import conditional_permutation_importance
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS_FILE = ROOT / "docs" / "bench_conditional_pvalues.rst"
+DOCS_FILE = DOCS / "bench_conditional_pvalues.rst"
+#: Trees of the forests (--quick: fewer, with fewer rows and data sets).
+TREES = 100
+QUICK = {"datasets": 2, "rows": (200, 100), "trees": 10}
 N_TRAIN, N_VALID = 1000, 300
 LEVELS = (0.05, 0.01)
 #: A valid test's count of p <= a among n data sets exceeds the binomial
@@ -105,7 +115,7 @@ CLASS_COLUMNS = [*REG_COLUMNS, ("x4 (3-level noise)", True)]
 
 
 def forest_regressor(seed):
-    return RandomForestRegressor(n_estimators=100, random_state=seed)
+    return RandomForestRegressor(n_estimators=TREES, random_state=seed)
 
 
 #: name: (data, model, sampler, columns)
@@ -124,7 +134,7 @@ REGIMES = {
     ),
     "bin-mixed": (
         lambda rng: class_data(rng, 2),
-        lambda seed: RandomForestClassifier(n_estimators=100, random_state=seed),
+        lambda seed: RandomForestClassifier(n_estimators=TREES, random_state=seed),
         "forest",
         CLASS_COLUMNS,
     ),
@@ -142,18 +152,19 @@ def one_dataset(regime, seed):
     rng = np.random.RandomState(seed)
     X, y = make(rng)
     model = model_of(seed).fit(X[:N_TRAIN], y[:N_TRAIN])
-    start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = conditional_permutation_importance(
-            model,
-            X[N_TRAIN:],
-            y[N_TRAIN:],
-            sampler=sampler,
-            n_jobs=1,
-            random_state=seed,
+        cpu, _, result = cpu_timed(
+            lambda: conditional_permutation_importance(
+                model,
+                X[N_TRAIN:],
+                y[N_TRAIN:],
+                sampler=sampler,
+                n_jobs=1,
+                random_state=seed,
+            )
         )
-    return result.pvalues, time.process_time() - start
+    return result.pvalues, cpu
 
 
 def valid_bound(n, level):
@@ -190,50 +201,34 @@ def rows_of(results):
     return rows
 
 
-def text_table(rows):
-    out = []
+def rows_text(rows):
+    body = []
     for regime, sampler, name, null, n, counts, _ in rows:
-        kind = "null" if null else "uses"
         marks = [
             f"{c}/{n}" + (" (> bound)" if null and c > valid_bound(n, a) else "")
             for c, a in zip(counts, LEVELS)
         ]
-        out.append(
-            f"{regime:<18} {sampler:<7} {name:<20} {kind:<5} "
-            f"p<=.05 {marks[0]:<16} p<=.01 {marks[1]}"
-        )
-    return "\n".join(out)
+        body.append([regime, sampler, name, "null" if null else "uses", *marks])
+    return text_table(
+        ["regime", "sampler", "feature", "kind", "p<=.05", "p<=.01"], body
+    )
 
 
 def rst(rows, command, n_datasets):
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    ).stdout.strip()
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     bounds = ", ".join(
         f"{valid_bound(n_datasets, a)} of {n_datasets} at p <= {a}" for a in LEVELS
     )
     lines = [
-        ".. This file is written by bench/bench_conditional_pvalues.py; "
-        "do not edit it.",
-        "",
+        *written_by("bench_conditional_pvalues.py"),
         ".. _bench_conditional_pvalues:",
         "",
-        "Calibration of the conditional importance's p-values",
-        "====================================================",
+        *heading("Calibration of the conditional importance's p-values"),
         "",
-        f"- date: {now}, commit {commit}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
+        f"- date: {utc_stamp()}, commit {git_commit()}",
+        "- " + versions("numpy", "scikit-learn", "sklearn_fimp"),
         f"- cores (os.cpu_count()): {os.cpu_count()}",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command}",
-        "",
+        *reproduce(command),
         "The regimes, models and samplers are described at the top of "
         "``bench/bench_conditional_pvalues.py``. Each row counts the data "
         "sets in which the feature's p-value is at most 0.05 and at most "
@@ -242,32 +237,30 @@ def rst(rows, command, n_datasets):
         f"{bounds} with probability 0.999 (binomial quantiles); for a feature "
         "it uses, they are the test's power.",
         "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - Regime",
-        "     - Sampler",
-        "     - Feature",
-        "     - Null",
-        "     - p <= 0.05",
-        "     - p <= 0.01",
-        "     - CPU s per call",
     ]
+    body = []
     for regime, sampler, name, null, n, counts, cpu in rows:
         cells = [
             f"{c} of {n}"
             + (" (above the bound)" if null and c > valid_bound(n, a) else "")
             for c, a in zip(counts, LEVELS)
         ]
-        lines += [
-            f"   * - {regime}",
-            f"     - {sampler}",
-            f"     - {name}",
-            f"     - {'yes' if null else 'no'}",
-            f"     - {cells[0]}",
-            f"     - {cells[1]}",
-            f"     - {cpu:.2f}",
-        ]
+        body.append(
+            [regime, sampler, name, "yes" if null else "no", *cells, f"{cpu:.2f}"]
+        )
+    lines += list_table(
+        None,
+        [
+            "Regime",
+            "Sampler",
+            "Feature",
+            "Null",
+            "p <= 0.05",
+            "p <= 0.01",
+            "CPU s per call",
+        ],
+        body,
+    )
     lines += ["", *pooled_lines(rows)]
     return "\n".join(lines) + "\n"
 
@@ -300,6 +293,7 @@ def pooled_lines(rows):
 
 
 def main(argv=None):
+    global N_TRAIN, N_VALID, TREES
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=200)
     parser.add_argument(
@@ -307,16 +301,23 @@ def main(argv=None):
     )
     parser.add_argument("--jobs", type=int, default=2, help="data sets in parallel")
     parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args(argv)
-    argv = sys.argv[1:] if argv is None else argv
-    command = "PYTHONPATH=. python bench/bench_conditional_pvalues.py" + (
-        " " + shlex.join(argv) if argv else ""
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a smoke run in seconds: {QUICK['datasets']} data sets of "
+        f"{QUICK['rows'][0]} / {QUICK['rows'][1]} rows per regime, forests of "
+        f"{QUICK['trees']} trees, one process; prints the page",
     )
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(argv)
+    command = command_line("bench_conditional_pvalues.py", argv, pythonpath=True)
+    if args.quick:  # in this process: worker processes would not see these
+        (N_TRAIN, N_VALID), TREES = QUICK["rows"], QUICK["trees"]
+        args.datasets, args.jobs = QUICK["datasets"], 1
     rows = rows_of(run(args.regimes, args.datasets, args.jobs))
-    print(text_table(rows))
+    print(rows_text(rows))
     if not args.no_write:
-        DOCS_FILE.write_text(rst(rows, command, args.datasets))
-        print(f"wrote {DOCS_FILE.relative_to(ROOT)}")
+        write_page(DOCS_FILE, rst(rows, command, args.datasets), quick=args.quick)
 
 
 if __name__ == "__main__":
