@@ -27,7 +27,8 @@ measured again without the other. Run from the repository root::
 
     python bench/bench_engine_memory.py                 # forest: 100k, 300k, 1M rows
     OMP_NUM_THREADS=1 python bench/bench_engine_memory.py --model hgb
-    python bench/bench_engine_memory.py --rows 20000 --no-write  # a quick check
+    python bench/bench_engine_memory.py --rows 20000 --no-write  # a check
+    python bench/bench_engine_memory.py --quick        # seconds, writes nothing
 
 HistGradientBoosting predicts with OpenMP threads: OMP_NUM_THREADS=1 keeps
 its ``predict`` (the baseline score, and the time it is compared with) on
@@ -35,31 +36,43 @@ one core, as the forest's.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from _common import (
+    BENCH,
+    DOCS,
+    command_line,
+    heading,
+    list_table,
+    load_average,
+    reproduce,
+    shown,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS_TABLE = ROOT / "docs" / "bench_engine_memory.rst"
-SAVED = ROOT / "bench" / "bench_engine_memory.json"
+DOCS_TABLE = DOCS / "bench_engine_memory.rst"
+SAVED = BENCH / "bench_engine_memory.json"
 #: the machine's load average when the run started (other processes share
 #: its cores, and slow the times down, not the memory)
-LOAD_AT_START = (
-    ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    if hasattr(os, "getloadavg")
-    else "not available on this platform"
-)
+LOAD_AT_START = load_average()
 N_FEATURES = 100
 TRAIN_ROWS = 50_000
+#: --quick: evaluation rows, training rows, and trees (or boosting
+#: iterations) of the model
+QUICK = {"rows": 2_000, "train_rows": 2_000, "trees": 10}
+#: the trees of the forest or iterations of the boosting (None: as described)
+TREES = None
 
 
 def peak_bytes():
@@ -112,7 +125,7 @@ def fitted_forest(X_train, y_train):
     from sklearn.ensemble import RandomForestClassifier
 
     model = RandomForestClassifier(
-        n_estimators=100, min_samples_leaf=5, random_state=0, n_jobs=-1
+        n_estimators=TREES or 100, min_samples_leaf=5, random_state=0, n_jobs=-1
     ).fit(X_train, y_train)
     model.set_params(n_jobs=None)
     model_bytes = sum(
@@ -128,7 +141,7 @@ def fitted_hist_boosting(X_train, y_train):
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     model = HistGradientBoostingClassifier(
-        max_iter=200, early_stopping=False, random_state=0
+        max_iter=TREES or 200, early_stopping=False, random_state=0
     ).fit(X_train, y_train)
     model_bytes = sum(
         predictor.nodes.nbytes
@@ -161,17 +174,15 @@ def child(folder, n_jobs, model_name):
     X_train, y_train = X[:TRAIN_ROWS], y[:TRAIN_ROWS]
     X_eval, y_eval = X[TRAIN_ROWS:], y[TRAIN_ROWS:]
     model, model_bytes = MODELS[model_name][0](X_train, y_train)
-    start = time.perf_counter()
-    model.predict(X_eval)
-    predict_seconds = time.perf_counter() - start
+    predict_seconds, _ = timed(lambda: model.predict(X_eval))
     resident, peak_before = resident_bytes(), peak_bytes()
     if reset_peak():
         peak_before = 0  # the peak below is the call's own
-    start = time.perf_counter()
-    result = permutation_importance(
-        model, X_eval, y_eval, n_repeats=1, random_state=0, n_jobs=n_jobs
+    seconds, result = timed(
+        lambda: permutation_importance(
+            model, X_eval, y_eval, n_repeats=1, random_state=0, n_jobs=n_jobs
+        )
     )
-    seconds = time.perf_counter() - start
     print(
         json.dumps(
             {
@@ -190,7 +201,7 @@ def child(folder, n_jobs, model_name):
     )
 
 
-def run(n_rows, n_jobs, model_name):
+def run(n_rows, n_jobs, model_name, quick=False):
     with tempfile.TemporaryDirectory() as folder:
         make_data(n_rows, Path(folder))
         completed = subprocess.run(
@@ -203,6 +214,7 @@ def run(n_rows, n_jobs, model_name):
                 str(n_jobs),
                 "--model",
                 model_name,
+                *(["--quick"] if quick else []),
             ],
             capture_output=True,
             text=True,
@@ -227,17 +239,11 @@ def extra(r):
 def run_record(results, command):
     """What the page says of one model's run: its results, and when, how
     and with which versions it was measured."""
-    import sklearn
-
-    import sklearn_fimp
-
     return {
-        "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        "date": utc_stamp(),
         "command": command,
         "cores": os.cpu_count(),
-        "versions": f"Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, "
-        f"sklearn_fimp {sklearn_fimp.__version__}",
+        "versions": versions("numpy", "scikit-learn", "sklearn_fimp"),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "unset"),
         "load_at_start": LOAD_AT_START,
         "results": results,
@@ -247,10 +253,8 @@ def run_record(results, command):
 def model_table(name, record):
     """The page's section of one model."""
     _, description, model_column = MODELS[name]
-    title = f"{description}, fitted on 50,000 other rows"
     lines = [
-        title,
-        "-" * len(title),
+        *heading(f"{description}, fitted on 50,000 other rows", "-"),
         "",
         f"- date: {record['date']}",
         f"- cores (os.cpu_count()): {record['cores']}",
@@ -260,44 +264,44 @@ def model_table(name, record):
         + record.get("load_at_start", "not recorded"),
         f"- the model column counts {model_column}",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {record['command']}",
-        "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - Rows",
-        "     - n_jobs",
-        "     - X (GiB)",
-        "     - Model (GiB)",
-        "     - Resident before (GiB)",
-        "     - Peak (GiB)",
-        "     - Engine's extra (GiB)",
-        "     - Time (s)",
-        "     - x predict per feature",
+        *reproduce(record["command"]),
     ]
-    for r in record["results"]:
-        lines += [
-            f"   * - {r['rows']:,}",
-            f"     - {r['n_jobs']}",
-            f"     - {gib(r['X_bytes']):.2f}",
-            f"     - {gib(r['model_bytes']):.2f}",
-            f"     - {gib(r['resident']):.2f}",
-            f"     - {gib(r['peak']):.2f}",
-            f"     - {extra(r)}",
-            f"     - {r['seconds']:.1f}",
-            f"     - {r['seconds'] / N_FEATURES / r['predict_seconds']:.3f}",
-        ]
+    lines += list_table(
+        None,
+        [
+            "Rows",
+            "n_jobs",
+            "X (GiB)",
+            "Model (GiB)",
+            "Resident before (GiB)",
+            "Peak (GiB)",
+            "Engine's extra (GiB)",
+            "Time (s)",
+            "x predict per feature",
+        ],
+        [
+            [
+                f"{r['rows']:,}",
+                r["n_jobs"],
+                f"{gib(r['X_bytes']):.2f}",
+                f"{gib(r['model_bytes']):.2f}",
+                f"{gib(r['resident']):.2f}",
+                f"{gib(r['peak']):.2f}",
+                extra(r),
+                f"{r['seconds']:.1f}",
+                f"{r['seconds'] / N_FEATURES / r['predict_seconds']:.3f}",
+            ]
+            for r in record["results"]
+        ],
+    )
     return [*lines, ""]
 
 
-def write_rst(saved):
+def page(saved):
+    """The page: one section per model in ``saved`` (the JSON's records)."""
     lines = [
-        ".. This file is written by bench/bench_engine_memory.py; do not edit it.",
-        "",
-        "Benchmark: memory of the tree engine on many rows",
-        "=================================================",
+        *written_by("bench_engine_memory.py"),
+        *heading("Benchmark: memory of the tree engine on many rows"),
         "",
         "permutation_importance(n_repeats=1) of 100 float32 features "
         "(make_classification) on many evaluation rows, one table per model, "
@@ -315,7 +319,7 @@ def write_rst(saved):
     for name in MODELS:
         if name in saved:
             lines += model_table(name, saved[name])
-    DOCS_TABLE.write_text("\n".join(lines))
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -334,16 +338,27 @@ def main(argv=None):
     parser.add_argument(
         "--no-write",
         action="store_true",
-        help=f"do not write {SAVED.relative_to(ROOT)} and "
-        f"{DOCS_TABLE.relative_to(ROOT)}",
+        help=f"do not write {shown(SAVED)} and {shown(DOCS_TABLE)}",
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a smoke run in seconds: {QUICK['rows']:,} evaluation rows, a "
+        f"model of {QUICK['trees']} trees on {QUICK['train_rows']:,} rows; "
+        f"prints the page, writes neither {shown(SAVED)} nor the docs",
+    )
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    if args.quick:
+        global TRAIN_ROWS, TREES
+        TRAIN_ROWS, TREES = QUICK["train_rows"], QUICK["trees"]
+        args.rows = [QUICK["rows"]]
     if args.child is not None:
         child(args.child, args.n_jobs, args.model)
         return
     results = []
     for n_rows in args.rows:
-        r = run(n_rows, args.n_jobs, args.model)
+        r = run(n_rows, args.n_jobs, args.model, args.quick)
         results.append(r)
         per_feature = r["seconds"] / N_FEATURES / r["predict_seconds"]
         print(
@@ -355,16 +370,18 @@ def main(argv=None):
             flush=True,
         )
     if not args.no_write:
-        command = "python bench/bench_engine_memory.py " + " ".join(
-            argv if argv is not None else sys.argv[1:]
+        command = command_line(
+            "bench_engine_memory.py", argv, environment=("OMP_NUM_THREADS",)
         )
-        if "OMP_NUM_THREADS" in os.environ:
-            command = f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} {command}"
+        record = run_record(results, command)
+        if args.quick:  # this run's table alone, printed
+            write_page(DOCS_TABLE, page({args.model: record}), quick=True)
+            return
         saved = json.loads(SAVED.read_text()) if SAVED.is_file() else {}
-        saved[args.model] = run_record(results, command.strip())
+        saved[args.model] = record
         SAVED.write_text(json.dumps(saved, indent=1) + "\n")
-        write_rst(saved)
-        print(f"wrote {SAVED.relative_to(ROOT)} and {DOCS_TABLE.relative_to(ROOT)}")
+        print(f"wrote {shown(SAVED)}")
+        write_page(DOCS_TABLE, page(saved))
 
 
 if __name__ == "__main__":
