@@ -16,36 +16,48 @@ process and compare like with like.
 Run from the repository root::
 
     python bench/bench_importance.py            # full run, writes the docs table
-    python bench/bench_importance.py --quick --no-write   # smoke test
+    python bench/bench_importance.py --quick     # smoke test, prints the page
 
 The table is printed and written to ``docs/bench_importance.rst``.
 """
 
 import argparse
-import datetime
 import os
 import platform
 import re
-import shlex
-import statistics
-import subprocess
 import sys
-import time
 import warnings
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import sklearn
+from _common import (
+    DOCS,
+    RENT_CSV,
+    command_line,
+    git_commit,
+    heading,
+    list_table,
+    median_time,
+    rent_missing,
+    reproduce,
+    shown,
+    skip,
+    text_table,
+    utc_stamp,
+    version,
+    versions,
+    write_page,
+    written_by,
+)
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.inspection import permutation_importance as sk_permutation_importance
 from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 
-import sklearn_fimp
 from sklearn_fimp import (
     drop_column_importance,
     mdi_importance,
@@ -54,10 +66,8 @@ from sklearn_fimp import (
     permutation_importance,
 )
 
-SCRIPT = Path(__file__).resolve()
-REPO_ROOT = SCRIPT.parents[1]
-DEFAULT_DATA = SCRIPT.parents[2] / "shared" / "data" / "rent.csv"
-DOCS_FILE = REPO_ROOT / "docs" / "bench_importance.rst"
+DEFAULT_DATA = RENT_CSV
+DOCS_FILE = DOCS / "bench_importance.rst"
 
 FEATURES = ["bathrooms", "bedrooms", "longitude", "latitude", "random"]
 DATA_COLUMNS = ["bathrooms", "bedrooms", "price", "longitude", "latitude"]
@@ -67,14 +77,6 @@ N_ESTIMATORS = 100
 QUICK_N_ESTIMATORS = 20
 QUICK_TRAIN_ROWS = 5_000
 SKLEARN_VERSION = ".".join(sklearn.__version__.split(".")[:2])
-
-
-def shown(path):
-    """``path`` relative to the repository root when it is inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(REPO_ROOT))
-    except ValueError:
-        return str(path)
 
 
 @dataclass
@@ -127,8 +129,10 @@ def parse_args(argv=None):
         "--quick",
         action="store_true",
         help=(
-            f"smoke test: n_estimators={QUICK_N_ESTIMATORS} and "
-            f"{QUICK_TRAIN_ROWS:,} training rows"
+            f"smoke test in seconds: n_estimators={QUICK_N_ESTIMATORS}, "
+            f"{QUICK_TRAIN_ROWS:,} training rows, one run per method; prints "
+            "the page instead of writing it (and skips, saying so, without "
+            "the rent data)"
         ),
     )
     parser.add_argument(
@@ -176,16 +180,6 @@ def load_data(path):
 
 # --------------------------------------------------------------------------
 # timing helpers
-
-
-def median_time(func, n_runs):
-    """Median wall time of ``n_runs`` calls, and the last call's result."""
-    times, result = [], None
-    for _ in range(n_runs):
-        start = time.perf_counter()
-        result = func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def short_error(exc):
@@ -528,7 +522,7 @@ def benchmark(args):
         "oob_r2": oob_r2,
         "n_runs": n_runs,
         "revision": revision,
-        "rfpimp_version": _version("rfpimp") if rfpimp is not None else None,
+        "rfpimp_version": version("rfpimp") if rfpimp is not None else None,
     }
     return rows, context
 
@@ -537,38 +531,10 @@ def benchmark(args):
 # output
 
 
-def _version(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def package_revision():
     """Git commit of the repository, "+ local changes" when sklearn_fimp/ has
     uncommitted edits (read once, when the benchmark imports the package)."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "sklearn_fimp"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return f"{head} + local changes" if dirty else head
-
-
-def command_line(argv):
-    return " ".join(["python", "bench/bench_importance.py", *map(shlex.quote, argv)])
+    return git_commit("sklearn_fimp", changed="+ local changes")
 
 
 def table_cells(rows, context):
@@ -619,15 +585,6 @@ def importance_cells(rows):
     return header, body
 
 
-def plain_table(header, body):
-    widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in body:
-        lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
-    return "\n".join(lines)
-
-
 def rst_text(text):
     """Escape what RST would read as markup: ``*`` and a trailing ``_``
     (``feature_importances_`` would be a hyperlink reference)."""
@@ -636,22 +593,18 @@ def rst_text(text):
 
 
 def rst_list_table(title, header, body):
-    lines = [f".. list-table:: {title}", "   :header-rows: 1", ""]
-    for r in [header, *body]:
-        for i, cell in enumerate(r):
-            text = rst_text(cell) or " "
-            lines.append(("   * - " if i == 0 else "     - ") + text)
-    return "\n".join(lines)
+    """A list-table whose cells are escaped (an empty one is a space)."""
+    cells = [[rst_text(cell) or " " for cell in row] for row in [header, *body]]
+    return "\n".join(list_table(title, cells[0], cells[1:]))
 
 
 def machine_lines(context):
     return [
         f"cores (os.cpu_count()): {os.cpu_count()}",
         f"platform: {platform.platform()} ({platform.machine()})",
-        f"Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
-        f"rfpimp {context['rfpimp_version'] or 'not installed'}, "
-        f"sklearn_fimp {sklearn_fimp.__version__} (git {context['revision']})",
+        versions("numpy", "scikit-learn", "pandas")
+        + f", rfpimp {context['rfpimp_version'] or 'not installed'}, "
+        f"sklearn_fimp {version('sklearn_fimp')} (git {context['revision']})",
     ]
 
 
@@ -705,13 +658,13 @@ def render_plain(rows, context, argv):
         "",
         *machine_lines(context),
         *setup_lines(context),
-        f"command: {command_line(argv)}",
+        f"command: {command_line('bench_importance.py', argv)}",
         "",
-        plain_table(header, body),
+        text_table(header, body),
         "",
         "importances_mean per feature",
         "",
-        plain_table(iheader, ibody),
+        text_table(iheader, ibody),
         "",
         *(f"* {note}" for note in NOTES),
     ]
@@ -721,26 +674,19 @@ def render_plain(rows, context, argv):
 def render_rst(rows, context, argv):
     header, body = table_cells(rows, context)
     iheader, ibody = importance_cells(rows)
-    title = "Benchmark: feature importance methods"
-    today = datetime.datetime.now(datetime.timezone.utc)
     lines = [
-        ".. This file is written by bench/bench_importance.py; do not edit it.",
-        "",
-        title,
-        "=" * len(title),
+        *written_by("bench_importance.py"),
+        *heading("Benchmark: feature importance methods"),
         "",
         "sklearn_fimp's importance functions timed side by side with "
         "``sklearn.inspection.permutation_importance`` and rfpimp on the "
         "rent data set.",
         "",
-        f"- date: {today:%Y-%m-%d %H:%M} UTC",
+        f"- date: {utc_stamp()}",
         *(f"- {rst_text(line)}" for line in machine_lines(context)),
         *(f"- {rst_text(line)}" for line in setup_lines(context)),
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command_line(argv)}",
-        "",
+        *reproduce(command_line("bench_importance.py", argv)),
         rst_list_table("Timings and rankings", header, body),
         "",
         rst_list_table("importances_mean per feature", iheader, ibody),
@@ -756,13 +702,16 @@ def render_rst(rows, context, argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    if args.quick:
+        args.repeats = 1
+        if rent_missing(args.data):  # the whole benchmark runs on it
+            skip("bench_importance.py", rent_missing(args.data))
+            return
     rows, context = benchmark(args)
     print()
     print(render_plain(rows, context, argv))
     if not args.no_write:
-        DOCS_FILE.parent.mkdir(parents=True, exist_ok=True)
-        DOCS_FILE.write_text(render_rst(rows, context, argv), encoding="utf-8")
-        print(f"\nwrote {shown(DOCS_FILE)}")
+        write_page(DOCS_FILE, render_rst(rows, context, argv), quick=args.quick)
 
 
 if __name__ == "__main__":
