@@ -30,14 +30,13 @@ Run from the repository root::
     PYTHONPATH=. python bench/bench_report.py            # wide and long
     PYTHONPATH=. python bench/bench_report.py --only wide --n-jobs 2
     PYTHONPATH=. python bench/bench_report.py --rent
+    PYTHONPATH=. python bench/bench_report.py --quick    # seconds, no docs
 
 Results are written to docs/bench_report.rst (``--no-write`` to skip).
 """
 
 import argparse
-import datetime
 import os
-import platform
 import re
 import resource
 import subprocess
@@ -47,11 +46,26 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import (
+    DOCS,
+    RENT_CSV,
+    git_commit,
+    heading,
+    list_table,
+    rent_missing,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-RENT = ROOT.parent / "shared" / "data" / "rent.csv"
+RENT = RENT_CSV
+DOCS_FILE = DOCS / "bench_report.rst"
 SIZES = {"wide": (2000, 100), "long": (200000, 20)}
 TARGETS = {"wide": 60.0, "long": 120.0}
+#: --quick: a table of seconds, and the report's options that keep it so
+QUICK_SIZE = (300, 8)
+QUICK_OPTIONS = ["--n-estimators", "10", "--dependence-trees", "5", "--top", "5"]
 STAGE = re.compile(r"^sklearn-fimp: (.+?)(?:: done,| \.\.\.) (\d+\.\d) s$")
 
 
@@ -108,41 +122,16 @@ def run_report(path, target, extra, n_jobs, out):
     }
 
 
-def _git_commit():
-    """The commit measured, with "+ uncommitted changes" when the work tree
-    differs from it."""
-
-    def git(*args):
-        return subprocess.run(
-            ["git", *args], capture_output=True, text=True, cwd=ROOT
-        ).stdout.strip()
-
-    try:
-        commit = git("rev-parse", "--short", "HEAD")
-        changed = git("status", "--porcelain", "--untracked-files=no")
-    except OSError:
-        return "unknown"
-    return commit + (" + uncommitted changes" if changed else "")
-
-
-def write_rst(rows, n_jobs, notes):
-    import sklearn
-
-    import sklearn_fimp
-
+def page(rows, n_jobs, notes):
     lines = [
-        ".. This file is written by bench/bench_report.py; do not edit it.",
-        "",
+        *written_by("bench_report.py"),
         ".. _bench_report:",
         "",
-        "Benchmark: the report command on wide and long data",
-        "===================================================",
+        *heading("Benchmark: the report command on wide and long data"),
         "",
-        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-        f"commit {_git_commit()}",
+        f"- date: {utc_stamp()}, commit {git_commit(changed='+ uncommitted changes')}",
         f"- cores (os.cpu_count()): {os.cpu_count()}, --n-jobs {n_jobs}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
+        "- " + versions("numpy", "scikit-learn", "sklearn_fimp"),
         "- ``python -m sklearn_fimp report DATA.csv --target y`` with its "
         "defaults: every row; forests of 100 trees, each on at most "
         "--tree-rows 10000 rows, a regression split choosing among a third "
@@ -162,51 +151,66 @@ def write_rst(rows, n_jobs, notes):
         "",
         "    PYTHONPATH=. python bench/bench_report.py",
         "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - Data",
-        "     - Target (s)",
-        "     - Wall (s)",
-        "     - CPU (s)",
-        "     - Load",
-        "     - Importances measured",
-        "     - Stages (s)",
     ]
+    body = []
     for name, shape, target, result in rows:
         stages = "; ".join(
             f"{stage} {seconds:.1f}" for stage, seconds in result["stages"]
         )
         status = "" if result["status"] == 0 else f" (exit {result['status']})"
-        lines += [
-            f"   * - {name}: {shape[0]:,} x {shape[1]}",
-            f"     - {target if target else 'none'}",
-            f"     - {result['wall']:.1f}{status}",
-            f"     - {result['cpu']:.1f}",
-            f"     - {result['load'][0]:.1f} / {result['load'][1]:.1f}",
-            f"     - {result['methods'] or 'as chosen'}",
-            f"     - {stages}",
-        ]
+        body.append(
+            [
+                f"{name}: {shape[0]:,} x {shape[1]}",
+                target if target else "none",
+                f"{result['wall']:.1f}{status}",
+                f"{result['cpu']:.1f}",
+                f"{result['load'][0]:.1f} / {result['load'][1]:.1f}",
+                result["methods"] or "as chosen",
+                stages,
+            ]
+        )
+    lines += list_table(
+        None,
+        [
+            "Data",
+            "Target (s)",
+            "Wall (s)",
+            "CPU (s)",
+            "Load",
+            "Importances measured",
+            "Stages (s)",
+        ],
+        body,
+    )
     lines += [""] + notes
-    path = ROOT / "docs" / "bench_report.rst"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {path}")
+    return "\n".join(lines) + "\n"
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=sorted(SIZES), action="append")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--rent", action="store_true")
     parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a smoke run in seconds: one {QUICK_SIZE[0]} x {QUICK_SIZE[1]} "
+        f"table, with {' '.join(QUICK_OPTIONS)}, one job; fails when the "
+        "report does; prints the page",
+    )
+    args = parser.parse_args(argv)
+    sizes, extra = SIZES, []
+    if args.quick:
+        sizes, extra = {"quick": QUICK_SIZE}, QUICK_OPTIONS
+        args.only, args.n_jobs, args.rent = ["quick"], 1, False
     rows, notes = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.only or sorted(SIZES, reverse=True):
-            shape = SIZES[name]
+            shape = sizes[name]
             path = Path(tmp) / f"{name}.csv"
             make_table(*shape).to_csv(path, index=False)
-            result = run_report(path, "y", [], args.n_jobs, Path(tmp) / "r.html")
+            result = run_report(path, "y", extra, args.n_jobs, Path(tmp) / "r.html")
             print(
                 f"{name} {shape[0]}x{shape[1]}: wall {result['wall']:.1f} s, "
                 f"cpu {result['cpu']:.1f} s, load {result['load'][0]:.1f}/"
@@ -217,9 +221,11 @@ def main():
                 print(f"    {stage}: {seconds:.1f} s")
             if result["status"]:
                 print("\n".join(result["stderr"]))
-            rows.append((name, shape, TARGETS[name], result))
+                if args.quick:
+                    raise SystemExit(f"the report exited with {result['status']}")
+            rows.append((name, shape, TARGETS.get(name), result))
         if args.rent:
-            if RENT.exists():
+            if not rent_missing(RENT):
                 import pandas as pd
 
                 shape = pd.read_csv(RENT, nrows=1).shape[1] - 1
@@ -237,7 +243,7 @@ def main():
                 print(message)
                 notes.append(message)
     if not args.no_write:
-        write_rst(rows, args.n_jobs, notes)
+        write_page(DOCS_FILE, page(rows, args.n_jobs, notes), quick=args.quick)
 
 
 if __name__ == "__main__":
