@@ -12,6 +12,7 @@ its ``fit`` (which sets ``support_`` and ``estimator_``) and says, in
 ``_delegates``, whether ``estimator_`` is that refitted model.
 """
 
+import numbers
 import warnings
 from copy import deepcopy
 
@@ -34,14 +35,19 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._methods import METHODS, check_method, resolve_auto, takes_missing_values
 from .._utils._compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
     add_note,
+    output_config,
     routing_enabled,
     transform_checking_names,
     validate_data,
 )
-from .._utils._frames import drop_columns, is_dataframe
+from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars
 from .._utils._random import with_shared_seed
-from .._utils._scoring import get_scorer
+from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
 from .._utils._validation import check_finite_target, explain_input_errors
 
 #: What a selector with ``estimator=None`` delegates: the default forest
@@ -83,14 +89,54 @@ def _estimator_has(attribute):
     return check
 
 
+def transform_selected(selector, X):
+    """``X`` reduced to the columns ``selector`` (a fitted ``SelectorMixin``)
+    keeps, of the type ``set_output`` asks for; a pandas or polars frame
+    asked to return its own type keeps its column dtypes."""
+    check_is_fitted(selector)
+    config = output_config("transform", selector)
+    own_dtypes = is_pandas(X) and not all(
+        isinstance(dtype, np.dtype) for dtype in X.dtypes
+    )
+    if (is_polars(X) and config == "polars") or (own_dtypes and config == "default"):
+        # a polars frame kept as is; pandas columns of its own dtypes (str,
+        # category ...) as the object array scikit-learn >= 1.9 returns
+        # (earlier releases try to convert a frame mixing pandas 3's str and
+        # bool columns to float)
+        validate_data(selector, X, skip_check_array=True, reset=False)
+        kept = np.flatnonzero(selector.get_support())
+        if is_polars(X):
+            return X.select([X.columns[j] for j in kept])
+        return X.iloc[:, kept].to_numpy()
+    return transform_checking_names(
+        selector, X, lambda X: SelectorMixin.transform(selector, X)
+    )
+
+
 class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     """Base of the selectors that wrap an estimator and measure importances.
 
-    Subclasses define ``__init__`` (storing at least ``estimator``,
-    ``method``, ``scoring`` and ``cv``), ``_parameter_constraints`` and
-    ``fit``; ``fit`` starts with ``_check_X_y`` and ``_routed_params`` and
-    sets ``support_`` and ``estimator_``.
+    Subclasses define ``__init__`` (storing at least the parameters of the
+    base's ``_parameter_constraints``), their own constraints (the base's
+    and theirs) and ``fit``; ``fit`` starts with ``_check_X_y`` and
+    ``_routed_params`` and sets ``support_`` and ``estimator_``.
     """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit"]), None],
+        "method": [StrOptions({"auto", *METHODS})],
+        "scoring": SCORING_CONSTRAINT,
+        "cv": ["cv_object"],
+        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_samples": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            None,
+        ],
+        "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+    }
 
     # ------------------------------------------------------------------
     # scikit-learn plumbing
@@ -357,9 +403,10 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         X_selected : ndarray or DataFrame of shape (n_samples, n_selected)
+            Of the type ``set_output`` asks for; a pandas or polars frame
+            asked to return its own type keeps its column dtypes.
         """
-        check_is_fitted(self)
-        return transform_checking_names(self, X, super().transform)
+        return transform_selected(self, X)
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):

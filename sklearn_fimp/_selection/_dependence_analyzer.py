@@ -17,13 +17,11 @@ from .._importance._dependence import (
 from .._utils._compat import (
     Interval,
     fit_context,
-    output_config,
-    transform_checking_names,
     validate_data,
 )
-from .._utils._frames import is_pandas, is_polars
 from .._utils._progress import Progress
 from .._utils._validation import discard_fit_on_error, explain_input_errors
+from ._base import transform_selected
 
 #: Columns of ``DependenceAnalyzer.elimination_path_``.
 PATH_KEYS = ("feature", "index", "dependence", "explained_by", "remeasured")
@@ -292,25 +290,7 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
             Of the type ``set_output`` asks for; a pandas or polars frame
             asked to return its own type keeps its column dtypes.
         """
-        if is_polars(X) and output_config("transform", self) == "polars":
-            check_is_fitted(self)
-            validate_data(self, X, skip_check_array=True, reset=False)
-            kept = np.flatnonzero(self._get_support_mask())
-            return X.select([X.columns[j] for j in kept])
-        if (
-            is_pandas(X)
-            and output_config("transform", self) == "default"
-            and not all(isinstance(dtype, np.dtype) for dtype in X.dtypes)
-        ):
-            # columns of pandas' own dtypes (str, category ...): the object
-            # array scikit-learn >= 1.9 returns; earlier releases try to
-            # convert a frame mixing pandas 3's str and bool columns to float
-            check_is_fitted(self)
-            validate_data(self, X, skip_check_array=True, reset=False)
-            kept = np.flatnonzero(self._get_support_mask())
-            return X.iloc[:, kept].to_numpy()
-        check_is_fitted(self)
-        return transform_checking_names(self, X, super().transform)
+        return transform_selected(self, X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

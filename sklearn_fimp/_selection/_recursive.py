@@ -10,9 +10,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
 from .._importance._groups import resolve_groups
-from .._methods import METHODS
 from .._utils._compat import (
-    HasMethods,
     Interval,
     RealNotInt,
     StrOptions,
@@ -22,7 +20,7 @@ from .._utils._compat import (
 from .._utils._frames import drop_columns, take_rows
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
-from .._utils._scoring import SCORING_CONSTRAINT, get_scorer, score
+from .._utils._scoring import get_scorer, score
 from .._utils._splits import split_params
 from .._utils._validation import discard_fit_on_error, explain_input_errors
 from ._base import BaseImportanceSelector, select_columns
@@ -304,25 +302,13 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
     """
 
     _parameter_constraints = {
-        "estimator": [HasMethods(["fit"]), None],
-        "method": [StrOptions({"auto", *METHODS})],
+        **BaseImportanceSelector._parameter_constraints,
         "step": [
             Interval(numbers.Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="neither"),
         ],
         "min_features_to_select": [Interval(numbers.Integral, 1, None, closed="left")],
-        "cv": ["cv_object"],
-        "scoring": SCORING_CONSTRAINT,
         "selection_rule": [StrOptions(set(SELECTION_RULES))],
-        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_samples": [
-            Interval(numbers.Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="right"),
-            None,
-        ],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
-        "random_state": ["random_state"],
     }
 
     def __init__(

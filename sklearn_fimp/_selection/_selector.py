@@ -8,9 +8,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._importance._groups import resolve_groups
-from .._methods import METHODS
 from .._utils._compat import (
-    HasMethods,
     Interval,
     RealNotInt,
     StrOptions,
@@ -19,7 +17,6 @@ from .._utils._compat import (
 )
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
-from .._utils._scoring import SCORING_CONSTRAINT
 from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
@@ -367,8 +364,7 @@ class ImportanceSelector(BaseImportanceSelector):
     """
 
     _parameter_constraints = {
-        "estimator": [HasMethods(["fit"]), None],
-        "method": [StrOptions({"auto", *METHODS})],
+        **BaseImportanceSelector._parameter_constraints,
         "threshold": [Interval(numbers.Real, None, None, closed="both"), str],
         "probes": [StrOptions(set(PROBE_KINDS))],
         "n_probes": [
@@ -379,10 +375,7 @@ class ImportanceSelector(BaseImportanceSelector):
         "keep_tentative": ["boolean"],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "correction": [StrOptions(set(CORRECTIONS)), None],
-        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
-        "scoring": SCORING_CONSTRAINT,
-        "cv": ["cv_object"],
         "max_features": [
             Interval(numbers.Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
@@ -392,15 +385,7 @@ class ImportanceSelector(BaseImportanceSelector):
         "min_features": [Interval(numbers.Integral, 0, None, closed="left")],
         "prefit": ["boolean"],
         "refit": ["boolean"],
-        "max_samples": [
-            Interval(numbers.Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="right"),
-            None,
-        ],
         "importance_getter": [str, callable, None],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
-        "random_state": ["random_state"],
     }
 
     def __init__(
