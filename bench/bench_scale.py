@@ -40,17 +40,16 @@ Run from the repository root::
     python bench/bench_scale.py                      # 100k, 300k, 1M
     python bench/bench_scale.py --sizes 100000 300000
     python bench/bench_scale.py --timeout 7200       # seconds per size
+    python bench/bench_scale.py --quick              # seconds, no docs
 
 A size that exceeds ``--timeout`` is killed and reported as such. Results
 are written to docs/bench_scale.rst (``--no-write`` to skip).
 """
 
 import argparse
-import datetime
 import json
 import os
 import pickle
-import platform
 import resource
 import subprocess
 import sys
@@ -59,12 +58,24 @@ import time
 from pathlib import Path
 
 import numpy as np
-import sklearn
+from _common import (
+    DOCS,
+    command_line,
+    list_table,
+    reproduce,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS_TABLE = ROOT / "docs" / "bench_scale.rst"
+DOCS_TABLE = DOCS / "bench_scale.rst"
 N_FEATURES = 100
 MIB = 2**20
+#: the forest's trees (--quick: fewer, on QUICK_ROWS rows)
+TREES = 100
+QUICK_TREES, QUICK_ROWS = 10, 2_000
 
 
 def make_data(n_rows, directory):
@@ -96,33 +107,26 @@ def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
     from sklearn.ensemble import RandomForestClassifier
 
     from sklearn_fimp import ImportanceSelector
-    from sklearn_fimp._selection._probes import add_probes
 
     X = np.load(x_path)
     y = np.load(y_path)
     loaded = peak_rss_bytes()
     forest = RandomForestClassifier(
-        n_estimators=100,
+        n_estimators=TREES,
         min_samples_leaf=min_samples_leaf,
         n_jobs=n_jobs,
         random_state=0,
     )
     figures = {"rows": int(X.shape[0]), "x_bytes": int(X.nbytes)}
     if fit_time:
-        names = np.asarray([f"x{i}" for i in range(X.shape[1])], dtype=object)
-        groups = [np.array([j]) for j in range(X.shape[1])]
-        X_probed, _, _ = add_probes(
-            X,
-            groups,
-            names,
-            "shadow",
-            X.shape[1],
-            np.random.RandomState(0),
-            labels=list(names),
-        )
-        start = time.perf_counter()
-        clone(forest).fit(X_probed, y)
-        figures["fit_seconds"] = time.perf_counter() - start
+        # one shadow per column, as the selector's probes: the column's values
+        # in another row order (drawn here, not by the package's private
+        # helper, so that a refactor of the selector cannot break this)
+        rng = np.random.RandomState(0)
+        shadows = np.column_stack([rng.permutation(column) for column in X.T])
+        X_probed = np.hstack([X, shadows])
+        del shadows
+        figures["fit_seconds"], _ = timed(lambda: clone(forest).fit(X_probed, y))
         del X_probed
     selector = ImportanceSelector(
         forest,
@@ -131,14 +135,12 @@ def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
         n_jobs=n_jobs,
         random_state=0,
     )
-    start = time.perf_counter()
-    selector.fit(X, y)
-    figures["selector_seconds"] = time.perf_counter() - start
+    figures["selector_seconds"], _ = timed(lambda: selector.fit(X, y))
     figures["selection_peak_rss_bytes"] = peak_rss_bytes()
     # what refit=True adds: the forest fitted on the selected columns
-    start = time.perf_counter()
-    clone(forest).fit(selector.transform(X), y)
-    figures["refit_seconds"] = time.perf_counter() - start
+    figures["refit_seconds"], _ = timed(
+        lambda: clone(forest).fit(selector.transform(X), y)
+    )
     figures["peak_rss_bytes"] = peak_rss_bytes()
     figures["loaded_rss_bytes"] = loaded
     figures["model_bytes"] = len(
@@ -149,7 +151,7 @@ def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
     print(json.dumps(figures), flush=True)
 
 
-def run_size(n_rows, directory, timeout, fit_time, n_jobs, min_samples_leaf):
+def run_size(n_rows, directory, timeout, fit_time, n_jobs, min_samples_leaf, quick):
     """Run one size in a child process; its figures, or why it stopped."""
     # in a process of its own: Linux counts the memory a child inherits at
     # fork in its ru_maxrss, so the parent must stay small
@@ -172,6 +174,8 @@ def run_size(n_rows, directory, timeout, fit_time, n_jobs, min_samples_leaf):
     ]
     if fit_time:
         command.append("--fit-time")
+    if quick:
+        command.append("--quick")
     start = time.perf_counter()
     try:
         completed = subprocess.run(
@@ -211,20 +215,15 @@ def describe(figures):
     )
 
 
-def write_rst(results, command, n_jobs, min_samples_leaf, path):
-    import sklearn_fimp
-
-    now = datetime.datetime.now(datetime.timezone.utc)
+def page(results, command, n_jobs, min_samples_leaf):
     lines = [
-        ".. This file is written by bench/bench_scale.py; do not edit it.",
-        "",
+        *written_by("bench_scale.py"),
         "Benchmark: selection at scale (time and peak memory by rows)",
         "============================================================",
         "",
-        f"- date: {now:%Y-%m-%d %H:%M} UTC",
+        f"- date: {utc_stamp()}",
         f"- cores (os.cpu_count()): {os.cpu_count()}, n_jobs={n_jobs}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}, sklearn_fimp {sklearn_fimp.__version__}",
+        "- " + versions("numpy", "scikit-learn", "sklearn_fimp"),
         "- ``ImportanceSelector(RandomForestClassifier(n_estimators=100"
         + ("" if min_samples_leaf == 1 else f", min_samples_leaf={min_samples_leaf}")
         + '), method="oob_permutation")`` on make_classification with 100 '
@@ -235,26 +234,9 @@ def write_rst(results, command, n_jobs, min_samples_leaf, path):
         "- peak RSS: ``ru_maxrss`` of a child process per size; ratio: peak "
         "RSS / (X.nbytes + pickled size of the fitted forest)",
         "",
-        "Reproduce from the repository root with::",
-        "",
-        f"    {command}",
-        "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-        "   * - Rows",
-        "     - Status",
-        "     - Selection (s)",
-        "     - Refit (s)",
-        "     - Plain forest fit (s)",
-        "     - Peak RSS, selection (MiB)",
-        "     - Peak RSS, with the refit (MiB)",
-        "     - RSS after loading X (MiB)",
-        "     - X (MiB)",
-        "     - Model (MiB)",
-        "     - Ratio",
-        "     - Load (15 min)",
+        *reproduce(command),
     ]
+    body = []
     for figures in results:
         ok = figures["status"] == "ok"
         cells = [f"{figures['rows']:,}", figures["status"]]
@@ -278,8 +260,25 @@ def write_rst(results, command, n_jobs, min_samples_leaf, path):
             cells += [""] * 9
         load = figures.get("load_average")
         cells.append("" if load is None else f"{load:.1f}")
-        lines.append(f"   * - {cells[0]}")
-        lines.extend(f"     - {cell}" for cell in cells[1:])
+        body.append(cells)
+    lines += list_table(
+        None,
+        [
+            "Rows",
+            "Status",
+            "Selection (s)",
+            "Refit (s)",
+            "Plain forest fit (s)",
+            "Peak RSS, selection (MiB)",
+            "Peak RSS, with the refit (MiB)",
+            "RSS after loading X (MiB)",
+            "X (MiB)",
+            "Model (MiB)",
+            "Ratio",
+            "Load (15 min)",
+        ],
+        body,
+    )
     ok = [f for f in results if f["status"] == "ok"]
     if len(ok) >= 2:
         first, last = ok[0], ok[-1]
@@ -291,7 +290,7 @@ def write_rst(results, command, n_jobs, min_samples_leaf, path):
             f"{growth:.1f}x and its peak RSS "
             f"{last['peak_rss_bytes'] / first['peak_rss_bytes']:.1f}x.",
         ]
-    path.write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
@@ -317,16 +316,26 @@ def main(argv=None):
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--child", nargs=2, metavar=("X_PATH", "Y_PATH"))
     parser.add_argument("--make-data", nargs=2, metavar=("N_ROWS", "DIRECTORY"))
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a smoke run in seconds: {QUICK_ROWS:,} rows, a forest of "
+        f"{QUICK_TREES} trees on one core; fails when the size does; prints "
+        "the page",
+    )
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    if args.quick:
+        global TREES
+        TREES = QUICK_TREES
+        args.sizes, args.n_jobs, args.timeout = [QUICK_ROWS], 1, 600
     if args.child:
         child(*args.child, args.fit_time, args.n_jobs, args.min_samples_leaf)
         return
     if args.make_data:
         make_data(int(args.make_data[0]), args.make_data[1])
         return
-    command = " ".join(
-        ["python bench/bench_scale.py", *(sys.argv[1:] if argv is None else argv)]
-    )
+    command = command_line("bench_scale.py", argv)
     results = []
     with tempfile.TemporaryDirectory() as directory:
         for n_rows in args.sizes:
@@ -338,14 +347,20 @@ def main(argv=None):
                 fit_time,
                 args.n_jobs,
                 args.min_samples_leaf,
+                args.quick,
             )
             figures["load_average"] = os.getloadavg()[2]
             print(describe(figures), flush=True)
             results.append(figures)
-            if not args.no_write:  # after every size: a long run keeps its rows
-                write_rst(
-                    results, command, args.n_jobs, args.min_samples_leaf, DOCS_TABLE
-                )
+            if args.quick and figures["status"] != "ok":
+                raise SystemExit(f"{n_rows} rows: {figures['status']}")
+            if not args.no_write and not args.quick:  # after every size: a long
+                # run keeps its rows
+                text = page(results, command, args.n_jobs, args.min_samples_leaf)
+                write_page(DOCS_TABLE, text)
+    if args.quick and not args.no_write:
+        text = page(results, command, args.n_jobs, args.min_samples_leaf)
+        write_page(DOCS_TABLE, text, quick=True)
 
 
 if __name__ == "__main__":
