@@ -28,22 +28,27 @@ Layout (see ``docs/architecture.rst, "The engine"``):
 - ``_scores.py`` and ``_per_tree.py``: the entry points below.
 """
 
+from ._changes import GivenValues, Permutation
 from ._per_tree import per_tree_oob_drops
 from ._scores import (
     engine_input,
     oob_permuted_scores,
     permuted_scores,
     replaced_scorer_outputs,
+    replaced_scores,
     tree_ensemble,
     worth_rerouting,
 )
 
 __all__ = [
+    "GivenValues",
+    "Permutation",
     "engine_input",
     "oob_permuted_scores",
     "per_tree_oob_drops",
     "permuted_scores",
     "replaced_scorer_outputs",
+    "replaced_scores",
     "tree_ensemble",
     "worth_rerouting",
 ]

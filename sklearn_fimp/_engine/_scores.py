@@ -377,6 +377,38 @@ def permuted_scores(
     n_permutations).
 
     ``X`` is already validated by :func:`engine_input`."""
+    return replaced_scores(
+        estimator,
+        ensemble,
+        X,
+        y,
+        sample_weight,
+        groups,
+        permutation_tasks(permutations, len(groups)),
+        scorer,
+        n_jobs,
+        scoring=scoring,
+        progress=progress,
+    )
+
+
+def replaced_scores(
+    estimator,
+    ensemble,
+    X,
+    y,
+    sample_weight,
+    groups,
+    replacements,
+    scorer,
+    n_jobs,
+    scoring=None,
+    progress=None,
+):
+    """Scores with each group ``g`` replaced by each of ``replacements[g]``
+    (:class:`~._changes.Permutation` or :class:`~._changes.GivenValues`,
+    the same number for every group), on validation rows: shape (n_groups,
+    n_replacements). ``X`` is already validated by :func:`engine_input`."""
     start = ensemble.raw_start(X)
     divisor = float(len(ensemble.terms)) if ensemble.averaged else 1.0
     scores, _ = _scores_with_groups_replaced(
@@ -386,7 +418,7 @@ def permuted_scores(
         y,
         sample_weight,
         groups,
-        permutation_tasks(permutations, len(groups)),
+        replacements,
         scorer,
         n_jobs,
         scoring,

@@ -36,6 +36,7 @@ from .._utils._scoring import (
 )
 from .._utils._validation import check_inputs, explain_input_errors, subset
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._pipeline import pipeline_inputs
 
 
 def _batches(items, n_jobs):
@@ -275,11 +276,34 @@ def _permutation_importance(
     if ensemble is not None:
         X_engine = engine_input(estimator, X_eval)
         rerouted = worth_rerouting(ensemble, X_engine, groups)
+    # a Pipeline whose model the engine reads: the engine on the model's inputs
+    through = (
+        None if ensemble is not None else pipeline_inputs(estimator, X_eval, groups)
+    )
+    if through is not None:
+        unused = ~through.feeds_model()
+        scores[unused] = baseline  # no prediction changes: importance 0
+        fed = np.flatnonzero(~unused)
+        rerouted[fed] = through.worth_rerouting(fed)
+        rerouted[unused] = True
     progress(
         f"scoring {len(groups)} features or groups x {n_repeats} repeats on "
         f"{y_eval.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
     )
-    if rerouted.any():
+    if through is not None and rerouted.any():
+        engine_groups = np.flatnonzero(rerouted & ~unused)
+        scores[engine_groups] = through.permuted_scores(
+            groups,
+            engine_groups,
+            y_eval,
+            weight_eval,
+            permutations,
+            scorer,
+            n_jobs,
+            scoring,
+            progress,
+        )
+    elif rerouted.any():
         scores[rerouted] = permuted_scores(
             estimator,
             ensemble,

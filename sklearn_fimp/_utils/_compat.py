@@ -28,6 +28,7 @@ from sklearn.utils.validation import _check_sample_weight, _get_feature_names
 from sklearn.utils.validation import validate_data as _validate_data
 
 __all__ = [
+    "column_transformer_inputs",
     "SKLEARN_VERSION",
     "MISSING_VALUES_ROUTED_AS_FITTED",
     "HasMethods",
@@ -299,6 +300,15 @@ def validate_data(estimator, X, **kwargs):
     if reset:
         estimator.feature_names_in_ = names
     return checked
+
+
+def column_transformer_inputs(column_transformer):
+    """The input column positions of each transformer of a fitted
+    ColumnTransformer, remainder included (name -> positions)."""
+    return {
+        name: list(columns)
+        for name, columns in column_transformer._transformer_to_input_indices.items()
+    }
 
 
 def transform_checking_names(estimator, X, transform):

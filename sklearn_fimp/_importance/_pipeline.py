@@ -1,0 +1,297 @@
+"""Importance of a fitted Pipeline on the tree engine, per original column.
+
+A fitted Pipeline is ``model(T(X))``, where ``T``, its fitted
+preprocessing, maps the rows. When the engine reads the model, the
+permutation importance of an original column (or group of columns) is
+computed on the model's inputs: ``T(X)`` once, then, for each group and
+permutation, only the model inputs the group feeds change.
+
+Which model inputs an original column feeds comes from the fitted objects
+(``input_sources``): the columns a ``ColumnTransformer`` gives each of its
+transformers and the outputs it records for each (``output_indices_``),
+the steps of nested Pipelines and FeatureUnions, and, for the transformers
+that map each input column to outputs of its own (scalers, imputers,
+encoders, discretizers, element-wise functions), their own fitted column
+mapping. A transformer not known to do that is taken to let each of its
+outputs depend on all of its inputs: never less than the truth.
+
+- When every model input a group feeds depends on the group's columns
+  alone, ``T(X with the group permuted)`` is ``T(X)`` with those inputs'
+  rows permuted by the same permutation: the engine permutes that block.
+- Otherwise those inputs take the values of ``T(X with the group
+  permuted)``, computed once per group and permutation, and the engine
+  replaces them by these values.
+
+Both are exact: the model's outputs are those of its own ``predict`` on
+``T(X)`` with the group permuted, which is what the Pipeline predicts.
+"""
+
+import numpy as np
+import scipy.sparse
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import (
+    Binarizer,
+    FunctionTransformer,
+    KBinsDiscretizer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    OneHotEncoder,
+    OrdinalEncoder,
+    PowerTransformer,
+    QuantileTransformer,
+    RobustScaler,
+    StandardScaler,
+)
+
+from .._engine import (
+    GivenValues,
+    Permutation,
+    engine_input,
+    replaced_scores,
+    tree_ensemble,
+    worth_rerouting,
+)
+from .._utils._compat import column_transformer_inputs
+from .._utils._frames import assign_permuted, writable_copy
+
+#: Transformers whose output k is a function of input column k alone.
+ONE_TO_ONE = (
+    StandardScaler,
+    MinMaxScaler,
+    MaxAbsScaler,
+    RobustScaler,
+    QuantileTransformer,
+    PowerTransformer,
+    OrdinalEncoder,
+    Binarizer,
+)
+
+
+def pipeline_inputs(estimator, X, groups):
+    """:class:`PipelineInputs` of a fitted Pipeline whose last step the
+    engine reads (and which has steps before it) on the rows X, else None."""
+    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
+        return None
+    ensemble = tree_ensemble(estimator.steps[-1][1])
+    if ensemble is None:
+        return None
+    return PipelineInputs(estimator, ensemble, X, groups)
+
+
+def _one_to_one(n_inputs):
+    return [frozenset([k]) for k in range(n_inputs)]
+
+
+def _widths(transformer, n_inputs):
+    """Outputs per input column of a transformer that maps each input
+    column to consecutive outputs of its own, or None."""
+    if isinstance(transformer, OneHotEncoder):
+        widths = []
+        infrequent = getattr(transformer, "infrequent_categories_", None)
+        drop = getattr(transformer, "drop_idx_", None)
+        for i, categories in enumerate(transformer.categories_):
+            width = len(categories)
+            if infrequent is not None and infrequent[i] is not None:
+                width -= len(infrequent[i]) - 1
+            if drop is not None and drop[i] is not None:
+                width -= 1
+            widths.append(width)
+        return widths
+    if isinstance(transformer, KBinsDiscretizer):
+        if transformer.encode == "ordinal":
+            return [1] * n_inputs
+        return [int(n) for n in transformer.n_bins_]
+    if isinstance(transformer, ONE_TO_ONE):
+        return [1] * n_inputs
+    if (
+        isinstance(transformer, FunctionTransformer)
+        and transformer.feature_names_out == "one-to-one"
+    ):
+        return [1] * n_inputs
+    return None
+
+
+def _imputer_sources(imputer, n_inputs):
+    """SimpleImputer: one output per kept input column (columns with no
+    observed value are dropped unless ``keep_empty_features``), then one
+    missing-value indicator per column its indicator tracks."""
+    statistics = np.asarray(imputer.statistics_)
+    kept = np.arange(n_inputs)
+    if not imputer.keep_empty_features and statistics.dtype.kind == "f":
+        kept = kept[~np.isnan(statistics)]
+    sources = [frozenset([int(k)]) for k in kept]
+    if imputer.add_indicator:
+        sources += [frozenset([int(k)]) for k in imputer.indicator_.features_]
+    return sources
+
+
+def input_sources(transformer, n_inputs):
+    """For each output column of a fitted transformer, the input columns it
+    may depend on (a frozenset of positions): exact for the transformers
+    this module knows, all of a transformer's inputs otherwise; None when
+    not even the number of outputs is known without transforming."""
+    from sklearn.impute import SimpleImputer
+
+    if transformer is None or transformer == "passthrough":
+        return _one_to_one(n_inputs)
+    if transformer == "drop":
+        return []
+    if isinstance(transformer, Pipeline):
+        sources = _one_to_one(n_inputs)
+        for _, step in transformer.steps:
+            if step is None or step == "passthrough":
+                continue
+            step_sources = input_sources(step, len(sources))
+            if step_sources is None:
+                return None
+            sources = [
+                frozenset().union(*(sources[m] for m in inner))
+                for inner in step_sources
+            ]
+        return sources
+    if isinstance(transformer, ColumnTransformer):
+        inputs = column_transformer_inputs(transformer)
+        n_outputs = max(
+            (s.stop for s in transformer.output_indices_.values()), default=0
+        )
+        sources = [frozenset()] * n_outputs
+        for name, step, _ in transformer.transformers_:
+            columns = np.asarray(inputs.get(name, []), dtype=int)
+            output = transformer.output_indices_.get(name, slice(0, 0))
+            if output.stop - output.start == 0:
+                continue
+            step_sources = input_sources(step, len(columns))
+            if step_sources is None:  # not known: every output from every input
+                step_sources = [frozenset(range(len(columns)))] * (
+                    output.stop - output.start
+                )
+            for k, inner in zip(range(output.start, output.stop), step_sources):
+                sources[k] = frozenset(int(columns[m]) for m in inner)
+        return sources
+    if isinstance(transformer, FeatureUnion):
+        sources = []
+        for _, step in transformer.transformer_list:
+            if step == "drop" or step is None:
+                continue
+            step_sources = input_sources(step, n_inputs)
+            if step_sources is None:
+                return None
+            sources += step_sources
+        return sources
+    if isinstance(transformer, SimpleImputer):
+        return _imputer_sources(transformer, n_inputs)
+    widths = _widths(transformer, n_inputs)
+    if widths is not None:
+        return [frozenset([i]) for i, width in enumerate(widths) for _ in range(width)]
+    try:  # a transformer not known: every output from every input
+        n_outputs = len(transformer.get_feature_names_out())
+    except Exception:  # no names: the count is known only from a transform
+        return None
+    return [frozenset(range(n_inputs))] * n_outputs
+
+
+class PipelineInputs:
+    """The model inputs of a fitted Pipeline on some rows, and how each
+    group of original columns reaches them.
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        Fitted; its last step is read by the engine.
+    ensemble : TreeEnsemble
+        The engine's ensemble of the last step.
+    X : array-like or DataFrame
+        The rows, as the Pipeline takes them.
+    groups : list of ndarray
+        Original column positions of each group.
+    """
+
+    def __init__(self, pipeline, ensemble, X, groups):
+        self.pipeline = pipeline
+        self.ensemble = ensemble
+        self.model = pipeline.steps[-1][1]
+        self.preprocessing = pipeline[:-1]
+        self.X = X
+        self.inputs = self._engine_input(X)
+        sources = input_sources(self.preprocessing, X.shape[1])
+        if sources is None or len(sources) != self.inputs.shape[1]:
+            # the outputs could not be counted: every input from every column
+            sources = [frozenset(range(X.shape[1]))] * self.inputs.shape[1]
+        self.blocks, self.replaced = [], []
+        for columns in groups:
+            group = frozenset(int(c) for c in columns)
+            fed = [k for k, inner in enumerate(sources) if inner & group]
+            self.blocks.append(np.asarray(fed, dtype=np.intp))
+            self.replaced.append(not all(sources[k] <= group for k in fed))
+
+    def _engine_input(self, X):
+        transformed = self.preprocessing.transform(X)
+        if scipy.sparse.issparse(transformed):
+            transformed = transformed.toarray()
+        return np.ascontiguousarray(engine_input(self.model, transformed))
+
+    def replacements(self, groups, blocks, mixed, permutations):
+        """The engine's replacements of each group's block: the block's rows
+        permuted, or, where an input mixes the group's columns with others
+        (``mixed``), the block's values in ``T(X with the group
+        permuted)``."""
+        tasks = []
+        for columns, block, replaced in zip(groups, blocks, mixed):
+            if not replaced:
+                tasks.append([Permutation(np.asarray(p)) for p in permutations])
+                continue
+            X_work = writable_copy(self.X)
+            given = []
+            for permutation in permutations:
+                X_work = assign_permuted(X_work, self.X, columns, permutation)
+                values = self._engine_input(X_work)[:, block]
+                given.append(GivenValues(np.ascontiguousarray(values)))
+            tasks.append(given)
+        return tasks
+
+    def feeds_model(self):
+        """Whether each group feeds any model input (a column a step drops
+        feeds none: permuting it changes no prediction)."""
+        return np.array([len(block) > 0 for block in self.blocks], dtype=bool)
+
+    def worth_rerouting(self, selected):
+        """Which of the groups ``selected`` (positions) the engine computes
+        faster than predicting every row."""
+        return worth_rerouting(
+            self.ensemble, self.inputs, [self.blocks[g] for g in selected]
+        )
+
+    def permuted_scores(
+        self,
+        groups,
+        selected,
+        y,
+        sample_weight,
+        permutations,
+        scorer,
+        n_jobs,
+        scoring,
+        progress,
+    ):
+        """Scores of the Pipeline with each group ``selected`` (positions in
+        ``groups``, the original columns of each) permuted by each
+        permutation, computed by the engine on the model's inputs."""
+        return replaced_scores(
+            self.model,
+            self.ensemble,
+            self.inputs,
+            y,
+            sample_weight,
+            [self.blocks[g] for g in selected],
+            self.replacements(
+                [groups[g] for g in selected],
+                [self.blocks[g] for g in selected],
+                [self.replaced[g] for g in selected],
+                permutations,
+            ),
+            scorer,
+            n_jobs,
+            scoring=scoring,
+            progress=progress,
+        )
