@@ -142,12 +142,14 @@ def call_feature_dependence(X, y=None, sample_weight=None, estimator=None, n_job
 
 
 def call_selector(X, y, sample_weight=None, estimator=None, n_jobs=None, **params):
+    # 3 rounds of probes instead of 10: the tests here check shapes, errors,
+    # untouched input and equal results, not the power of the test
     selector = ImportanceSelector(
         estimator if estimator is not None else forest(),
         n_repeats=2,
         n_jobs=n_jobs,
         random_state=0,
-        **params,
+        **{"n_rounds": 3, **params},
     )
     with warnings.catch_warnings():
         # too few rows to beat the probes: the min_features warning
@@ -468,8 +470,13 @@ def test_string_and_categorical_columns_through_a_pipeline(kind):
     assert result.importances_mean[0] > result.importances_mean[2]
     result = drop_column_importance(_encoding_pipeline(), X, y, cv=2, random_state=0)
     assert result.importances.shape == (3, 2)
+    # 3 rounds: "num"'s corrected p-value is 1e-37 (1e-7 with 10 rounds)
     selector = ImportanceSelector(
-        _encoding_pipeline(), method="permutation", random_state=0, n_repeats=2
+        _encoding_pipeline(),
+        method="permutation",
+        random_state=0,
+        n_repeats=2,
+        n_rounds=3,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
