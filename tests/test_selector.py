@@ -591,16 +591,28 @@ def test_selector_checks_features_at_predict(labels):
         ImportanceSelector().transform(X)
 
 
-def test_selector_warns_when_the_estimator_ignores_probes(labels):
+def test_selector_refuses_a_pipeline_that_never_passes_the_probes(labels):
+    # a ColumnTransformer that selects X's columns by name drops the probes:
+    # every probe would score 0 and every used feature beat them
     pd = pytest.importorskip("pandas")
     X, y = as_frame(labels[0], "pandas"), labels[1]
     named = make_column_transformer(("passthrough", ["f0", "f1", "f2", "f3"]))
     model = make_pipeline(named, LogisticRegression())
-    with pytest.warns(UserWarning, match="every probe column an importance of 0"):
+    with pytest.raises(ValueError, match="pass none of the probe columns on"):
         ImportanceSelector(model, refit=False, n_rounds=ROUNDS, random_state=0).fit(
             X, y
         )
     assert isinstance(X, pd.DataFrame)
+    # passing the other columns through lets the probes reach the model
+    passing = make_column_transformer(
+        ("passthrough", ["f0", "f1", "f2", "f3"]), remainder="passthrough"
+    )
+    ImportanceSelector(
+        make_pipeline(passing, LogisticRegression()),
+        refit=False,
+        n_rounds=ROUNDS,
+        random_state=0,
+    ).fit(X, y)
 
 
 # --------------------------------------------------------------------------

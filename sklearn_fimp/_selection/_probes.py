@@ -142,3 +142,34 @@ def explain_failed_shadows(exc, X, fit_without_probes, estimator):
         "that each copy is encoded as its column is; or use "
         "probes='normal' (probes that copy no column)."
     ) from exc
+
+
+def check_probes_reach_model(model, n_features, n_columns):
+    """Raise when a fitted Pipeline ``model`` (fitted on X's ``n_features``
+    columns followed by probes, ``n_columns`` in all) passes no probe column
+    to its last step: every probe would score exactly 0 and every feature
+    the model uses would "beat" them, a selection that means nothing. Which
+    columns reach the last step comes from the fitted steps
+    (``_importance._pipeline.input_sources``)."""
+    from sklearn.pipeline import Pipeline
+
+    from .._importance._pipeline import input_sources
+
+    if not isinstance(model, Pipeline) or len(model.steps) < 2:
+        return
+    sources = input_sources(model[:-1], n_columns)
+    if sources is None or any(
+        max(inner, default=-1) >= n_features for inner in sources
+    ):
+        return
+    raise ValueError(
+        f"The Pipeline's steps before its model ({', '.join(model.named_steps)[:80]}) "
+        "pass none of the probe columns on: a step selects X's columns by "
+        "name or position and drops the others (a ColumnTransformer with "
+        "remainder='drop'), so every probe would score 0 and every feature "
+        "the model uses would beat them, whether it is noise or not. Select "
+        "the columns by dtype (make_column_selector) or pass the others "
+        "through (remainder='passthrough'), so that each probe is transformed "
+        "like the column it copies; or put the selector after the "
+        "preprocessing, on the columns the model sees."
+    )

@@ -29,7 +29,7 @@ from ._decisions import (
     uses_probe_test,
 )
 from ._measure import check_importance_getter, measure
-from ._probes import explain_failed_shadows
+from ._probes import check_probes_reach_model, explain_failed_shadows
 from ._rounds import probe_rounds
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -626,6 +626,8 @@ class ImportanceSelector(BaseImportanceSelector):
             )
             estimator = self._estimator_to_measure(y, int(estimator_seed))
             result = plan.measure(estimator, X_measured, y, options)
+            if not measured:
+                check_probes_reach_model(result[1], X.shape[1], X_measured.shape[1])
             measured.append(True)
             return result
 
