@@ -14,6 +14,8 @@ pytest.importorskip("matplotlib")
 
 from sklearn_fimp._report import _run, main  # noqa: E402
 
+# small forests; a test's own options come after these, and so override them
+# (argparse keeps the last value of an option)
 FAST = ["--n-estimators", "8", "--dependence-trees", "5", "--quiet"]
 N_ROWS = 120
 
@@ -51,7 +53,7 @@ def _report(tmp_path, frame, *options, write=None, target="y"):
         write(frame, path)
     out = tmp_path / "report.html"
     argv = ["report", str(path), "--target", target, "--out", str(out)]
-    assert main(argv + list(options) + FAST) == 0
+    assert main(argv + FAST + list(options)) == 0
     return out.read_text(encoding="utf-8")
 
 
@@ -396,6 +398,7 @@ def test_conditional_section_names_a_correlated_stand_in(tmp_path):
     )
     frame["y"] = frame.cause + 0.5 * frame.other + 0.1 * rng.normal(size=n_rows)
     text = _report(tmp_path, frame, "--n-estimators", "60")
+    assert "The forest: 60 trees;" in text  # not FAST's 8
     section = _conditional_section(text)
     # the listed features, in the first table: the stand-in, and the cause,
     # whose information the stand-in carries too; 'other' is not listed
@@ -425,6 +428,7 @@ def test_conditional_section_without_correlated_features(tmp_path):
     frame = pd.DataFrame({"a": a, "b": b, "noise": rng.uniform(size=n_rows)})
     frame["y"] = a + b + 0.1 * rng.normal(size=n_rows)
     text = _report(tmp_path, frame, "--n-estimators", "40")
+    assert "The forest: 40 trees;" in text  # not FAST's 8
     section = _conditional_section(text)
     assert "No disagreement" in section and "They disagree" not in section
     assert "Compared: the 2 feature(s)" in section
