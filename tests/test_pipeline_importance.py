@@ -162,7 +162,7 @@ def test_pipeline_importance_goes_through_the_engine_per_block():
     # replaced by the transform of the permuted rows; the categorical
     # columns feed one ordinal code each: permuted as blocks
     assert list(inputs.replaced) == [True, True, False, True, False]
-    assert [len(block) for block in inputs.blocks] == [6, 7, 1, 1, 1]
+    assert [len(block) for block in inputs.blocks] == [3, 4, 1, 1, 1]
 
 
 def test_input_sources_follow_the_fitted_column_transformer():
@@ -288,3 +288,59 @@ def test_pipeline_importance_classifier_forest_with_proba_scoring():
         assert_equal_to_sklearn(
             pipeline, X[300:], y[300:], n_repeats=2, scoring=scoring
         )
+
+
+@pytest.mark.parametrize("measure", ["mdi", "oob_mdi", "shap"])
+def test_additive_measures_of_a_pipeline_sum_each_columns_inputs(measure):
+    # the reference: the measure of the last step on the transformed rows,
+    # summed by hand over the model inputs each original column feeds
+    # (one-hot columns, scaled values; the bias of PolynomialFeatures
+    # feeds none, and its a and a**2 terms are a's alone)
+    from sklearn_fimp import mdi_importance, oob_mdi_importance, shap_importance
+
+    if measure == "shap":
+        pytest.importorskip("shap")
+    X, y = mixed_frame()
+    preprocessing = make_column_transformer(
+        (OneHotEncoder(), CATEGORICAL),
+        (StandardScaler(), ["b", "noise"]),
+        (PolynomialFeatures(2, interaction_only=False), ["a"]),
+    )
+    pipeline = make_pipeline(
+        preprocessing, RandomForestRegressor(n_estimators=10, random_state=0)
+    ).fit(X, y)
+    Z = pipeline[:-1].transform(X)  # dense: few one-hot columns among others
+    model = pipeline[-1]
+    # model inputs: c (4 levels), noise_cat (3), b, noise, 1, a, a**2
+    owner = [2] * 4 + [4] * 3 + [1, 3, None, 0, 0]
+    if measure == "mdi":
+        ours, per_input = mdi_importance(pipeline), mdi_importance(model)
+    elif measure == "oob_mdi":
+        ours = oob_mdi_importance(pipeline, X, y)
+        per_input = oob_mdi_importance(model, Z, y)
+    else:
+        ours = shap_importance(pipeline, X[:50])
+        import shap
+
+        values = shap.TreeExplainer(model).shap_values(Z[:50])
+        summed = np.zeros((50, 5))
+        for k, column in enumerate(owner):
+            if column is not None:
+                summed[:, column] += values[:, k]
+        np.testing.assert_allclose(ours.importances.T, np.abs(summed), atol=1e-10)
+        return
+    expected = np.zeros((5, per_input.importances.shape[1]))
+    for k, column in enumerate(owner):
+        if column is not None:
+            expected[column] += per_input.importances[k]
+    np.testing.assert_allclose(ours.importances, expected, atol=1e-12)
+    assert list(ours.feature_names) == list(X.columns)
+
+
+def test_additive_measure_of_a_mixed_input_is_an_error_naming_it():
+    from sklearn_fimp import mdi_importance
+
+    X, y = mixed_frame()
+    pipeline = fitted("mixing", "forest", X, y)
+    with pytest.raises(ValueError, match=r"'polynomialfeatures__a b'.*'a', 'b'"):
+        mdi_importance(pipeline)

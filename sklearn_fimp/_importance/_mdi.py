@@ -8,6 +8,7 @@ from .._utils._compat import StrOptions, hist_gradient_boosting_trees, validate_
 from .._utils._models import BAGGING, FORESTS, GRADIENT_BOOSTING, HIST_GRADIENT_BOOSTING
 from .._utils._result import importance_result
 from ._boosting_gains import boosting_library_gains
+from ._pipeline import column_sums
 from ._spark_trees import is_spark_model, spark_trees
 
 
@@ -153,7 +154,13 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     estimator : estimator
         A fitted DecisionTree*, ExtraTree*, RandomForest*, ExtraTrees*,
         Bagging* of trees, GradientBoosting* or HistGradientBoosting* model,
-        or an XGBoost (tree booster) or LightGBM scikit-learn model.
+        or an XGBoost (tree booster) or LightGBM scikit-learn model; or a
+        fitted Pipeline ending in one, whose importances are given per
+        original column: the sum over the model inputs each column alone
+        feeds (its one-hot columns, its scaled or imputed values), read from
+        the fitted steps. A model input computed from several columns
+        (PolynomialFeatures, PCA) has no share of each, and an error says
+        so when the model uses it.
     normalization : {"sklearn", "spark"} or None, default="sklearn"
         - "sklearn": as scikit-learn's ``feature_importances_`` (equal to it
           to floating-point precision): bagged trees are each normalised to
@@ -199,6 +206,14 @@ def mdi_importance(estimator, *, normalization="sklearn"):
     else:
         check_is_fitted(estimator)
         names = getattr(estimator, "feature_names_in_", None)
+    through = column_sums(estimator, "mdi")
+    if through is not None:
+        result = _mdi_importance(through.model, normalization=normalization)
+        return importance_result(
+            through.sum(result.importances),
+            through.labels,
+            **{k: result[k] for k in ("method", "normalization", "n_trees")},
+        )
     return _mdi_importance(estimator, labels=names, normalization=normalization)
 
 

@@ -15,6 +15,7 @@ from .._utils._models import BAGGED_ENSEMBLES
 from .._utils._result import importance_result
 from .._utils._validation import check_inputs, explain_input_errors
 from ._bagging import bagged_members, ensemble_input, in_bag_rows, member_input
+from ._pipeline import column_sums
 
 MEAN_CRITERIA = (
     "squared_error",
@@ -183,6 +184,22 @@ def _oob_mdi_importance(
     times. The selector centres; the public function, which reproduces the
     published estimator, does not.
     """
+    through = column_sums(estimator, "oob_mdi")
+    if through is not None:  # the model on its inputs, summed per column
+        result = _oob_mdi_importance(
+            through.model,
+            through.transform(X),
+            y,
+            labels=[f"x{k}" for k in range(len(through.sources))],
+            sample_weight=sample_weight,
+            centre_target=centre_target,
+        )
+        return importance_result(
+            through.sum(result.importances),
+            labels,
+            method="oob_mdi",
+            n_trees=result.n_trees,
+        )
     if centre_target and not is_classifier(estimator):
         y = np.asarray(y, dtype=np.float64)
         y = y - np.average(y, axis=0, weights=sample_weight)

@@ -12,8 +12,9 @@ transformers and the outputs it records for each (``output_indices_``),
 the steps of nested Pipelines and FeatureUnions, and, for the transformers
 that map each input column to outputs of its own (scalers, imputers,
 encoders, discretizers, element-wise functions), their own fitted column
-mapping. A transformer not known to do that is taken to let each of its
-outputs depend on all of its inputs: never less than the truth.
+mapping, and for PolynomialFeatures its powers. A transformer not known
+to do that is taken to let each of its outputs depend on all of its
+inputs: never less than the truth.
 
 - When every model input a group feeds depends on the group's columns
   alone, ``T(X with the group permuted)`` is ``T(X)`` with those inputs'
@@ -38,6 +39,7 @@ from sklearn.preprocessing import (
     MinMaxScaler,
     OneHotEncoder,
     OrdinalEncoder,
+    PolynomialFeatures,
     PowerTransformer,
     QuantileTransformer,
     RobustScaler,
@@ -181,6 +183,10 @@ def input_sources(transformer, n_inputs):
         return sources
     if isinstance(transformer, SimpleImputer):
         return _imputer_sources(transformer, n_inputs)
+    if isinstance(transformer, PolynomialFeatures):
+        # each output is a product of powers of the inputs: it depends on
+        # those with a positive power (the bias on none)
+        return [frozenset(np.flatnonzero(row).tolist()) for row in transformer.powers_]
     widths = _widths(transformer, n_inputs)
     if widths is not None:
         return [frozenset([i]) for i, width in enumerate(widths) for _ in range(width)]
@@ -295,3 +301,88 @@ class PipelineInputs:
             scoring=scoring,
             progress=progress,
         )
+
+
+class ColumnSums:
+    """How the model inputs of a fitted Pipeline sum to its original
+    columns, for the additive measures (MDI, MDI-oob, SHAP values).
+
+    ``matrix`` (n_model_inputs, n_columns) has a 1 where a model input
+    depends on that original column alone; ``mixed`` lists the model inputs
+    that depend on several (their shares are not defined). ``sum(values)``
+    sums the rows of ``values`` (one per model input) per original column,
+    and raises when a mixed input has a non-zero value.
+    """
+
+    def __init__(self, pipeline, method):
+        self.pipeline = pipeline
+        self.method = method
+        self.model = pipeline.steps[-1][1]
+        self.preprocessing = pipeline[:-1]
+        self.n_columns = pipeline.n_features_in_
+        names = getattr(pipeline, "feature_names_in_", None)
+        self.labels = (
+            [str(n) for n in names]
+            if names is not None
+            else [f"x{i}" for i in range(self.n_columns)]
+        )
+        sources = input_sources(self.preprocessing, self.n_columns)
+        n_inputs = getattr(self.model, "n_features_in_", None)
+        if sources is None or (n_inputs is not None and len(sources) != n_inputs):
+            raise ValueError(
+                f"{method}_importance of a Pipeline sums each original column's "
+                "model inputs, and which inputs each column feeds could not be "
+                f"read from the fitted steps ({', '.join(pipeline.named_steps)}). "
+                "Use permutation_importance, which permutes the original "
+                "columns, or pass the last step and the transformed rows."
+            )
+        self.sources = sources
+        self.matrix = np.zeros((len(sources), self.n_columns))
+        self.mixed = []
+        for k, inner in enumerate(sources):
+            if len(inner) == 1:
+                self.matrix[k, next(iter(inner))] = 1.0
+            elif len(inner) > 1:
+                self.mixed.append(k)
+
+    def transform(self, X):
+        """The model's inputs of the rows X, dense."""
+        transformed = self.preprocessing.transform(X)
+        if scipy.sparse.issparse(transformed):
+            transformed = transformed.toarray()
+        return transformed
+
+    def sum(self, values):
+        """``values`` (model inputs first, any trailing axes) summed per
+        original column."""
+        values = np.asarray(values, dtype=np.float64)
+        used = [k for k in self.mixed if np.any(values[k] != 0)]
+        if used:
+            names = _input_names(self.preprocessing, len(self.sources))
+            k = used[0]
+            columns = [self.labels[c] for c in sorted(self.sources[k])]
+            raise ValueError(
+                f"{self.method}_importance of a Pipeline sums each original "
+                "column's model inputs, and the model uses input "
+                f"{names[k]!r}, which a step computes from several columns "
+                f"({', '.join(map(repr, columns))}): its share of each is not "
+                "defined. Use permutation_importance, which permutes the "
+                "original columns (groups= to permute those together), or "
+                "keep the mixing step out of the Pipeline."
+            )
+        return np.tensordot(self.matrix, values, axes=([0], [0]))
+
+
+def _input_names(preprocessing, n_inputs):
+    try:
+        return [str(n) for n in preprocessing.get_feature_names_out()]
+    except Exception:  # a step without names: positions
+        return [f"input {k}" for k in range(n_inputs)]
+
+
+def column_sums(estimator, method):
+    """:class:`ColumnSums` of a fitted Pipeline with steps before its model,
+    else None (the estimator is measured as it is)."""
+    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
+        return None
+    return ColumnSums(estimator, method)

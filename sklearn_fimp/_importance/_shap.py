@@ -10,6 +10,7 @@ from .._utils._frames import is_polars, take_rows
 from .._utils._random import draw_seed, evaluation_rows
 from .._utils._result import importance_result
 from .._utils._validation import check_inputs
+from ._pipeline import column_sums
 
 #: The command that installs the optional dependency.
 SHAP_EXTRA = 'pip install "sklearn-fimp[shap]"'
@@ -73,7 +74,10 @@ def shap_importance(
     estimator : estimator
         A fitted tree model shap's TreeExplainer reads: DecisionTree*,
         RandomForest*, ExtraTrees*, GradientBoosting*,
-        HistGradientBoosting*, XGBoost or LightGBM.
+        HistGradientBoosting*, XGBoost or LightGBM; or a fitted Pipeline
+        ending in one: each row's SHAP values of the model inputs an
+        original column alone feeds are summed (SHAP values add up) before
+        the absolute value, per original column of X.
     X : array-like or DataFrame of shape (n_samples, n_features)
         Rows to explain (held-out rows, preferably).
     y : None
@@ -140,6 +144,13 @@ def _shap_importance(
     shap = import_shap()
     rows = evaluation_rows(seed, X.shape[0], max_samples)
     X_rows = take_rows(X, rows)
+    through = column_sums(estimator, "shap")
+    if through is not None:  # the model on its inputs, summed per column
+        estimator, X_rows, labels = (
+            through.model,
+            through.transform(X_rows),
+            through.labels,
+        )
     if is_polars(X_rows):
         X_rows = X_rows.to_pandas()
     weight = None
@@ -158,6 +169,8 @@ def _shap_importance(
     values = np.asarray(explainer.shap_values(X_rows, check_additivity=False))
     # (n_rows, n_features) for one output, (n_rows, n_features, n_outputs)
     # for several
+    if through is not None:  # a row's values add up over a column's inputs
+        values = np.moveaxis(through.sum(np.moveaxis(values, 1, 0)), 0, 1)
     per_row = np.abs(values)
     if per_row.ndim == 3:
         per_row = per_row.mean(axis=2)
