@@ -80,7 +80,7 @@ def test_selector_routing_without_metadata_does_not_hang():
         sklearn.set_config(enable_metadata_routing=True)
         model = LogisticRegression().set_fit_request(sample_weight=True)
         model.set_score_request(sample_weight=True)
-        selector = ImportanceSelector(model, n_repeats=2, random_state=0)
+        selector = ImportanceSelector(model, n_repeats=2, n_rounds=3, random_state=0)
         print("fit", selector.fit(X, y).n_features_in_)
         print("pipeline", make_pipeline(selector, model).fit(X, y).score(X, y) > 0)
         print("cv", len(cross_val_score(selector, X, y, cv=2)))
@@ -96,7 +96,8 @@ def test_selector_routes_groups_to_a_group_aware_cv(labels):
     X, y = labels
     rows_groups = np.repeat(np.arange(10), 30)
     splits = list(GroupKFold(n_splits=3).split(X, y, rows_groups))
-    common = dict(method="permutation", n_repeats=2, random_state=0)
+    # equal results are compared: 3 rounds of probes are enough
+    common = dict(method="permutation", n_repeats=2, n_rounds=3, random_state=0)
     reference = ImportanceSelector(
         RandomForestClassifier(n_estimators=10), cv=splits, **common
     ).fit(X, y)
@@ -213,7 +214,11 @@ def test_selector_estimator_type_follows_the_estimator():
 def test_selector_delegates_predict_log_proba(labels):
     X, y = labels
     selector = ImportanceSelector(
-        LogisticRegression(), method="permutation", n_repeats=2, random_state=0
+        LogisticRegression(),
+        method="permutation",
+        n_repeats=2,
+        n_rounds=3,
+        random_state=0,
     ).fit(X, y)
     kept = selector.get_support()
     np.testing.assert_allclose(
