@@ -187,7 +187,7 @@ def test_measure_rounds_draws_fresh_probes_each_round():
     groups = [np.array([0]), np.array([1])]
     seen = []
 
-    def measure(X_measured, all_groups, all_labels, seed):
+    def measure(X_measured, all_groups, all_labels, seed, mirrored):
         seen.append(X_measured[:, 2:].copy())
         return np.asarray(X_measured[0], dtype=float)
 

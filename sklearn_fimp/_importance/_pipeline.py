@@ -137,6 +137,8 @@ def input_sources(transformer, n_inputs):
 
     if transformer is None or transformer == "passthrough":
         return _one_to_one(n_inputs)
+    if hasattr(transformer, "output_sources"):  # a step that says it itself
+        return transformer.output_sources()
     if transformer == "drop":
         return []
     if isinstance(transformer, Pipeline):

@@ -49,6 +49,7 @@ from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars
 from .._utils._random import with_shared_seed
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
 from .._utils._validation import check_finite_target, explain_input_errors
+from ._pipeline_probes import pruned_pipeline
 
 #: What a selector with ``estimator=None`` delegates: the default forest
 #: is a classifier or a regressor depending on y, known only after fit.
@@ -345,6 +346,10 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             f"{type(self).__name__}: raised by the refit on the {selected} "
             "selected features."
         )
+        if isinstance(estimator, Pipeline) and len(estimator.steps) >= 2:
+            # a ColumnTransformer listing columns lists the selected ones
+            names = getattr(self, "feature_names_in_", [])
+            estimator = pruned_pipeline(estimator, self.support_, names)
         try:
             return clone(estimator).fit(
                 select_columns(X, self.support_), y, **fit_kwargs

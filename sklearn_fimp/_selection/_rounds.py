@@ -27,8 +27,10 @@ def measure_rounds(
     Parameters
     ----------
     measure : callable
-        ``measure(X_measured, all_groups, all_labels, seed)`` returns the
-        mean importance of each group of ``all_groups`` (real ones first).
+        ``measure(X_measured, all_groups, all_labels, seed, mirrored)``
+        returns the mean importance of each group of ``all_groups`` (real
+        ones first); ``mirrored`` gives the real group each probe stands
+        for.
     X : array-like or DataFrame of shape (n_samples, n_features)
     groups : list of ndarray
         Column positions of each real feature or group.
@@ -72,6 +74,7 @@ def measure_rounds(
             list(groups) + list(probe_groups),
             list(labels) + list(probe_labels),
             int(measure_seed),
+            mirrored,
         )
         real[r] = means[:n_groups]
         probes[r] = means[n_groups:]
@@ -84,8 +87,8 @@ def probe_rounds(
 ):
     """Every round's importances and the one result the selector keeps.
 
-    ``measure_round(X_measured, all_groups, all_labels, seed)`` measures
-    one round and returns ``(result, model)``: the importance result of the
+    ``measure_round(X_measured, all_groups, all_labels, seed, mirrored)``
+    measures one round and returns ``(result, model)``: the importance result of the
     real groups followed by the probes, and the fitted model (or None).
 
     Returns ``(result, model, history)``: the last round's result with
@@ -97,8 +100,10 @@ def probe_rounds(
     """
     results, models = [], []
 
-    def measure(X_measured, all_groups, all_labels, round_seed):
-        result, model = measure_round(X_measured, all_groups, all_labels, round_seed)
+    def measure(X_measured, all_groups, all_labels, round_seed, mirrored):
+        result, model = measure_round(
+            X_measured, all_groups, all_labels, round_seed, mirrored
+        )
         result.groups = list(all_groups)
         result.feature_names = np.asarray(all_labels, dtype=object)
         results.append(result)

@@ -29,6 +29,7 @@ from ._decisions import (
     uses_probe_test,
 )
 from ._measure import check_importance_getter, measure
+from ._pipeline_probes import selects_through, with_probe_inputs
 from ._probes import check_probes_reach_model, explain_failed_shadows
 from ._rounds import probe_rounds
 
@@ -557,6 +558,13 @@ class ImportanceSelector(BaseImportanceSelector):
             groups=groups,
             options=options,
             use_probes=use_probes,
+            # a Pipeline's preprocessing transforms each shadow as the column
+            # it copies (_pipeline_probes.py); drop-column refits without
+            # columns, which that wrapper cannot follow
+            probes_through=use_probes
+            and self.probes == "shadow"
+            and selects_through(estimator)
+            and (method is None or method.fits_model),
             progress=progress,
             measure=lambda estimator, X, y, options: measure(
                 estimator,
@@ -612,7 +620,7 @@ class ImportanceSelector(BaseImportanceSelector):
         )
         measured = []
 
-        def measure_round(X_measured, all_groups, all_labels, seed):
+        def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
             estimator_seed, importance_seed = np.random.RandomState(seed).randint(
                 MAX_SEED + 1, size=2
             )
@@ -625,6 +633,10 @@ class ImportanceSelector(BaseImportanceSelector):
                 plan.options, labels=all_labels, groups=all_groups, seed=importance_seed
             )
             estimator = self._estimator_to_measure(y, int(estimator_seed))
+            if plan.probes_through:  # probes transformed as their originals
+                originals = [plan.groups[g] for g in mirrored]
+                probes = list(zip(all_groups[n_groups:], originals))
+                estimator = with_probe_inputs(estimator, X.shape[1], probes)
             result = plan.measure(estimator, X_measured, y, options)
             if not measured:
                 check_probes_reach_model(result[1], X.shape[1], X_measured.shape[1])

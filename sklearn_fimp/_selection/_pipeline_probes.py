@@ -1,0 +1,182 @@
+"""Probes that reach the model of a Pipeline.
+
+The selector's probes are new columns of X (``probe_3_city``, a shuffled
+copy of ``city``). A Pipeline's preprocessing does not know them: a
+ColumnTransformer that lists its columns by name drops them, one that
+passes the others through hands the model a raw text column. So in each
+round the selector fits, instead of the user's Pipeline, the same steps
+with the preprocessing wrapped in :class:`ProbeInputs`: it is fitted on X's
+own columns (as the user's Pipeline would be), and it transforms a row into
+the model inputs of its own columns followed, for each probe, by the model
+inputs its original would give if its values were the probe's: ``T(X with
+city replaced by probe_3_city)``, restricted to the inputs ``city`` feeds.
+A shadow of ``city`` is then one-hot encoded, scaled or imputed exactly as
+``city`` is, with the categories and statistics learnt from ``city``, and
+the model sees it as it sees ``city``: the two are exchangeable when
+``city`` is noise, which is what the probe test needs.
+
+``refit_pipeline`` fits the user's Pipeline on the selected columns, with
+a first-step ColumnTransformer's column lists reduced to them.
+"""
+
+import numpy as np
+import scipy.sparse
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import Pipeline
+
+from .._importance._pipeline import input_sources
+from .._utils._frames import drop_columns, is_dataframe, is_polars
+
+
+def _columns(X, positions):
+    """Columns at ``positions`` of X, in its own container."""
+    return drop_columns(X, np.setdiff1d(np.arange(X.shape[1]), positions))
+
+
+def _replaced(X_real, columns, X_probe, probe_columns):
+    """X_real with its ``columns`` given the values of ``probe_columns`` of
+    X_probe (the table with the probes), under X_real's column names."""
+    if is_polars(X_real):
+        import polars as pl
+
+        return X_real.with_columns(
+            [
+                pl.Series(X_real.columns[c], X_probe.get_column(X_probe.columns[p]))
+                for c, p in zip(columns, probe_columns)
+            ]
+        )
+    if is_dataframe(X_real):
+        out = X_real.copy()
+        for c, p in zip(columns, probe_columns):
+            out.isetitem(c, X_probe.iloc[:, p].to_numpy())
+        return out
+    out = np.array(X_real, copy=True)
+    out[:, columns] = np.asarray(X_probe)[:, probe_columns]
+    return out
+
+
+def _dense(Z):
+    return Z.toarray() if scipy.sparse.issparse(Z) else np.asarray(Z)
+
+
+class ProbeInputs(TransformerMixin, BaseEstimator):
+    """The model inputs of X's own columns, then those of each probe.
+
+    Parameters
+    ----------
+    preprocessing : transformer
+        The user's steps before the model (cloned and fitted on X's first
+        ``n_features`` columns).
+    n_features : int
+        X's own columns; the probes follow them.
+    probes : list of (ndarray, ndarray)
+        For each probe, its column positions and those of the columns it
+        stands for (a shadow's original), in the same order.
+    """
+
+    def __init__(self, preprocessing, n_features, probes):
+        self.preprocessing = preprocessing
+        self.n_features = n_features
+        self.probes = probes
+
+    def fit(self, X, y=None, **fit_params):
+        own = _columns(X, np.arange(self.n_features))
+        self.preprocessing_ = clone(self.preprocessing).fit(own, y, **fit_params)
+        sources = input_sources(self.preprocessing_, self.n_features)
+        n_outputs = _dense(self.preprocessing_.transform(_head(own))).shape[1]
+        if sources is None or len(sources) != n_outputs:
+            sources = [frozenset(range(self.n_features))] * n_outputs
+        self.own_sources_ = sources
+        # the inputs each probe's original feeds: the probe's block
+        self.blocks_ = [
+            np.array(
+                [k for k, inner in enumerate(sources) if inner & set(map(int, orig))],
+                dtype=np.intp,
+            )
+            for _, orig in self.probes
+        ]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def transform(self, X):
+        own = _columns(X, np.arange(self.n_features))
+        parts = [_dense(self.preprocessing_.transform(own))]
+        for (columns, orig), block in zip(self.probes, self.blocks_):
+            replaced = _replaced(own, orig, X, columns)
+            parts.append(_dense(self.preprocessing_.transform(replaced))[:, block])
+        return np.hstack(parts)
+
+    def output_sources(self):
+        """For each output, the columns of X (with the probes) it may depend
+        on: a probe's block depends on the probe's columns in place of its
+        original's, and on the other columns its original's inputs read."""
+        sources = list(self.own_sources_)
+        for (columns, orig), block in zip(self.probes, self.blocks_):
+            swap = {int(o): int(c) for o, c in zip(orig, columns)}
+            sources += [
+                frozenset(swap.get(i, i) for i in self.own_sources_[k]) for k in block
+            ]
+        return sources
+
+
+def _head(X):
+    """The first row of X (to count a transformer's outputs)."""
+    if is_polars(X):
+        return X.head(1)
+    if is_dataframe(X):
+        return X.iloc[:1]
+    return np.asarray(X)[:1]
+
+
+def with_probe_inputs(pipeline, n_features, probes):
+    """A clone of ``pipeline`` whose steps before the model are wrapped in
+    :class:`ProbeInputs` (the model's step keeps its name, so that fit
+    parameters addressed to it still reach it)."""
+    preprocessing = Pipeline(clone(pipeline).steps[:-1])
+    if len(preprocessing.steps) == 1:
+        preprocessing = preprocessing.steps[0][1]
+    name, model = pipeline.steps[-1]
+    return Pipeline(
+        [
+            ("probe_inputs", ProbeInputs(preprocessing, n_features, probes)),
+            (name, clone(model)),
+        ]
+    )
+
+
+def selects_through(estimator):
+    """Whether the selector measures ``estimator`` with probes passed
+    through its preprocessing: a Pipeline with steps before its model."""
+    return isinstance(estimator, Pipeline) and len(estimator.steps) >= 2
+
+
+def pruned_pipeline(pipeline, support, feature_names):
+    """A clone of ``pipeline`` for X's selected columns (``support``): a
+    first-step ColumnTransformer that lists columns by name or position
+    lists only the selected ones (renumbered), and a transformer left with
+    none is dropped. Other steps are kept as they are."""
+    pipeline = clone(pipeline)
+    first = pipeline.steps[0][1]
+    if not isinstance(first, ColumnTransformer):
+        return pipeline
+    kept = set(np.flatnonzero(support).tolist())
+    new_position = {old: new for new, old in enumerate(sorted(kept))}
+    names = [str(n) for n in feature_names]
+    transformers = []
+    for name, transformer, columns in first.transformers:
+        if callable(columns) or isinstance(columns, (str, slice)) or columns is None:
+            transformers.append((name, transformer, columns))
+            continue
+        columns = np.atleast_1d(columns).tolist()
+        if columns and isinstance(columns[0], (bool, np.bool_)):
+            columns = list(np.flatnonzero(columns))
+        if columns and isinstance(columns[0], str):
+            chosen = [c for c in columns if names.index(c) in kept]
+        else:
+            chosen = [new_position[int(c)] for c in columns if int(c) in kept]
+        if chosen:
+            transformers.append((name, transformer, chosen))
+    first = clone(first).set_params(transformers=transformers)
+    pipeline.steps[0] = (pipeline.steps[0][0], first)
+    return pipeline
