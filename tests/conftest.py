@@ -1,7 +1,22 @@
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from sklearn_fimp._engine import _backend, _budgets
+
+
+@pytest.fixture(autouse=True, scope="session")
+def one_openmp_thread():
+    """Every test on one OpenMP thread (HistGradientBoosting, XGBoost,
+    LightGBM). On the tests' few hundred rows more threads only wait for
+    each other, and on a busy machine (CI, or two cores shared with another
+    job) they wait for the core: a test of HistGradientBoosting that takes
+    half a second alone took 33 s beside one other process. The package's
+    own parallelism (joblib) is not OpenMP and is unaffected. Entered before
+    the first test, after collection has imported every test module (and so
+    the libraries they import)."""
+    with threadpool_limits(limits=1, user_api="openmp"):
+        yield
 
 
 def as_frame(X, kind, names=None):
