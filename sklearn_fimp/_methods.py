@@ -408,13 +408,17 @@ def get_method(name, *, param="method"):
     return METHODS[name]
 
 
-def resolve_auto(estimator, y, *, grouped, X=None):
+def resolve_auto(estimator, y, *, grouped, X=None, dependent_rows=False):
     """The method "auto" stands for: MDI-oob for bagged trees (out-of-bag
     permutation when groups are measured, or when X holds missing values
     and scikit-learn is older than 1.8, whose forests route them at fit
     otherwise than at predict), out-of-bag permutation for other bagged
-    models, permutation on held-out rows otherwise."""
-    if _hides_model(estimator) or not single_output(y):
+    models, permutation on held-out rows otherwise. With ``dependent_rows``
+    (time-ordered or grouped rows, split by the user's cv) always
+    permutation on the cv's held-out rows: out-of-bag rows are the
+    neighbours of in-bag rows, and what a model fits to neighbours scores
+    there as if it generalised."""
+    if _hides_model(estimator) or not single_output(y) or dependent_rows:
         return "permutation"
     oob_mdi_reads_X = MISSING_VALUES_ROUTED_AS_FITTED or not _has_missing(X)
     if has_bagged_trees(estimator) and not grouped and oob_mdi_reads_X:

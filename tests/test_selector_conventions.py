@@ -96,11 +96,13 @@ def test_selector_routes_groups_to_a_group_aware_cv(labels):
     X, y = labels
     rows_groups = np.repeat(np.arange(10), 30)
     splits = list(GroupKFold(n_splits=3).split(X, y, rows_groups))
-    # equal results are compared: 3 rounds of probes are enough
+    # equal results are compared: 3 rounds of probes are enough. The rows'
+    # groups also shape the shadows (permuted within or across groups), so
+    # the reference gets them too, with GroupKFold's splits given as a list
     common = dict(method="permutation", n_repeats=2, n_rounds=3, random_state=0)
     reference = ImportanceSelector(
         RandomForestClassifier(n_estimators=10), cv=splits, **common
-    ).fit(X, y)
+    ).fit(X, y, groups=rows_groups)
     # without routing: fit's groups go to the splitter, as in RFECV
     plain = ImportanceSelector(
         RandomForestClassifier(n_estimators=10), cv=GroupKFold(n_splits=3), **common

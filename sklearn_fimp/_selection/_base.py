@@ -290,13 +290,22 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             return default_estimator(y).set_params(random_state=seed)
         return with_shared_seed(self.estimator, seed)
 
-    def _method_entry(self, estimator, y, X, *, groups=None, prefit=False):
+    def _method_entry(
+        self, estimator, y, X, *, groups=None, prefit=False, dependent_rows=False
+    ):
         """The registry entry of ``method`` ("auto" resolved), after checking
         that the estimator (and ``groups``, y, ``prefit``, ``max_samples``)
-        allow it."""
+        allow it. ``dependent_rows``: the user's cv splits time-ordered or
+        grouped rows (``_rows.py``)."""
         name = self.method
         if name == "auto":
-            name = resolve_auto(estimator, y, grouped=groups is not None, X=X)
+            name = resolve_auto(
+                estimator,
+                y,
+                grouped=groups is not None,
+                X=X,
+                dependent_rows=dependent_rows,
+            )
         method = METHODS[name]
         check_method(method, estimator, y=y, groups=groups, prefit=prefit)
         if self.max_samples is not None and not method.scores_rows:

@@ -24,16 +24,21 @@ def _probe_names(feature_names, copied):
     ]
 
 
-def _probe_columns(X, columns, kind, rng):
+def _probe_columns(X, columns, kind, rng, rows=None):
     """Probe values for ``columns`` of X: one array (numpy) or Series each.
 
     Shadows are the columns shuffled by one row permutation (the columns of
     a group stay together), so each probe keeps its feature's distribution,
-    dtype and number of distinct values.
+    dtype and number of distinct values; with dependent ``rows`` (a
+    ``_rows.RowStructure``), the rows it draws keep the dependence along
+    time or within groups.
     """
     n = X.shape[0]
     if kind == "shadow":
-        permutation = rng.permutation(n)
+        if rows is None:
+            permutation = rng.permutation(n)
+        else:
+            permutation = rows.shadow_rows(X, columns, rng)
         if is_pandas(X):
             return [X.iloc[permutation, c].to_numpy() for c in columns], [
                 X.dtypes.iloc[c] for c in columns
@@ -48,7 +53,9 @@ def _probe_columns(X, columns, kind, rng):
     return [draw(size=n) for _ in columns], None
 
 
-def add_probes(X, groups, feature_names, kind, n_probes, rng, *, labels, mirrors=False):
+def add_probes(
+    X, groups, feature_names, kind, n_probes, rng, *, labels, mirrors=False, rows=None
+):
     """X with probe columns appended (X is not modified).
 
     Each probe mirrors one group of real features (a single feature when
@@ -57,7 +64,8 @@ def add_probes(X, groups, feature_names, kind, n_probes, rng, *, labels, mirrors
     positions in it) and the probe labels, and with ``mirrors=True`` the
     index of the group each probe mirrors. ``labels`` are the groups' labels
     (as ``resolve_groups`` gives them): a shadow's label names the group it
-    copies.
+    copies. ``rows`` (a ``_rows.RowStructure``, None for independent rows)
+    says how shadows draw their rows.
     """
     n_groups = len(groups)
     rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
@@ -70,7 +78,7 @@ def add_probes(X, groups, feature_names, kind, n_probes, rng, *, labels, mirrors
     values, dtypes, names, probe_groups = [], [], [], []
     for label, g in zip(probe_labels, mirrored):
         columns = groups[g]
-        column_values, column_dtypes = _probe_columns(X, columns, kind, rng)
+        column_values, column_dtypes = _probe_columns(X, columns, kind, rng, rows)
         values.extend(column_values)
         dtypes.extend(column_dtypes or [None] * len(columns))
         if len(columns) == 1:

@@ -20,7 +20,16 @@ _RECOMPUTED = ("importances", "importances_mean", "importances_std", "feature_na
 
 
 def measure_rounds(
-    measure, X, groups, labels, feature_names, kind, n_probes, n_rounds, random_state
+    measure,
+    X,
+    groups,
+    labels,
+    feature_names,
+    kind,
+    n_probes,
+    n_rounds,
+    random_state,
+    rows=None,
 ):
     """Importances of the features and of fresh probes in each round.
 
@@ -44,6 +53,8 @@ def measure_rounds(
     random_state : RandomState
         Source of every round's two seeds (probes, measure), all drawn
         before the first round.
+    rows : RowStructure or None
+        How the rows hang together (``_rows.py``): the rows shadows copy.
 
     Returns
     -------
@@ -68,6 +79,7 @@ def measure_rounds(
             np.random.RandomState(probe_seed),
             mirrors=True,
             labels=labels,
+            rows=rows,
         )
         means = measure(
             X_measured,
@@ -83,7 +95,16 @@ def measure_rounds(
 
 
 def probe_rounds(
-    measure_round, X, groups, labels, feature_names, kind, n_probes, n_rounds, seed
+    measure_round,
+    X,
+    groups,
+    labels,
+    feature_names,
+    kind,
+    n_probes,
+    n_rounds,
+    seed,
+    rows=None,
 ):
     """Every round's importances and the one result the selector keeps.
 
@@ -120,6 +141,7 @@ def probe_rounds(
         n_probes,
         n_rounds,
         np.random.RandomState(seed),
+        rows=rows,
     )
     last = results[-1]
     result = importance_result(

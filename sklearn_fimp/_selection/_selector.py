@@ -32,6 +32,7 @@ from ._measure import check_importance_getter, measure
 from ._pipeline_probes import selects_through, with_probe_inputs
 from ._probes import check_probes_reach_model, explain_failed_shadows
 from ._rounds import probe_rounds
+from ._rows import INDEPENDENT, row_structure
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
@@ -522,6 +523,8 @@ class ImportanceSelector(BaseImportanceSelector):
             score_weight = check_sample_weight(score_weight, X)
         estimator = self._estimator_to_measure(y, int(seed))
         self._check_classes(estimator, y, prefit=self.prefit)
+        cv = self._cv_with_splits(estimator, X, y, split_kwargs)
+        rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)
         if self.importance_getter is not None:
             check_importance_getter(
                 self.importance_getter, self.method, self.max_samples
@@ -529,9 +532,13 @@ class ImportanceSelector(BaseImportanceSelector):
             method = None
         else:
             method = self._method_entry(
-                estimator, y, X, groups=self.groups, prefit=self.prefit
+                estimator,
+                y,
+                X,
+                groups=self.groups,
+                prefit=self.prefit,
+                dependent_rows=rows.kind != INDEPENDENT,
             )
-        cv = self._cv_with_splits(estimator, X, y, split_kwargs)
         labels, groups = resolve_groups(self.groups, feature_names, X)
         check_min_features(self.min_features, len(groups))
         self.max_features_ = max_features_count(self.max_features, X, len(groups))
@@ -558,6 +565,7 @@ class ImportanceSelector(BaseImportanceSelector):
             groups=groups,
             options=options,
             use_probes=use_probes,
+            rows=rows,
             # a Pipeline's preprocessing transforms each shadow as the column
             # it copies (_pipeline_probes.py); drop-column refits without
             # columns, which that wrapper cannot follow
@@ -654,6 +662,7 @@ class ImportanceSelector(BaseImportanceSelector):
                 n_probes,
                 self.n_rounds,
                 probe_seed,
+                rows=plan.rows,
             )
         except (ValueError, TypeError) as exc:
             if not measured and self.probes == "shadow" and not self.prefit:
