@@ -208,7 +208,14 @@ class ImportanceSelector(BaseImportanceSelector):
         split of 20% (stratified for classifiers) for "permutation" and the
         out-of-bag score or that split for "drop_column". A group-aware
         splitter (GroupKFold) gets the rows' groups from
-        ``fit(X, y, groups=...)``.
+        ``fit(X, y, groups=...)``. Rows that hang together are said here:
+        with a time-ordered cv (``TimeSeriesSplit``) shadows are circular
+        shifts of their columns, with the rows' groups they are
+        permutations of whole groups (or within groups), and "auto"
+        measures on the cv's held-out rows, never out of bag (AR(1) and
+        grouped nulls: noise kept in 0/6 data sets, 6/6 with shuffled
+        shadows out of bag; a warning says so when y is strongly
+        autocorrelated and no such cv is given).
     max_features : int, float, callable or None, default=None
         Keep at most this many features (a float: this fraction of them),
         the most significant first. A callable is called with X (as
