@@ -163,6 +163,13 @@ def test_pipeline_importance_goes_through_the_engine_per_block():
     # columns feed one ordinal code each: permuted as blocks
     assert list(inputs.replaced) == [True, True, False, True, False]
     assert [len(block) for block in inputs.blocks] == [3, 4, 1, 1, 1]
+    # the result says how each column was measured
+    result = permutation_importance(pipeline, X[300:], y[300:], random_state=0)
+    assert set(result.pipeline_paths) <= {"block", "transformed", "predicted"}
+    assert result.pipeline_paths[2] in ("block", "predicted")
+    dropped = fitted("positions-callable-dropped", "forest", X[:300], y[:300])
+    paths = permutation_importance(dropped, X[300:], y[300:]).pipeline_paths
+    assert paths[list(X.columns).index("noise")] == "unused"
 
 
 def test_input_sources_follow_the_fitted_column_transformer():

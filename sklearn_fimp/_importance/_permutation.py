@@ -205,6 +205,16 @@ def permutation_importance(
         method, scoring, n_repeats, max_samples, random_state
             What is needed to reproduce the result (``random_state`` is the
             integer seed actually used).
+        pipeline_paths : ndarray of str of shape (n_groups,)
+            Only for a Pipeline ending in a model the tree engine reads (the
+            user guide's "Your model is a Pipeline"): how each column or
+            group was measured, all exactly: "block" (the engine permuted the
+            model inputs it alone feeds), "transformed" (the inputs it mixes
+            with other columns took the transform of the permuted rows, in
+            the engine), "predicted" (every row predicted, where that was
+            faster) or "unused" (it feeds no model input: 0). The
+            per-model-input importances are those of ``pipeline[-1]`` on
+            ``pipeline[:-1].transform(X)``.
 
     See Also
     --------
@@ -331,6 +341,7 @@ def _permutation_importance(
         )
     progress("done")
     importances = baseline - scores
+    paths = None if through is None else through.paths(rerouted)
     return per_metric(
         metrics,
         scoring,
@@ -344,5 +355,6 @@ def _permutation_importance(
             n_repeats=n_repeats,
             max_samples=max_samples,
             random_state=seed,
+            **({} if paths is None else {"pipeline_paths": paths}),
         ),
     )

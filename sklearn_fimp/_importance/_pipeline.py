@@ -263,6 +263,22 @@ class PipelineInputs:
         feeds none: permuting it changes no prediction)."""
         return np.array([len(block) > 0 for block in self.blocks], dtype=bool)
 
+    def paths(self, rerouted):
+        """How each group was measured, for the result: "block" (its model
+        inputs permuted by the engine), "transformed" (inputs it mixes with
+        other columns replaced by the transform of the permuted rows, by the
+        engine), "predicted" (the Pipeline predicted every row: the engine
+        would not have been faster) or "unused" (no model input: 0)."""
+        out = []
+        for block, mixed, engine in zip(self.blocks, self.replaced, rerouted):
+            if len(block) == 0:
+                out.append("unused")
+            elif not engine:
+                out.append("predicted")
+            else:
+                out.append("transformed" if mixed else "block")
+        return np.asarray(out, dtype=object)
+
     def worth_rerouting(self, selected):
         """Which of the groups ``selected`` (positions) the engine computes
         faster than predicting every row."""
