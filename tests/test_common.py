@@ -66,7 +66,10 @@ def estimators_to_check():
             RandomForestRegressor(n_estimators=5), method="oob_mdi", n_rounds=1
         ),
         ImportanceSelector(
-            make_pipeline(StandardScaler(), Ridge()), method="permutation", n_rounds=1
+            make_pipeline(StandardScaler(), Ridge()),
+            method="permutation",
+            n_repeats=2,
+            n_rounds=1,
         ),
         ImportanceSelector(
             ExtraTreesRegressor(n_estimators=5, bootstrap=True),
@@ -86,8 +89,13 @@ def estimators_to_check():
         ImportanceSelector(Ridge(), importance_getter="auto", n_rounds=1),
         # RecursiveImportanceSelector: out-of-bag (auto) and held-out rows
         RecursiveImportanceSelector(RandomForestRegressor(n_estimators=5), cv=3),
+        # (two shuffles per column instead of 5: the regressor checks fit it
+        # on every one of their data sets)
         RecursiveImportanceSelector(
-            make_pipeline(StandardScaler(), Ridge()), method="permutation", cv=3
+            make_pipeline(StandardScaler(), Ridge()),
+            method="permutation",
+            cv=3,
+            n_repeats=2,
         ),
     ]
 
