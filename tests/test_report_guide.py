@@ -287,44 +287,122 @@ def test_wide_page_stays_small_and_charts_hold_top_rows(tmp_path):
     assert "Measured on the 10 most important of the 100 features" in text
 
 
-def test_verdicts_reconcile_methods_and_selector():
+def _facts(results, support, names=("a", "b", "c", "d", "random")):
     from sklearn.utils import Bunch
 
-    from sklearn_fimp._report._html import _why_uncertain, verdicts
-
-    names = ["a", "b", "c", "d", "random"]
-
-    def result(values):
-        return Bunch(feature_names=np.array(names), importances_mean=np.array(values))
-
-    facts = Bunch(
+    names = list(names)
+    return Bunch(
         fitted=Bunch(random_name="random", X=pd.DataFrame(columns=names)),
-        results={
-            "mdi": result([5, 5, 0, 0, 1]),
-            "permutation": result([5, 0, 5, 0, 1]),
-        },
-        selector=Bunch(support_=np.array([True, True, False, False])),
-        top=["a", "b", "c", "d"],
+        results=results,
+        selector=None if support is None else Bunch(support_=np.array(support)),
+        top=names[:-1],
     )
-    # a: above everywhere and kept; b: kept but below under permutation;
-    # c: dropped, below under MDI; d: dropped and below everywhere
-    assert verdicts(facts) == (["a"], ["b"], ["c", "d"])
-    # the summary says what disagrees
-    assert _why_uncertain(facts, ["b", "c"]) == [
+
+
+def _result(values, repeats=None):
+    from sklearn.utils import Bunch
+
+    names = np.array(["a", "b", "c", "d", "random"])
+    result = Bunch(feature_names=names, importances_mean=np.array(values, float))
+    if repeats is not None:
+        result.importances = np.asarray(repeats, float)
+    return result
+
+
+def test_verdicts_follow_the_selector_and_held_out_permutation():
+    from sklearn_fimp._report._verdicts import verdicts, why_uncertain
+
+    results = {
+        "mdi": _result([5, 5, 0, 0, 1]),
+        "permutation": _result([5, 0, 5, 0, 1]),
+    }
+    facts = _facts(results, [True, True, False, False])
+    # a: kept and above under permutation; b: kept, not above; c: above,
+    # dropped; d: neither. MDI has no say
+    assert verdicts(facts) == (["a"], ["b", "c"], ["d"])
+    assert why_uncertain(facts, ["b", "c"]) == [
         (
-            "kept by the selector but not above the random column under permutation",
+            "kept by the selector but not clearly above the random column "
+            "under permutation",
             ["b"],
         ),
-        ("not above the random column under MDI", ["c"]),
+        (
+            "above the random column under permutation but dropped by the selector",
+            ["c"],
+        ),
     ]
-    dropped = Bunch(**{**facts, "selector": Bunch(support_=np.array([0, 1, 0, 0]))})
-    assert _why_uncertain(dropped, ["a"]) == [
-        ("dropped by the selector, above the random column everywhere", ["a"])
-    ]
-    facts.selector = None  # without the selector: half the methods suffice
-    assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
-    facts.results, facts.selector = None, Bunch(support_=np.array([1, 0, 1, 0]))
+    facts.selector = None  # permutation alone decides
     assert verdicts(facts) == (["a", "c"], [], ["b", "d"])
+    facts.results, facts.selector = None, _facts(None, [1, 0, 1, 0]).selector
+    assert verdicts(facts) == (["a", "c"], [], ["b", "d"])  # the selector alone
+    facts.selector = None  # nothing deciding was measured
+    assert verdicts(facts) == ([], ["a", "b", "c", "d"], [])
+
+
+def test_mdi_does_not_veto_a_feature_the_selector_and_permutation_keep():
+    # rent with interest_level: price 0.118 under permutation against
+    # -0.001 for the random column, kept by the selector, below the random
+    # column under MDI: it was "uncertain", and no feature "mattered"
+    from sklearn_fimp._report._verdicts import verdicts
+
+    permutation = _result(
+        [0.118, 0.0, 0.0, 0.0, -0.001],
+        repeats=[[0.12, 0.116, 0.118], [0.0] * 3, [0.0] * 3, [0.0] * 3, [-0.001] * 3],
+    )
+    facts = _facts(
+        {"mdi": _result([0.01, 0.3, 0.3, 0.3, 0.09]), "permutation": permutation},
+        [True, False, False, False],
+    )
+    assert verdicts(facts)[0] == ["a"]
+
+
+def test_one_drop_column_refit_does_not_make_a_kept_feature_uncertain():
+    # the demo's s5: second under MDI and permutation, kept with p = 2.5e-53,
+    # -0.026 under drop-column's one refit on 111 rows
+    from sklearn_fimp._report._verdicts import verdicts
+
+    permutation = _result(
+        [0.3, 0.0, 0.0, 0.0, 0.0],
+        repeats=[[0.31, 0.29, 0.3], [0.0] * 3, [0.0] * 3, [0.0] * 3, [0.0] * 3],
+    )
+    facts = _facts(
+        {"drop_column": _result([-0.026, 0, 0, 0, 0.01]), "permutation": permutation},
+        [True, False, False, False],
+    )
+    assert verdicts(facts) == (["a"], [], ["b", "c", "d"])
+
+
+def test_next_steps_never_call_split_evidence_sound():
+    # with --scoring balanced_accuracy the next steps said the importances
+    # "look sound" above 0 features that matter and 5 uncertain
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._report._verdicts import next_steps
+
+    data = Bunch(task="classification", target_summary=None, excluded=[])
+    data.n_rows_total, data.y = 100, np.zeros(100)
+    facts = Bunch(fitted=Bunch(score=0.8, chance=0.5), method_notes=[])
+    options = Bunch(scoring="balanced_accuracy", log_target=False)
+    steps = next_steps(data, facts, options, [], [], [], ["a", "b"])
+    assert not any("sound" in step for step in steps)
+    assert any("split on 2 feature(s)" in step for step in steps)
+    steps = next_steps(data, facts, options, [], [], [], [])
+    assert not any("sound" in step for step in steps)
+    assert "No feature is shown to matter" in steps[-1]
+
+
+def test_random_column_finding_counts_ties_against_the_feature():
+    # penguins' drop-column: 0 = 0 was "every real feature is above"
+    from sklearn_fimp._report._verdicts import random_column_finding
+
+    equal = _result([0.0, 0.1, 0.2, 0.3, 0.0])
+    assert "ranks at or above 1 real feature(s): a" in random_column_finding(
+        "drop_column", equal, "random"
+    )
+    negative = _result([-0.014, -0.055, 0.2, 0.3, -0.167])
+    assert "every real feature is above the random column (-0.167)" in (
+        random_column_finding("drop_column", negative, "random")
+    )
 
 
 def test_verdicts_need_a_margin_over_the_random_column():
@@ -334,7 +412,7 @@ def test_verdicts_need_a_margin_over_the_random_column():
     # there the means alone decide
     from sklearn.utils import Bunch
 
-    from sklearn_fimp._report._html import clearly_above
+    from sklearn_fimp._report._verdicts import clearly_above
 
     names = np.array(["a", "b", "random"])
     repeats = np.array(
@@ -475,3 +553,58 @@ def test_conditional_section_reuses_the_chosen_method(tmp_path, monkeypatch):
     # the compared features only, although every feature was measured
     assert "Compared: the 2 feature(s)" in section
     assert "<td>noise</td>" not in section
+
+
+def test_page_verdicts_agree_with_the_pages_tables(tmp_path, monkeypatch):
+    # every feature the summary says matters is kept by the selector and
+    # above the random column under held-out permutation by more than the
+    # stated margin; every noise feature neither; the page's sentence lists
+    # exactly those features
+    import html
+    import re
+
+    from sklearn_fimp._report._verdicts import clearly_above
+
+    captured = {}
+    analysis = _run._analysis
+
+    def capture(*args, **kwargs):
+        captured["facts"] = facts = analysis(*args, **kwargs)
+        return facts
+
+    monkeypatch.setattr(_run, "_analysis", capture)
+    rng = np.random.RandomState(3)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "x1": rng.normal(size=n),
+            "x2": rng.normal(size=n),
+            "weak": rng.normal(size=n),
+            "noise": rng.normal(size=n),
+            "level": rng.choice(["a", "b", "c"], size=n),
+        }
+    )
+    frame["y"] = (
+        2 * frame.x1
+        + frame.x2
+        + 0.3 * frame.weak
+        + (frame.level == "a")
+        + 0.5 * rng.normal(size=n)
+    )
+    text = _report(tmp_path, frame, "--n-estimators", "30")
+    facts = captured["facts"]
+    random_name = facts.fitted.random_name
+    above = clearly_above("permutation", facts.results["permutation"], random_name)
+    features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
+    kept = dict(zip(features, facts.selector.support_))
+    sentence = re.search(r"<b>Features that matter</b> \(\d+;[^)]*\): ([^<]*)\.", text)
+    listed = [n.strip() for n in html.unescape(sentence.group(1)).split(",")]
+    assert listed and set(listed) <= set(features)
+    for name in listed:
+        assert kept[name] and above[name], name
+    noise = re.search(r"<b>Noise</b> \(\d+;[^)]*\): ([^<]*)\.", text)
+    for name in html.unescape(noise.group(1)).split(","):
+        name = name.strip()
+        if name != "none":
+            assert not kept[name] and not above[name], name
+    assert "look sound" not in text

@@ -12,7 +12,18 @@ import numpy as np
 
 from .._plot._common import heatmap_size
 from ._analysis import METHOD_TEXT, METHOD_TITLES, has_spread
+from ._common import fmt as _fmt
+from ._common import names_text as _names
 from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
+from ._verdicts import (
+    CONDITIONAL_SHARE,
+    conditional_disagreements,
+    deciding_evidence,
+    next_steps,
+    random_column_finding,
+    verdicts,
+    why_uncertain,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto;
@@ -66,7 +77,6 @@ def render_html(sections, title):
 # building blocks
 
 #: Names listed in a sentence before "and N more (see the table)".
-MAX_NAMES_IN_TEXT = 12
 
 
 def _e(value):
@@ -99,19 +109,6 @@ def _table(header, rows, classes=None, sortable=False):
     )
 
 
-def _fmt(value):
-    """Three significant digits; never "-0" (a value that rounds to zero);
-    thousands written out with separators ("1,210", not "1.21e+03")."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    text = f"{value:.3g}"
-    if text.startswith("-") and float(text) == 0:
-        text = text[1:]
-    if "e+" in text and abs(float(text)) < 1e12:
-        text = f"{float(text):,.0f}"
-    return text
-
-
 def _folded(table, n_rows, limit, what):
     """A table longer than ``limit`` rows, folded under a summary line."""
     if limit is None or n_rows <= limit:
@@ -129,14 +126,6 @@ def _items(texts):
     return "".join(f"<li>{_e(text)}</li>" for text in texts)
 
 
-def _names(names, limit=MAX_NAMES_IN_TEXT):
-    """Names for a sentence: at most ``limit``, then how many more."""
-    names = [str(n) for n in names]
-    if len(names) <= limit:
-        return ", ".join(names)
-    return f"{', '.join(names[:limit])} and {len(names) - limit} more (see the table)"
-
-
 def _metric(task, scoring):
     if scoring:
         return scoring
@@ -145,117 +134,6 @@ def _metric(task, scoring):
 
 # ----------------------------------------------------------------------------
 # the summary, first on the page
-
-
-#: A feature is above the random column under a method when its mean
-#: importance exceeds the random column's by more than this many standard
-#: errors of the difference (the repeats' spread; the means alone for a
-#: method without one, such as drop-column's single refit).
-MARGIN_STANDARD_ERRORS = 2.0
-
-
-def clearly_above(name, result, random_name):
-    """``{feature: bool}``: is each feature's mean importance above the
-    random column's by more than ``MARGIN_STANDARD_ERRORS`` standard errors
-    of the difference?"""
-    names = list(map(str, result.feature_names))
-    means = np.asarray(result.importances_mean, dtype=float)
-    r = names.index(random_name)
-    importances = result.get("importances")
-    if importances is not None:
-        importances = np.asarray(importances, dtype=float)
-    if (
-        importances is not None
-        and importances.ndim == 2
-        and importances.shape[1] > 1
-        and has_spread(name, result)
-    ):
-        n_repeats = importances.shape[1]
-        errors = importances.std(axis=1, ddof=1) / np.sqrt(n_repeats)
-        margin = MARGIN_STANDARD_ERRORS * np.sqrt(errors**2 + errors[r] ** 2)
-    else:
-        margin = np.zeros(len(names))
-    above = means - means[r] > margin
-    return dict(zip(names, map(bool, above)))
-
-
-def _votes(facts, names):
-    """``{feature: [(method, above)]}`` over the methods measured."""
-    random_name = facts.fitted.random_name
-    votes = {n: [] for n in names}
-    for method, result in (facts.results or {}).items():
-        above = clearly_above(method, result, random_name)
-        for n in names:
-            votes[n].append((method, above[n]))
-    return votes
-
-
-def verdicts(facts):
-    """Which features matter, which are uncertain, which are noise.
-
-    A feature *matters* when every method measured puts it above the random
-    column (by more than ``MARGIN_STANDARD_ERRORS`` standard errors of the
-    difference, see :func:`clearly_above`) and ImportanceSelector keeps it
-    (when it ran). It is *noise* when the selector drops it and some method
-    does not put it above the random column (without the selector: when at
-    least half the methods do not). It is *uncertain* otherwise: the
-    selector keeps it but a method does not put it above the random
-    column, or every method does and the selector drops it.
-    """
-    fitted = facts.fitted
-    random_name = fitted.random_name
-    names = [str(c) for c in fitted.X.columns if str(c) != random_name]
-    above = {n: [up for _, up in v] for n, v in _votes(facts, names).items()}
-    kept = None
-    if facts.selector is not None:
-        kept = dict(zip(names, map(bool, facts.selector.support_)))
-    matter, uncertain, noise = [], [], []
-    for n in names:
-        votes = above[n]
-        everywhere = bool(votes) and all(votes)
-        below = len(votes) - sum(votes)
-        selected = None if kept is None else kept[n]
-        if not votes:  # importances skipped: the selector's verdict alone
-            group = uncertain if selected is None else matter if selected else noise
-        elif everywhere and selected is not False:
-            group = matter
-        elif (selected is False and below > 0) or (
-            selected is None and 2 * below >= len(votes)
-        ):
-            group = noise
-        else:
-            group = uncertain
-        group.append(n)
-    order = {n: i for i, n in enumerate(facts.top)}
-    rank = lambda n: order.get(n, len(order))  # noqa: E731
-    return sorted(matter, key=rank), sorted(uncertain, key=rank), noise
-
-
-def _why_uncertain(facts, names):
-    """What disagrees about each uncertain feature, as ``[(reason, names)]``
-    in the order of ``names``: the methods that do not put a feature above
-    the random column, or the selector that dropped it."""
-    random_name = facts.fitted.random_name
-    below = {
-        n: [METHOD_TITLES[method] for method, up in v if not up]
-        for n, v in _votes(facts, names).items()
-    }
-    kept = {}
-    if facts.selector is not None:
-        features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
-        kept = dict(zip(features, map(bool, facts.selector.support_)))
-    groups = {}
-    for n in names:
-        if below[n]:
-            reason = "not above the random column under " + " and ".join(below[n])
-            if kept.get(n):
-                reason = "kept by the selector but " + reason
-        elif kept.get(n) is False:
-            reason = "dropped by the selector, above the random column everywhere"
-        else:
-            reason = "the methods disagree"
-        groups.setdefault(reason, []).append(n)
-    return list(groups.items())
 
 
 def summary_html(data, facts, options):
@@ -278,36 +156,50 @@ def summary_html(data, facts, options):
         f"({_e(_baseline(data.task))}): {quality}."
     ]
     matter, uncertain, noise = verdicts(facts)
-    judged = [METHOD_TITLES[m] for m in facts.methods] if facts.results else []
-    if facts.selector is not None:
-        judged.append("ImportanceSelector")
-    if judged:
+    evidence = deciding_evidence(facts)
+    if facts.get("results") or facts.get("selector") is not None:
+        decided_by = (
+            " and ".join(evidence)
+            if evidence
+            else (
+                "no deciding measure: neither ImportanceSelector nor permutation "
+                "importance on held-out rows was measured"
+            )
+        )
         lines.append(
-            f"<b>Features that matter</b> ({len(matter)}; above the random column, "
-            "by more than twice the standard error of the difference, "
-            f"under {_e(', '.join(judged[:-1]) or judged[0])}"
-            + (f" and kept by {judged[-1]}" if facts.selector is not None else "")
-            + f"): {_e(_names(matter)) or 'none'}."
+            f"<b>Features that matter</b> ({len(matter)}; {_e(decided_by)}): "
+            f"{_e(_names(matter)) or 'none'}."
         )
         if uncertain:
             lines.append(
                 f"<b>Uncertain</b> ({len(uncertain)}): "
                 + "; ".join(
                     f"{_e(reason)}: {_e(_names(group))}"
-                    for reason, group in _why_uncertain(facts, uncertain)
+                    for reason, group in why_uncertain(facts, uncertain)
                 )
                 + "."
             )
         lines.append(
             f"<b>Noise</b> ({len(noise)}; "
-            + (
-                "dropped by the selector and not above the random column under "
-                "some method"
-                if facts.selector is not None
-                else "not above the random column under at least half the methods"
+            + _e(
+                " and ".join(
+                    e.replace("above", "not above", 1).replace(
+                        "kept by", "dropped by", 1
+                    )
+                    for e in evidence
+                )
+                or "none measured"
             )
             + f"): {_e(_names(noise)) or 'none'}."
         )
+        if facts.get("results") and any(
+            m in facts.results for m in ("mdi", "drop_column")
+        ):
+            lines.append(
+                "MDI (training rows, favours many distinct values) and "
+                "drop-column importance (one refit per feature, no error bar) "
+                "are shown below as context; they do not decide these verdicts."
+            )
     redundant = _redundant(facts)
     if facts.analyzer is not None:
         lines.append(
@@ -335,7 +227,7 @@ def summary_html(data, facts, options):
             f"<b>Left out</b> before modelling: "
             f"{_e(_names([c for c, _ in data.excluded]))} (see Data)."
         )
-    steps = next_steps(data, facts, options, matter, noise, redundant)
+    steps = next_steps(data, facts, options, matter, noise, redundant, uncertain)
     return (
         "<div class='summary'><h2>Summary</h2>"
         f"<ul>{''.join(f'<li>{line}</li>' for line in lines)}</ul>"
@@ -355,81 +247,6 @@ def _redundant(facts):
         return []
     path = facts.analyzer.elimination_path_
     return list(zip(map(str, path["feature"]), path["explained_by"]))
-
-
-def next_steps(data, facts, options, matter, noise, redundant):
-    """Concrete things to do, most useful first."""
-    fitted = facts.fitted
-    steps = []
-    summary = data.target_summary
-    weak = fitted.score <= fitted.chance
-    if data.task == "regression" and summary is not None:
-        if summary.skewed and not options.log_target:
-            steps.append(
-                f"The target is skewed (skewness {summary.skewness:.1f}, max "
-                f"{_fmt(summary.quantiles['max'])} against a median of "
-                f"{_fmt(summary.quantiles['median'])}): rerun with --log-target, "
-                "or --scoring neg_mean_absolute_error, so that a few extreme "
-                "values do not dominate the score."
-            )
-        elif weak:
-            steps.append(
-                "The model does not beat the mean: look for errors or extreme "
-                "values in the target, or add features that explain it."
-            )
-    if data.task == "classification" and summary is not None:
-        if summary.imbalanced and options.scoring is None:
-            steps.append(
-                "The classes are imbalanced: rerun with --scoring "
-                "balanced_accuracy (or f1_macro) so that the rare classes count."
-            )
-        elif weak:
-            steps.append(
-                "The model does not beat the class shares: the features may not "
-                "carry the target, or more rows are needed."
-            )
-    if noise:
-        steps.append(
-            f"Try the model without the {len(noise)} noise feature(s) "
-            f"({_names(noise, 6)}): ImportanceSelector in a Pipeline does this "
-            "and checks the score."
-        )
-    if redundant:
-        steps.append(
-            "Redundant features share their importance: before reading a low "
-            "importance as useless, keep one of each redundant group "
-            "(DependenceAnalyzer's elimination path) and measure again."
-        )
-    if matter:
-        steps.append(
-            f"Check that the leading features ({_names(matter[:5], 5)}) make "
-            "sense for the target and are known at prediction time (not a "
-            "leak of the answer)."
-        )
-    for column, reason in data.excluded:
-        if reason.startswith("free text"):
-            steps.append(
-                f"{column!r} is free text, left out: derive features from it "
-                "(length, key words, categories) if it should matter."
-            )
-    if facts.method_notes:
-        steps.append(
-            "Drop-column importance was "
-            + (
-                "replaced by out-of-bag permutation"
-                if "oob_permutation" in facts.methods
-                else "left out"
-            )
-            + " to save time: raise --time-budget to measure it."
-        )
-    if data.n_rows_total > len(data.y):
-        steps.append(
-            f"The report used {len(data.y)} of {data.n_rows_total} rows "
-            "(--max-rows); leave --max-rows out to use every row."
-        )
-    if not steps:
-        steps.append("Nothing stands out: the model and its importances look sound.")
-    return steps
 
 
 # ----------------------------------------------------------------------------
@@ -649,7 +466,7 @@ def importance_html(results, random_name, task, top, notes=()):
     )
 
     findings = [
-        _random_column_finding(method, result, names, random_name)
+        f"<li>{_e(random_column_finding(method, result, random_name))}</li>"
         for method, result in results.items()
     ]
     described = _items(_described(m, r) for m, r in results.items())
@@ -685,20 +502,6 @@ def _described(method, result):
     if repeats:
         text += f" ({repeats} shuffle{'s' if repeats > 1 else ''} of each column)"
     return text
-
-
-def _random_column_finding(method, result, names, random_name):
-    values = dict(zip(map(str, result.feature_names), result.importances_mean))
-    below = [n for n in names if n != random_name and values[n] < values[random_name]]
-    if below:
-        return (
-            f"<li>{_e(METHOD_TITLES[method])}: the random column outranks "
-            f"{len(below)} real feature(s): {_e(_names(below))}.</li>"
-        )
-    return (
-        f"<li>{_e(METHOD_TITLES[method])}: every real feature is above the "
-        "random column.</li>"
-    )
 
 
 def _n_trees(selector):
@@ -891,37 +694,6 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
         + f"<p>{_e(verdict)}</p>"
         + table
     )
-
-
-#: A feature's conditional permutation importance below this share of its
-#: ordinary one counts as a disagreement.
-CONDITIONAL_SHARE = 0.5
-
-
-def conditional_disagreements(ordinary, conditional, random_name):
-    """The features where ordinary and conditional permutation disagree:
-    ordinary permutation puts them clearly above the random column (see
-    :func:`clearly_above`) and their conditional importance is less than
-    ``CONDITIONAL_SHARE`` of their ordinary one, most important (ordinary)
-    first."""
-    above = clearly_above("permutation", ordinary, random_name)
-    ordinary_mean = dict(
-        zip(map(str, ordinary.feature_names), map(float, ordinary.importances_mean))
-    )
-    conditional_mean = dict(
-        zip(
-            map(str, conditional.feature_names),
-            map(float, conditional.importances_mean),
-        )
-    )
-    disagree = [
-        f
-        for f, value in conditional_mean.items()
-        if f != random_name
-        and above.get(f)
-        and value < CONDITIONAL_SHARE * ordinary_mean[f]
-    ]
-    return sorted(disagree, key=lambda f: -ordinary_mean[f])
 
 
 def _explained_by(analyzer, feature):

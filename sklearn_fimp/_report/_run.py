@@ -19,11 +19,9 @@ from ._analysis import (
     top_features,
 )
 from ._common import PROG, ReportError
+from ._common import names_text as _names
 from ._data import load_table, prepare_data
 from ._html import (
-    _names,
-    clearly_above,
-    conditional_disagreements,
     conditional_html,
     dependence_html,
     importance_html,
@@ -35,6 +33,7 @@ from ._html import (
     summary_html,
     warnings_html,
 )
+from ._verdicts import clearly_above, conditional_disagreements
 
 
 def run_report(args, methods):
