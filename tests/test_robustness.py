@@ -1514,3 +1514,32 @@ def test_generated_groups(groups, ungrouped, unknown):
     for i in with_x0:
         for k in without:
             assert result.importances_mean[i] > result.importances_mean[k]
+
+
+def test_datetime_column_error_names_it_and_the_fix():
+    # numpy's own error lists 26 dtypes and no column
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame(
+        {"a": rng.normal(size=40), "when": pd.date_range("2020-01-01", periods=40)}
+    )
+    with pytest.raises(ValueError, match=r"'when'.*dates or times.*astype\('int64'\)"):
+        ImportanceSelector(RandomForestRegressor(n_estimators=3), n_rounds=1).fit(
+            X, rng.normal(size=40)
+        )
+
+
+@pytest.mark.parametrize("estimator", [None, RandomForestClassifier(n_estimators=3)])
+def test_string_target_with_missing_labels_is_an_error_naming_the_row(estimator):
+    # it said to pass estimator=, then failed comparing str with float
+    X = np.random.RandomState(0).normal(size=(50, 2))
+    y = np.array(["a", "b"] * 24 + [np.nan, "a"], dtype=object)
+    with pytest.raises(ValueError, match=r"missing label .* row 48.*Drop those rows"):
+        ImportanceSelector(estimator, n_rounds=1).fit(X, y)
+
+
+def test_mdi_importance_given_rows_says_it_reads_the_model_only():
+    X, y = np.random.RandomState(0).normal(size=(30, 2)), np.arange(30.0)
+    forest = RandomForestRegressor(n_estimators=3).fit(X, y)
+    with pytest.raises(TypeError, match=r"takes no rows.*permutation_importance"):
+        mdi_importance(forest, X)

@@ -7,6 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils._compat import StrOptions, hist_gradient_boosting_trees, validate_params
 from .._utils._models import BAGGING, FORESTS, GRADIENT_BOOSTING, HIST_GRADIENT_BOOSTING
 from .._utils._result import importance_result
+from .._utils._validation import reads_the_model_only
 from ._boosting_gains import boosting_library_gains
 from ._pipeline import column_sums
 from ._spark_trees import is_spark_model, spark_trees
@@ -114,6 +115,7 @@ def _normalized(vector):
     return vector / total if total > 0 else vector
 
 
+@reads_the_model_only
 @validate_params(
     {
         "estimator": [object],

@@ -41,8 +41,28 @@ def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
 
 
 def check_finite_target(y):
-    """Reject NaN and infinity in a numeric target, naming the first row:
-    no model is scored or fitted on a missing target."""
+    """Reject NaN and infinity in a numeric target, and missing labels (None
+    or NaN) among a target's strings, naming the first row: no model is
+    scored or fitted on a missing target."""
+    if y.dtype.kind == "O":
+        values = y.reshape(len(y), -1)
+        missing = np.array(
+            [
+                any(v is None or (isinstance(v, float) and v != v) for v in row)
+                for row in values
+            ],
+            dtype=bool,
+        )
+        if missing.any():
+            row = int(np.argmax(missing))
+            raise ValueError(
+                f"y has {int(missing.sum())} row(s) with a missing label (None or "
+                f"NaN among its labels), e.g. at row {row}; a missing label is "
+                "no class. Drop those rows from X and y (e.g. keep = "
+                "pd.notna(y); X[keep], y[keep]) or fill them with a label of "
+                "their own."
+            )
+        return
     if y.dtype.kind not in "fc":
         return
     bad = ~np.isfinite(y.reshape(len(y), -1)).all(axis=1)
@@ -128,6 +148,20 @@ def _as_float(column):
     return None
 
 
+def _is_temporal(column):
+    """Whether a column holds dates, times or durations."""
+    dtype = getattr(column, "dtype", None)
+    if is_polars(column):
+        return bool(dtype.is_temporal())
+    if is_pandas(column):
+        import pandas as pd
+
+        return pd.api.types.is_datetime64_any_dtype(
+            dtype
+        ) or pd.api.types.is_timedelta64_dtype(dtype)
+    return np.asarray(column).dtype.kind in "Mm"
+
+
 def _holds(column, text):
     values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
     return any(str(v) == text for v in np.asarray(values, dtype=object).ravel())
@@ -141,6 +175,10 @@ def _offending_columns(X, what, text=None):
         return []
     found = []
     for name, column in columns:
+        if what == "datetime":
+            if _is_temporal(column):
+                found.append((name, f"dtype {getattr(column, 'dtype', None)}"))
+            continue
         values = _as_float(column)
         if what == "text":
             if values is None and _holds(column, text):
@@ -175,6 +213,12 @@ _FIXES = {
         "Replace them with finite values (e.g. np.clip), or with NaN for a "
         "model that accepts missing values.",
     ),
+    "datetime": (
+        "hold dates or times, which {model} cannot use as they are",
+        "Convert them to numbers: calendar parts (year, month, day of week) "
+        "or seconds since a date (e.g. X['when'].astype('int64') // 10**9 "
+        "for a pandas datetime column), or drop them.",
+    ),
     "text": (
         "hold non-numeric values, which {model} cannot use",
         "Encode them (OneHotEncoder or OrdinalEncoder in a ColumnTransformer "
@@ -185,6 +229,10 @@ _FIXES = {
 
 #: scikit-learn's messages about X (those about y say "Input y" or "Input").
 _PATTERNS = (
+    (
+        "datetime",
+        re.compile(r"DateTime64DType|TimeDelta64DType|[Tt]imestamp|datetime64"),
+    ),
     ("nan", re.compile(r"\bX contains NaN")),
     ("inf", re.compile(r"\bX contains infinity")),
     ("text", re.compile(r"could not convert string to float: (?:np\.str_\()?'(.*)'")),
@@ -213,6 +261,8 @@ def _explained(exc, X, model):
             return None
         problem, fix = _FIXES[what]
         first_line = message.strip().splitlines()[0].rstrip(".")
+        if len(first_line) > 200:  # numpy's dtype errors list every dtype
+            first_line = first_line.split(". ")[0]
         return ValueError(
             f"X column(s) {_named(found)} {problem.format(model=model)} "
             f"({first_line}). {fix}"
@@ -254,6 +304,27 @@ def explain_input_errors(func):
             if explained is None:
                 raise
             raise explained from exc
+
+    return wrapper
+
+
+def reads_the_model_only(func):
+    """Decorate a public function that reads a fitted model and no rows
+    (``mdi_importance``): rows passed to it are an error that says so and
+    names the functions that measure on rows, not a bare "too many
+    positional arguments"."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if len(args) > 1 or "X" in kwargs:
+            raise TypeError(
+                f"{func.__name__}(estimator) reads the importances from the "
+                "fitted trees and takes no rows: call it with the model alone. "
+                "To measure on rows, use permutation_importance(model, X_test, "
+                "y_test) or, on a forest's training rows, "
+                "oob_mdi_importance(model, X_train, y_train)."
+            )
+        return func(*args, **kwargs)
 
     return wrapper
 
