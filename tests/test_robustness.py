@@ -533,15 +533,26 @@ def test_string_columns_a_model_cannot_use_are_named(name, kind):
 
 @pytest.mark.parametrize("kind", ["object", "string", "categorical"])
 def test_shadows_of_text_columns_an_encoder_selects_by_name_are_explained(kind):
-    # The encoder lists "text" by name: the shadow copies of "text" pass
-    # through unencoded and the model fails on them, though it fits X.
+    # The encoder lists "text" by name. Held-out permutation passes each
+    # shadow through the preprocessing as the column it copies, so the
+    # shadows of "text" are encoded as "text" is and the selector fits.
+    # Drop-column refits without columns, so its probes are raw columns:
+    # the shadow copies of "text" pass through unencoded and the model fails
+    # on them, though it fits X, and the error says why.
     X, y = _mixed_frame(kind)
     before = X.copy()
     by_name = make_column_transformer(
         (OneHotEncoder(handle_unknown="ignore"), ["text"]), remainder="passthrough"
     )
+    ImportanceSelector(
+        make_pipeline(by_name, Ridge()),
+        method="permutation",
+        n_rounds=1,
+        min_features=0,
+    ).fit(X, y)
+    pd.testing.assert_frame_equal(X, before)
     selector = ImportanceSelector(
-        make_pipeline(by_name, Ridge()), method="permutation", n_rounds=1
+        make_pipeline(by_name, Ridge()), method="drop_column", n_rounds=1
     )
     with pytest.raises(
         ValueError,
