@@ -5,6 +5,12 @@ Spark backend (joblibspark), and ``mdi_importance`` reproduces the
 One local Spark session (``local[2]``) serves the whole module; its Python
 workers run this interpreter (``PYSPARK_PYTHON``) and import this checkout
 of sklearn_fimp. Skipped, saying why, without pyspark, joblibspark or Java.
+
+Marked ``slow``: starting the JVM, its Python workers and its first jobs
+costs about a minute whatever the tests' sizes (60 to 80 s of the default
+run on a 2-core machine, for 19 small tests). ``.ci/run`` runs the module in
+its slow step with the newest releases, and ``.ci/run-minimum`` with the
+minimum versions.
 """
 
 import os
@@ -30,6 +36,8 @@ from sklearn_fimp import (
     oob_permutation_importance,
     permutation_importance,
 )
+
+pytestmark = pytest.mark.slow
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed")
 joblibspark = pytest.importorskip("joblibspark", reason="joblibspark is not installed")
