@@ -101,16 +101,12 @@ class ImportanceSelector(BaseImportanceSelector):
     by decreasing score, as BorutaPy's. ``importance_history_`` holds each
     round's importances, drawn against the probes' by :class:`ProbeDisplay`.
 
-    **Defaults.** ``method="auto"`` measures MDI-oob (impurity decreases
-    re-scored on out-of-bag rows, :func:`oob_mdi_importance`) when the
-    estimator is a RandomForest*, ExtraTrees* or Bagging* of trees with
-    bootstrap, and permutation importance on held-out rows otherwise (or
-    out-of-bag permutation importance when ``groups`` is given). On the
-    package's selection benchmark (``bench/bench_selection.py``: Friedman,
-    redundant features, cardinality bias, an interaction, and rental data
-    with planted noise) MDI-oob with shadow probes, Holm's correction and
-    ``alpha=0.01`` selected best, and costs almost nothing beyond the one
-    fit: it needs no permutations. See ``docs/bench_selection.rst``.
+    **Defaults.** ``method="auto"`` measures MDI-oob (:func:`oob_mdi_importance`)
+    for bagged trees with bootstrap, permutation importance on held-out
+    rows otherwise (out-of-bag permutation with ``groups``). On the
+    selection benchmark (``docs/bench_selection.rst``) MDI-oob with shadow
+    probes, Holm's correction and ``alpha=0.01`` selected best, at almost
+    no cost beyond the fits.
 
     Parameters
     ----------
@@ -215,14 +211,10 @@ class ImportanceSelector(BaseImportanceSelector):
         split of 20% (stratified for classifiers) for "permutation" and the
         out-of-bag score or that split for "drop_column". A group-aware
         splitter (GroupKFold) gets the rows' groups from
-        ``fit(X, y, groups=...)``. Rows that hang together are said here:
-        with a time-ordered cv (``TimeSeriesSplit``) shadows are circular
-        shifts of their columns, with the rows' groups they are
-        permutations of whole groups (or within groups), and "auto"
-        measures on the cv's held-out rows, never out of bag (AR(1) and
-        grouped nulls: noise kept in 0/6 data sets, 6/6 with shuffled
-        shadows out of bag; a warning says so when y is strongly
-        autocorrelated and no such cv is given).
+        ``fit(X, y, groups=...)``. With a time-ordered cv (TimeSeriesSplit)
+        or the rows' groups, shadows keep the rows' dependence and "auto"
+        measures on the cv's held-out rows (the user guide's "Time-ordered
+        and grouped rows": noise kept in 0/6 null data sets, 6/6 before).
     max_features : int, float, callable or None, default=None
         Keep at most this many features (a float: this fraction of them),
         the most significant first. A callable is called with X (as
