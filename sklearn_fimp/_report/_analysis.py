@@ -118,20 +118,23 @@ def measure_importances(model, X, y, train, test, methods, options, progress):
 
     ``model`` is the fitted Pipeline (encoder, forest), ``train`` and
     ``test`` the rows of the split; ``options`` gives ``n_jobs``,
-    ``random_state`` and ``scoring``. Every method measures the forest on
-    the encoded columns.
+    ``random_state`` and ``scoring``. Every method measures the Pipeline
+    (per column of X, through the encoder), but out-of-bag permutation,
+    which measures the forest on the encoded columns.
     """
     results = {}
     for name in methods:
         method = METHODS[name]
-        # The forest on the encoded columns: the encoding is column by column,
-        # so shuffling or dropping an encoded column is shuffling or dropping
-        # the raw one, and the tree engine can read the forest directly.
-        estimator = model[-1]
+        # The Pipeline, as a user measures it: its importances per column of
+        # X, the permutations on the engine through the encoder. Out-of-bag
+        # permutation reads the forest's bags, which the Pipeline hides: the
+        # forest on the encoded columns (one code per column, so permuting
+        # a code permutes the column).
+        estimator = model if name != "oob_permutation" else model[-1]
         rows, cv = measured_rows(method, train, test)
         X_rows = X if rows is None else take_rows(X, rows)
         y_rows = y if rows is None else y[rows]
-        if method.reads_rows:
+        if estimator is not model and method.reads_rows:
             X_rows = model[:-1].transform(X_rows)
         repeats = n_repeats(method.rows, len(y_rows))
         with progress.stage(f"{method.title} importance", inner=True):
