@@ -351,3 +351,43 @@ def test_additive_measure_of_a_mixed_input_is_an_error_naming_it():
     pipeline = fitted("mixing", "forest", X, y)
     with pytest.raises(ValueError, match=r"'polynomialfeatures__a b'.*'a', 'b'"):
         mdi_importance(pipeline)
+
+
+@pytest.mark.parametrize("per_tree", [False, True])
+def test_oob_permutation_of_a_pipeline_permutes_each_columns_block(per_tree):
+    # the reference: the forest's out-of-bag permutation importance on the
+    # transformed training rows, each original column's inputs (its one-hot
+    # block) permuted together; a dropped column scores 0
+    from sklearn_fimp import oob_permutation_importance
+
+    X, y = mixed_frame()
+    preprocessing = make_column_transformer(
+        (OneHotEncoder(sparse_output=False), CATEGORICAL),
+        (StandardScaler(), ["a", "b"]),
+    )
+    pipeline = make_pipeline(
+        preprocessing, RandomForestRegressor(n_estimators=10, random_state=0)
+    ).fit(X, y)
+    ours = oob_permutation_importance(
+        pipeline, X, y, per_tree=per_tree, n_repeats=2, random_state=0
+    )
+    Z = pipeline[:-1].transform(X)
+    # inputs: c (4 levels), noise_cat (3), a, b; noise is dropped
+    blocks = [[7], [8], [0, 1, 2, 3], [4, 5, 6]]
+    reference = oob_permutation_importance(
+        pipeline[-1],
+        Z,
+        y,
+        groups=blocks,
+        per_tree=per_tree,
+        n_repeats=2,
+        random_state=0,
+    )
+    np.testing.assert_allclose(
+        ours.importances[[0, 1, 2, 4]], reference.importances, atol=1e-12
+    )
+    assert np.all(ours.importances[3] == 0)
+    assert list(ours.feature_names) == list(X.columns)
+    mixing = fitted("mixing", "forest", X, y)
+    with pytest.raises(ValueError, match="'a' feeds inputs that a step computes"):
+        oob_permutation_importance(mixing, X, y)

@@ -5,6 +5,7 @@ from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.utils import Bunch
 
 from .._engine import (
     oob_permuted_scores,
@@ -49,6 +50,7 @@ from ._bagging import (
 )
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._permutation import _batches
+from ._pipeline import column_sums
 
 
 def _forest_level_scores(
@@ -382,6 +384,24 @@ def _oob_permutation_importance(
     """:func:`oob_permutation_importance` on validated input: X the
     estimator's training rows (array or frame), y an array, ``groups`` the
     column positions of each of ``labels`` and ``seed`` an int."""
+    through = column_sums(estimator, "oob_permutation")
+    if through is not None:
+        return _through_pipeline(
+            through,
+            X,
+            y,
+            labels=labels,
+            groups=groups,
+            seed=seed,
+            sample_weight=sample_weight,
+            scoring=scoring,
+            n_repeats=n_repeats,
+            per_tree=per_tree,
+            scale=scale,
+            max_samples=max_samples,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
     progress = Progress("oob_permutation_importance", verbose)
     members = bagged_members(estimator, X.shape[0])
     X_checked = ensemble_input(estimator, X)
@@ -450,6 +470,63 @@ def _oob_permutation_importance(
         )
 
     return per_metric(metrics, scoring, result_of)
+
+
+def _through_pipeline(through, X, y, *, labels, groups, **options):
+    """Out-of-bag permutation importance of a Pipeline's original columns:
+    the forest's, on the model inputs of the training rows, each group
+    permuting the block of inputs it feeds (a column's one-hot block, its
+    scaled values): the same row permutation of every input of the block is
+    what permuting the column gives when no input mixes it with others. A
+    group that feeds no input (a dropped column) scores 0."""
+    blocks, mixed = through.blocks(groups)
+    for label, mixes in zip(labels, mixed):
+        if mixes:
+            raise ValueError(
+                "oob_permutation_importance of a Pipeline permutes each "
+                f"column's block of model inputs, and {label!r} feeds inputs "
+                "that a step computes from other columns too (PolynomialFeatures, "
+                "PCA, ...). Use permutation_importance on held-out rows, which "
+                "transforms the permuted rows, or groups= to permute the mixed "
+                "columns together."
+            )
+    fed = [g for g, block in enumerate(blocks) if len(block)]
+    result = _oob_permutation_importance(
+        through.model,
+        through.transform(X),
+        y,
+        labels=[labels[g] for g in fed],
+        groups=[blocks[g] for g in fed],
+        **options,
+    )
+
+    def per_column(result):
+        rows = np.zeros((len(groups), result.importances.shape[1]))
+        rows[fed] = result.importances
+        details = {
+            key: value
+            for key, value in result.items()
+            if key not in _RECOMPUTED and key != "groups"
+        }
+        trees = result.get("tree_importances")
+        if trees is not None:
+            details["tree_importances"] = np.zeros((len(groups), trees.shape[1]))
+            details["tree_importances"][fed] = trees
+        return importance_result(rows, labels, groups=groups, **details)
+
+    if isinstance(result, Bunch):
+        return per_column(result)
+    return {metric: per_column(r) for metric, r in result.items()}
+
+
+#: Keys of a result that importance_result computes anew.
+_RECOMPUTED = (
+    "importances",
+    "importances_mean",
+    "importances_std",
+    "feature_names",
+    "tree_importances",
+)
 
 
 def _oob_scorer(estimator, members, X, y, sample_weight, scoring):

@@ -363,6 +363,17 @@ class ColumnSums:
             elif len(inner) > 1:
                 self.mixed.append(k)
 
+    def blocks(self, groups):
+        """For each group of original columns, the model inputs it feeds,
+        and whether any of them also depends on columns outside it."""
+        blocks, mixed = [], []
+        for columns in groups:
+            group = frozenset(int(c) for c in columns)
+            fed = [k for k, inner in enumerate(self.sources) if inner & group]
+            blocks.append(np.asarray(fed, dtype=np.intp))
+            mixed.append(any(not self.sources[k] <= group for k in fed))
+        return blocks, mixed
+
     def transform(self, X):
         """The model's inputs of the rows X, dense."""
         transformed = self.preprocessing.transform(X)
