@@ -40,6 +40,27 @@ Regimes (name: task, rows, columns):
   missing, ``cat`` three-level; one N(0, 1) noise column. Few features
   and a strong signal: with a held-out accuracy or a drop-column score
   most probes tie (``--hgb-on``).
+- ``reg-pipe-noise-500``: regression, pure noise, n=500, p=8, mixed types
+  as a pandas DataFrame: 4 N(0, 1) columns and 4 string categorical columns
+  of 3, 5, 10 and 20 equally likely levels.
+- ``bin-pipe-noise-500``: the same columns, binary y.
+- ``reg-pipe-signal-600``: regression, n=600, p=9: y = x1 + 0.7 x2 +
+  effect[g] + N(0, 1), x1, x2 N(0, 1) and g a five-level string column with
+  effects (0, 1, -1, 0.5, -0.5) (not monotone in the level's code); noise:
+  3 N(0, 1) columns and string columns of 3, 8 and 20 levels.
+- ``bin-pipe-signal-600``: the same columns, y ~ Bernoulli(sigmoid(1.5 (x1
+  + 0.7 x2 + effect[g]))).
+
+The four ``*-pipe-*`` regimes (``MIXED``) run each data set in two forms:
+``(pipeline)``, the DataFrame through ``make_pipeline(make_column_transformer(
+(OneHotEncoder(handle_unknown="ignore"), <categorical names>),
+(StandardScaler(), <numeric names>)), RandomForest*(n_estimators=trees))``
+(the ColumnTransformer lists its columns by name, as users write it), and
+``(forest)``, the bare forest on the same data with each categorical column
+ordinal-encoded as one integer column (the same original columns, so the
+two select among the same features); with every ``--methods`` on both, and
+``permutation`` on the bare forest too (the measure ``auto`` picks for a
+Pipeline). A row records the method that ran (``method_run``).
 
 Selectors:
 
@@ -130,6 +151,7 @@ from _common import (
 )
 from joblib import Parallel, delayed
 from scipy import stats
+from sklearn.compose import make_column_transformer
 from sklearn.datasets import make_classification, make_friedman1, make_regression
 from sklearn.ensemble import (
     HistGradientBoostingClassifier,
@@ -138,6 +160,8 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from sklearn_fimp import ImportanceSelector
 
@@ -290,6 +314,100 @@ def bin_signal_400(rng):
     return X, y, np.array([True, True, False])
 
 
+def _mixed_frame(rng, n, numeric, levels):
+    """A DataFrame of ``numeric`` N(0, 1) columns ``x1, x2, ...`` and, for
+    each count of ``levels``, a string column ``c<k>_<i>`` of k equally
+    likely levels ``"L00", "L01", ...``."""
+    import pandas as pd
+
+    columns = {f"x{i + 1}": rng.standard_normal(n) for i in range(numeric)}
+    for i, k in enumerate(levels):
+        codes = rng.randint(k, size=n)
+        columns[f"c{k}_{i + 1}"] = np.array([f"L{c:02d}" for c in range(k)])[codes]
+    return pd.DataFrame(columns)
+
+
+def reg_pipe_noise_500(rng):
+    X = _mixed_frame(rng, 500, 4, [3, 5, 10, 20])
+    return X, rng.standard_normal(500), np.zeros(8, bool)
+
+
+def bin_pipe_noise_500(rng):
+    X = _mixed_frame(rng, 500, 4, [3, 5, 10, 20])
+    return X, rng.randint(2, size=500), np.zeros(8, bool)
+
+
+#: effects of the five levels of the informative categorical column
+_EFFECTS = np.array([0.0, 1.0, -1.0, 0.5, -0.5])
+
+
+def _pipe_signal(rng, n):
+    """Columns x1, x2 (informative), x3-x5 (noise), then g (five levels,
+    informative) and string noise columns of 3, 8 and 20 levels; the linear
+    predictor x1 + 0.7 x2 + effect[g]."""
+    X = _mixed_frame(rng, n, 5, [5, 3, 8, 20])
+    X = X.rename(columns={"c5_1": "g"})
+    codes = X["g"].str[1:].astype(int).to_numpy()
+    signal = X["x1"].to_numpy() + 0.7 * X["x2"].to_numpy() + _EFFECTS[codes]
+    informative = np.isin(X.columns, ["x1", "x2", "g"])
+    return X, signal, informative
+
+
+def reg_pipe_signal_600(rng):
+    X, signal, informative = _pipe_signal(rng, 600)
+    return X, signal + rng.standard_normal(600), informative
+
+
+def bin_pipe_signal_600(rng):
+    X, signal, informative = _pipe_signal(rng, 600)
+    p = 1 / (1 + np.exp(-1.5 * signal))
+    return X, (rng.uniform(size=600) < p).astype(int), informative
+
+
+#: Mixed-type regimes, run as a Pipeline on the DataFrame and as a bare
+#: forest on its ordinal-encoded twin (see the module docstring).
+MIXED = {
+    "reg-pipe-noise-500": ("regression", reg_pipe_noise_500),
+    "bin-pipe-noise-500": ("classification", bin_pipe_noise_500),
+    "reg-pipe-signal-600": ("regression", reg_pipe_signal_600),
+    "bin-pipe-signal-600": ("classification", bin_pipe_signal_600),
+}
+
+
+def _is_text(column):
+    from pandas.api.types import is_numeric_dtype
+
+    return not is_numeric_dtype(column)
+
+
+def ordinal(X):
+    """A float array of X with each string column as one integer column
+    (the code of its level in sorted order); X itself when it is an array."""
+    if not hasattr(X, "columns"):
+        return X
+    columns = [
+        np.unique(X[name].to_numpy(), return_inverse=True)[1]
+        if _is_text(X[name])
+        else X[name].to_numpy()
+        for name in X.columns
+    ]
+    return np.column_stack(columns).astype(float)
+
+
+def pipeline(X, task, seed, trees):
+    """One-hot encoding of X's string columns and scaling of its numeric
+    ones, each listed by name, in front of a forest."""
+    categorical = [name for name in X.columns if _is_text(X[name])]
+    numeric = [name for name in X.columns if name not in categorical]
+    return make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(handle_unknown="ignore"), categorical),
+            (StandardScaler(), numeric),
+        ),
+        forest(task, seed, trees),
+    )
+
+
 REGIMES = {
     "reg-mixed-300": ("regression", reg_mixed_300),
     "bin-mixed-300": ("classification", bin_mixed_300),
@@ -301,6 +419,7 @@ REGIMES = {
     "bin-wide-300": ("classification", bin_wide_300),
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
+    **MIXED,
 }
 
 
@@ -336,12 +455,18 @@ def boosting(task, seed, iterations):
 
 def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
     """Importances of features and shadows over ``n_rounds`` rounds, measured
-    by ``ImportanceSelector.fit`` itself (public API, ``refit=False``)."""
+    by ``ImportanceSelector.fit`` itself (public API, ``refit=False``), and
+    the method that ran. ``model="pipeline"`` fits X (a DataFrame) through
+    :func:`pipeline`; the other models fit X's :func:`ordinal` array."""
+    if model == "pipeline":
+        estimator = pipeline(X, task, seed, trees)
+    else:
+        X = ordinal(X)
     if model == "forest":
         estimator = forest(task, seed, trees)
     elif model == "hgb":
         estimator = boosting(task, seed, trees)
-    else:
+    elif model == "linear":
         estimator = linear(task, seed)
     selector = ImportanceSelector(
         estimator,
@@ -357,6 +482,7 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
         selector.importance_history_,
         selector.probe_history_,
         np.asarray(result.mirrors),
+        selector.method_,
     )
 
 
@@ -469,14 +595,24 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
         with np.load(cached) as saved:
             real, probes, owners = saved["real"], saved["probes"], saved["owners"]
             seconds = float(saved["seconds"])
+            # rounds kept before rows recorded the method that ran have none
+            method_run = str(saved["method_run"]) if "method_run" in saved else None
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            seconds, (real, probes, owners) = timed(
+            seconds, (real, probes, owners, method_run) = timed(
                 lambda: probe_rounds(X, y, task, seed, method, model, n_rounds, trees)
             )
         if cached is not None:
-            np.savez(cached, real=real, probes=probes, owners=owners, seconds=seconds)
+            np.savez(
+                cached,
+                real=real,
+                probes=probes,
+                owners=owners,
+                seconds=seconds,
+                method_run=method_run,
+            )
+    ran = {} if method_run is None else dict(method_run=method_run)
     rows = []
     noise = ~informative
     diagnosis = dict(
@@ -498,6 +634,7 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
                 rounds=n_rounds,
                 trees=trees,
             )
+            | ran
             | outcome(holm, bh, informative)
             | dict(noise_p=pvalues[noise])
             | diagnosis
@@ -518,7 +655,7 @@ def run_boruta(regime, seed):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seconds, _ = timed(lambda: selector.fit(X, y))
+        seconds, _ = timed(lambda: selector.fit(ordinal(X), y))
     kept = np.asarray(selector.support_, dtype=bool)
     row = dict(regime=regime, seed=seed, selector="BorutaPy", seconds=seconds)
     return [row | outcome(kept, kept, informative)]
@@ -979,7 +1116,7 @@ def main(argv=None):
 
 #: --quick: the regimes, seeds, rounds and trees of a run of seconds.
 QUICK = {
-    "regimes": ["bin-small-100", "reg-mixed-300"],
+    "regimes": ["bin-small-100", "reg-mixed-300", "bin-pipe-noise-500"],
     "seeds": 2,
     "rounds": 3,
     "trees": 5,
@@ -987,11 +1124,12 @@ QUICK = {
 
 
 def quick(args, argv, folder, start):
-    """A run of seconds: two small regimes, two seeds, 3 rounds of 5-tree
-    forests, BorutaPy on one data set where boruta is installed; its rows
-    logged and its rounds kept in ``folder`` (a temporary folder), then
-    recomputed from the kept rounds as --recompute does (appending the
-    rows that change, none), and the page printed, not written."""
+    """A run of seconds: two small regimes and a mixed one (a Pipeline and
+    its bare forest), two seeds, 3 rounds of 5-tree forests, BorutaPy on
+    one data set where boruta is installed; its rows logged and its rounds
+    kept in ``folder`` (a temporary folder), then recomputed from the kept
+    rounds as --recompute does (appending the rows that change, none), and
+    the page printed, not written."""
     global CACHE
     CACHE = folder
     args.regimes, args.seeds = QUICK["regimes"], QUICK["seeds"]
@@ -1022,6 +1160,10 @@ def run(args):
     def configs(regime):
         methods = ALL_METHODS if regime in args.all_methods_on else args.methods
         out = [(m, "forest", args.rounds, args.trees) for m in methods]
+        if regime in MIXED:  # the Pipeline, and the bare forest's permutation
+            out = [(m, "pipeline", args.rounds, args.trees) for m in methods] + out
+            if "permutation" not in methods:
+                out.append(("permutation", "forest", args.rounds, args.trees))
         if regime in args.all_methods_on:
             out.append(("permutation", "linear", args.rounds, args.trees))
         if regime in args.hgb_on:
