@@ -391,3 +391,36 @@ def test_oob_permutation_of_a_pipeline_permutes_each_columns_block(per_tree):
     mixing = fitted("mixing", "forest", X, y)
     with pytest.raises(ValueError, match="'a' feeds inputs that a step computes"):
         oob_permutation_importance(mixing, X, y)
+
+
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_pipeline_importance_on_sparse_inputs_reads_them_as_the_model_does(library):
+    # a one-hot block past the ColumnTransformer's sparse threshold: XGBoost
+    # reads the entries a sparse matrix does not store as missing values,
+    # LightGBM as zeros; the engine's dense inputs must say the same (they
+    # were zeros for both, and XGBoost's importances were off by up to 0.58)
+    module = pytest.importorskip(library)
+    rng = np.random.RandomState(0)
+    n = 1200
+    X = pd.DataFrame(
+        {
+            "city": rng.choice([f"c{i}" for i in range(40)], n),
+            "a": rng.normal(size=n),
+            "kind": rng.choice(list("pqrs"), n),
+        }
+    )
+    y = (X.city.str[1:].astype(int) % 5) + X.a + rng.normal(size=n)
+    preprocessing = make_column_transformer(
+        (OneHotEncoder(handle_unknown="ignore"), ["city", "kind"]),
+        remainder="passthrough",
+        sparse_threshold=0.9,
+    )
+    if library == "xgboost":
+        model = module.XGBRegressor(n_estimators=20, max_depth=4, n_jobs=1)
+    else:
+        model = module.LGBMRegressor(n_estimators=20, num_leaves=15, verbose=-1)
+    pipeline = make_pipeline(preprocessing, model).fit(X[:900], y[:900])
+    assert hasattr(pipeline[:-1].transform(X[:2]), "tocsr")
+    assert_equal_to_sklearn(
+        pipeline, X[900:], y[900:], n_repeats=2, atol=TOLERANCE.get(library, 1e-12)
+    )

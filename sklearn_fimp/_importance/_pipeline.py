@@ -81,6 +81,22 @@ def pipeline_inputs(estimator, X, groups):
     return PipelineInputs(estimator, ensemble, X, groups)
 
 
+def dense_inputs(model, transformed):
+    """The model's inputs as a dense table that the model reads as it reads
+    ``transformed``: a sparse matrix's entries it does not store are zeros
+    to scikit-learn's and LightGBM's models, but missing values to XGBoost,
+    which sends them along each split's default branch (NaN in a dense
+    table)."""
+    if not scipy.sparse.issparse(transformed):
+        return transformed
+    if type(model).__module__.split(".")[0] != "xgboost":
+        return transformed.toarray()
+    stored = transformed.tocoo()
+    dense = np.full(stored.shape, np.nan)
+    dense[stored.row, stored.col] = stored.data
+    return dense
+
+
 def _one_to_one(n_inputs):
     return [frozenset([k]) for k in range(n_inputs)]
 
@@ -234,9 +250,7 @@ class PipelineInputs:
             self.replaced.append(not all(sources[k] <= group for k in fed))
 
     def _engine_input(self, X):
-        transformed = self.preprocessing.transform(X)
-        if scipy.sparse.issparse(transformed):
-            transformed = transformed.toarray()
+        transformed = dense_inputs(self.model, self.preprocessing.transform(X))
         return np.ascontiguousarray(engine_input(self.model, transformed))
 
     def replacements(self, groups, blocks, mixed, permutations):
@@ -376,10 +390,7 @@ class ColumnSums:
 
     def transform(self, X):
         """The model's inputs of the rows X, dense."""
-        transformed = self.preprocessing.transform(X)
-        if scipy.sparse.issparse(transformed):
-            transformed = transformed.toarray()
-        return transformed
+        return dense_inputs(self.model, self.preprocessing.transform(X))
 
     def sum(self, values):
         """``values`` (model inputs first, any trailing axes) summed per
