@@ -103,3 +103,35 @@ def test_selector_on_a_pipeline_rejects_planted_noise_and_refits_on_the_kept():
     assert np.all(selector.pvalues_corrected_[[3, 4]] > 0.5)
     assert selector.predict(X).shape == (len(y),)
     assert selector.estimator_[0].transformers[0][2] == ["city"]
+
+
+def test_probe_inputs_batch_probes_only_where_one_transform_serves_them():
+    # the reference: one transform per probe, its original replaced by the
+    # probe's values; batched transforms must give the same blocks, with
+    # PCA mixing a and b (a probe of a and one of b cannot share a batch)
+    from sklearn.decomposition import PCA
+
+    X, y = planted()
+    rng = np.random.RandomState(0)
+    shadows = {
+        f"probe_{i}_{name}": X[name].to_numpy()[rng.permutation(len(X))]
+        for i, name in enumerate(["a", "b", "city", "noise", "noise_cat", "a"])
+    }
+    X_probed = X.assign(**shadows)
+    originals = [0, 2, 1, 3, 4, 0]
+    probes = [(np.array([5 + i]), np.array([o])) for i, o in enumerate(originals)]
+    preprocessing = make_column_transformer(
+        (OneHotEncoder(), ["city", "noise_cat"]),
+        (PCA(1), ["a", "b"]),
+        (StandardScaler(), ["noise"]),
+    )
+    inputs = ProbeInputs(preprocessing, 5, probes).fit(X_probed, y)
+    assert len(inputs.waves_) < len(probes)
+    fitted = inputs.preprocessing_
+    own = X_probed.iloc[:, :5]
+    expected = [np.asarray(fitted.transform(own))]
+    for (columns, orig), block in zip(probes, inputs.blocks_):
+        replaced = own.copy()
+        replaced.isetitem(int(orig[0]), X_probed.iloc[:, int(columns[0])].to_numpy())
+        expected.append(np.asarray(fitted.transform(replaced))[:, block])
+    np.testing.assert_array_equal(inputs.transform(X_probed), np.hstack(expected))

@@ -160,12 +160,12 @@ def test_grouped_null_keeps_no_noise_under_group_kfold():
 @pytest.mark.slow
 def test_time_ordered_and_grouped_nulls_on_twenty_data_sets():
     kept_time = sum(
-        _kept_noise(*time_ordered_null(100 + seed), TimeSeriesSplit(3), seed, 30)
+        _kept_noise(*time_ordered_null(100 + seed), TimeSeriesSplit(3), seed, 10)
         for seed in range(20)
     )
     kept_groups = 0
     for seed in range(20):
         X, y, groups = grouped_null(100 + seed)
-        kept_groups += _kept_noise(X, y, GroupKFold(3), seed, 30, groups)
+        kept_groups += _kept_noise(X, y, GroupKFold(3), seed, 10, groups)
     assert kept_time <= 5
     assert kept_groups <= 5

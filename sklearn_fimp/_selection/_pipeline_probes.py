@@ -96,16 +96,42 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
             )
             for _, orig in self.probes
         ]
+        self.waves_ = self._waves()
         self.n_features_in_ = X.shape[1]
         return self
+
+    def _waves(self):
+        """The probes in batches that one transform can serve: in a batch,
+        no probe replaces a column that another's block reads (so each
+        block is the transform of its own probe with every other column as
+        it is), whatever the steps mix."""
+        waves = []  # (probes, columns replaced, columns read)
+        for p, ((_, orig), block) in enumerate(zip(self.probes, self.blocks_)):
+            replaced = {int(o) for o in orig}
+            read = set().union(*(self.own_sources_[k] for k in block), replaced)
+            for members, wave_replaced, wave_read in waves:
+                if not (replaced & wave_read or read & wave_replaced):
+                    members.append(p)
+                    wave_replaced |= replaced
+                    wave_read |= read
+                    break
+            else:
+                waves.append(([p], set(replaced), set(read)))
+        return [members for members, _, _ in waves]
 
     def transform(self, X):
         own = _columns(X, np.arange(self.n_features))
         parts = [_dense(self.preprocessing_.transform(own))]
-        for (columns, orig), block in zip(self.probes, self.blocks_):
-            replaced = _replaced(own, orig, X, columns)
-            parts.append(_dense(self.preprocessing_.transform(replaced))[:, block])
-        return np.hstack(parts)
+        blocks = [None] * len(self.probes)
+        for members in self.waves_:
+            orig = np.concatenate([self.probes[p][1] for p in members])
+            columns = np.concatenate([self.probes[p][0] for p in members])
+            replaced = _dense(
+                self.preprocessing_.transform(_replaced(own, orig, X, columns))
+            )
+            for p in members:
+                blocks[p] = replaced[:, self.blocks_[p]]
+        return np.hstack(parts + blocks)
 
     def output_sources(self):
         """For each output, the columns of X (with the probes) it may depend
