@@ -72,8 +72,11 @@ DESCRIPTIONS = [
     (f"ImportanceSelector-{method}", _selector_description(method))
     for method in ANY_MODEL_METHODS
 ] + [
+    # the routing is the base class's, shared with ImportanceSelector: the
+    # held-out and refitting paths of the elimination are checked here (the
+    # conditional sampler adds nothing to routing but minutes of fits)
     (f"RecursiveImportanceSelector-{method}", _recursive_description(method))
-    for method in ANY_MODEL_METHODS
+    for method in ("permutation", "drop_column")
 ]
 
 

@@ -120,7 +120,7 @@ def _booster(library):
         module = pytest.importorskip(library)
         if library == "xgboost":
             return module.XGBRegressor(n_estimators=10, max_depth=3, n_jobs=1)
-        return module.LGBMRegressor(n_estimators=10, num_leaves=7, verbose=-1)
+        return module.LGBMRegressor(n_estimators=10, num_leaves=7, n_jobs=1, verbose=-1)
 
     return make
 
@@ -401,7 +401,7 @@ def test_pipeline_importance_on_sparse_inputs_reads_them_as_the_model_does(libra
     # were zeros for both, and XGBoost's importances were off by up to 0.58)
     module = pytest.importorskip(library)
     rng = np.random.RandomState(0)
-    n = 1200
+    n = 600
     X = pd.DataFrame(
         {
             "city": rng.choice([f"c{i}" for i in range(40)], n),
@@ -418,9 +418,11 @@ def test_pipeline_importance_on_sparse_inputs_reads_them_as_the_model_does(libra
     if library == "xgboost":
         model = module.XGBRegressor(n_estimators=20, max_depth=4, n_jobs=1)
     else:
-        model = module.LGBMRegressor(n_estimators=20, num_leaves=15, verbose=-1)
-    pipeline = make_pipeline(preprocessing, model).fit(X[:900], y[:900])
+        model = module.LGBMRegressor(
+            n_estimators=20, num_leaves=15, n_jobs=1, verbose=-1
+        )
+    pipeline = make_pipeline(preprocessing, model).fit(X[:450], y[:450])
     assert hasattr(pipeline[:-1].transform(X[:2]), "tocsr")
     assert_equal_to_sklearn(
-        pipeline, X[900:], y[900:], n_repeats=2, atol=TOLERANCE.get(library, 1e-12)
+        pipeline, X[450:], y[450:], n_repeats=2, atol=TOLERANCE.get(library, 1e-12)
     )
