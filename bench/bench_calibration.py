@@ -62,6 +62,27 @@ two select among the same features); with every ``--methods`` on both, and
 ``permutation`` on the bare forest too (the measure ``auto`` picks for a
 Pipeline). A row records the method that ran (``method_run``).
 
+Time-ordered and grouped regimes (``DEPENDENT``; regression, 8 columns,
+every column and y independent of each other, but rows dependent):
+
+- ``ts-ar5-300``, ``ts-ar9-300``, ``ts-ar9-1000``: pure noise in time
+  order: 8 independent stationary AR(1) columns (unit variance, phi 0.5,
+  0.9, 0.9) and an independent AR(1) y of the same phi; n=300, 300, 1000.
+- ``ts-signal-600``: n=600, 8 AR(1) columns (phi 0.9); y = x1 + 0.7 x2 +
+  0.5 x3 + an independent AR(1) series (phi 0.9): 3 informative, 5 noise.
+- ``grp-5-300``, ``grp-20-400``: pure noise in groups of 5 (60 groups) and
+  20 (20 groups) consecutive rows: 4 N(0, 1) columns constant within groups
+  (group-level noise), 4 N(0, 1) row-level columns, y = N(0, 1) group
+  effect + N(0, 0.5^2) row noise.
+
+Each data set runs in two forms: ``(forest+cv)``, ``RandomForestRegressor(
+n_estimators=trees)`` with the splitter a user would pass,
+``cv=TimeSeriesSplit(3)`` for ``ts-*`` and ``cv=GroupKFold(3)`` with
+``fit(X, y, groups=groups)`` for ``grp-*``; and ``(forest)``, the same
+forest without a splitter (the default: MDI-oob and shuffled shadows, which
+assume independent rows; shown for contrast). BorutaPy runs as on the other
+regimes: it has no notion of a splitter.
+
 Selectors:
 
 - probe tests of ``sklearn_fimp`` computed from the same rounds of probes
@@ -374,6 +395,70 @@ MIXED = {
 }
 
 
+def _ar1(rng, n, phi, size=None):
+    """Independent stationary AR(1) series of unit variance (``size``
+    columns, one series when None): x_t = phi x_{t-1} + N(0, 1 - phi^2)."""
+    k = 1 if size is None else size
+    x = np.empty((n, k))
+    x[0] = rng.standard_normal(k)
+    steps = np.sqrt(1 - phi**2) * rng.standard_normal((n, k))
+    for t in range(1, n):
+        x[t] = phi * x[t - 1] + steps[t]
+    return x[:, 0] if size is None else x
+
+
+def _ts_null(phi, n):
+    def make(rng):
+        return _ar1(rng, n, phi, 8), _ar1(rng, n, phi), np.zeros(8, bool)
+
+    make.__name__ = f"ts_ar{round(10 * phi)}_{n}"
+    return make
+
+
+def ts_signal_600(rng):
+    X = _ar1(rng, 600, 0.9, 8)
+    y = X[:, 0] + 0.7 * X[:, 1] + 0.5 * X[:, 2] + _ar1(rng, 600, 0.9)
+    return X, y, np.arange(8) < 3
+
+
+def _group_null(size, n_groups):
+    def make(rng):
+        groups = np.repeat(np.arange(n_groups), size)
+        n = n_groups * size
+        level = rng.standard_normal((n_groups, 4))[groups]
+        X = np.hstack([level, rng.standard_normal((n, 4))])
+        y = rng.standard_normal(n_groups)[groups] + 0.5 * rng.standard_normal(n)
+        return X, y, np.zeros(8, bool)
+
+    make.__name__ = f"grp_{size}_{n_groups * size}"
+    return make
+
+
+#: Regimes whose rows hang together, with the splitter a user would pass:
+#: name: (task, make, splitter, group size or None). Each data set runs with
+#: that splitter (``(forest+cv)``; ``fit(X, y, groups=...)`` for GroupKFold)
+#: and without it (``(forest)``, the default), see the module docstring.
+DEPENDENT = {
+    "ts-ar5-300": ("regression", _ts_null(0.5, 300), "TimeSeriesSplit", None),
+    "ts-ar9-300": ("regression", _ts_null(0.9, 300), "TimeSeriesSplit", None),
+    "ts-ar9-1000": ("regression", _ts_null(0.9, 1000), "TimeSeriesSplit", None),
+    "ts-signal-600": ("regression", ts_signal_600, "TimeSeriesSplit", None),
+    "grp-5-300": ("regression", _group_null(5, 60), "GroupKFold", 5),
+    "grp-20-400": ("regression", _group_null(20, 20), "GroupKFold", 20),
+}
+
+
+def splitter(regime, n_rows):
+    """The cv a user would pass for ``regime`` (3 splits) and the keyword
+    arguments of ``fit`` it needs (the rows' groups, for GroupKFold)."""
+    from sklearn.model_selection import GroupKFold, TimeSeriesSplit
+
+    _, _, kind, size = DEPENDENT[regime]
+    if kind == "TimeSeriesSplit":
+        return TimeSeriesSplit(3), {}
+    return GroupKFold(3), dict(groups=np.arange(n_rows) // size)
+
+
 def _is_text(column):
     from pandas.api.types import is_numeric_dtype
 
@@ -420,6 +505,7 @@ REGIMES = {
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
     **MIXED,
+    **{name: (task, make) for name, (task, make, _, _) in DEPENDENT.items()},
 }
 
 
@@ -453,16 +539,21 @@ def boosting(task, seed, iterations):
     return model(max_iter=iterations, random_state=seed)
 
 
-def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
+def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
     """Importances of features and shadows over ``n_rounds`` rounds, measured
     by ``ImportanceSelector.fit`` itself (public API, ``refit=False``), and
     the method that ran. ``model="pipeline"`` fits X (a DataFrame) through
-    :func:`pipeline`; the other models fit X's :func:`ordinal` array."""
+    :func:`pipeline`; the other models fit X's :func:`ordinal` array.
+    ``model="forest+cv"`` passes the forest with ``regime``'s splitter (and
+    the rows' groups to ``fit``, for GroupKFold)."""
     if model == "pipeline":
         estimator = pipeline(X, task, seed, trees)
     else:
         X = ordinal(X)
-    if model == "forest":
+    cv, split = None, {}
+    if model == "forest+cv":
+        cv, split = splitter(regime, len(y))
+    if model in ("forest", "forest+cv"):
         estimator = forest(task, seed, trees)
     elif model == "hgb":
         estimator = boosting(task, seed, trees)
@@ -476,7 +567,8 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees):
         min_features=0,
         refit=False,
         random_state=seed,
-    ).fit(X, y)
+        cv=cv,
+    ).fit(X, y, **split)
     result = selector.importances_
     return (
         selector.importance_history_,
@@ -601,7 +693,9 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             seconds, (real, probes, owners, method_run) = timed(
-                lambda: probe_rounds(X, y, task, seed, method, model, n_rounds, trees)
+                lambda: probe_rounds(
+                    X, y, task, seed, method, model, n_rounds, trees, regime
+                )
             )
         if cached is not None:
             np.savez(
@@ -1116,7 +1210,13 @@ def main(argv=None):
 
 #: --quick: the regimes, seeds, rounds and trees of a run of seconds.
 QUICK = {
-    "regimes": ["bin-small-100", "reg-mixed-300", "bin-pipe-noise-500"],
+    "regimes": [
+        "bin-small-100",
+        "reg-mixed-300",
+        "bin-pipe-noise-500",
+        "ts-ar9-300",
+        "grp-5-300",
+    ],
     "seeds": 2,
     "rounds": 3,
     "trees": 5,
@@ -1124,8 +1224,9 @@ QUICK = {
 
 
 def quick(args, argv, folder, start):
-    """A run of seconds: two small regimes and a mixed one (a Pipeline and
-    its bare forest), two seeds, 3 rounds of 5-tree forests, BorutaPy on
+    """A run of seconds: two small regimes, a mixed one (a Pipeline and its
+    bare forest), a time-ordered and a grouped one (with and without their
+    splitter), two seeds, 3 rounds of 5-tree forests, BorutaPy on
     one data set where boruta is installed; its rows logged and its rounds
     kept in ``folder`` (a temporary folder), then recomputed from the kept
     rounds as --recompute does (appending the rows that change, none), and
@@ -1164,6 +1265,8 @@ def run(args):
             out = [(m, "pipeline", args.rounds, args.trees) for m in methods] + out
             if "permutation" not in methods:
                 out.append(("permutation", "forest", args.rounds, args.trees))
+        if regime in DEPENDENT:  # with the user's splitter, and the default
+            out = [(m, "forest+cv", args.rounds, args.trees) for m in methods] + out
         if regime in args.all_methods_on:
             out.append(("permutation", "linear", args.rounds, args.trees))
         if regime in args.hgb_on:
