@@ -169,3 +169,18 @@ def test_time_ordered_and_grouped_nulls_on_twenty_data_sets():
         kept_groups += _kept_noise(X, y, GroupKFold(3), seed, 10, groups)
     assert kept_time <= 5
     assert kept_groups <= 5
+
+
+def test_rows_sorted_by_class_do_not_warn():
+    # scikit-learn's iris is sorted by class: its labels in row order are
+    # not a time series, and no splitter is needed
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = load_iris(return_X_y=True)
+    assert lag_one_autocorrelation(y) is None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*neighbouring rows")
+        ImportanceSelector(
+            RandomForestClassifier(n_estimators=5), n_rounds=1, random_state=0
+        ).fit(X, y)

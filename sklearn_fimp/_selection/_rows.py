@@ -146,23 +146,18 @@ def _time_ordered(estimator, cv, X, y):
 
 
 def lag_one_autocorrelation(y):
-    """Lag-1 autocorrelation of y in row order (a label's indicator for a
-    categorical y, the largest over labels); None for fewer than 30 rows or
-    a constant y."""
+    """Lag-1 autocorrelation of a numeric y in row order; None for fewer
+    than 30 rows, a constant y, or class labels (tables sorted by class,
+    such as scikit-learn's iris, would look autocorrelated, and shuffled
+    held-out splits and out-of-bag rows do not mind the order)."""
     y = np.asarray(y)
-    if y.ndim > 1 or len(y) < 30:
+    if y.ndim > 1 or len(y) < 30 or y.dtype.kind not in "fiu":
         return None
-    if y.dtype.kind in "fiu" and len(np.unique(y)) > 10:
-        series = [y.astype(np.float64)]
-    else:
-        series = [(y == label).astype(np.float64) for label in np.unique(y)[:10]]
-    values = []
-    for s in series:
-        s = s - s.mean()
-        denominator = np.dot(s, s)
-        if denominator > 0:
-            values.append(np.dot(s[1:], s[:-1]) / denominator)
-    return max(values) if values else None
+    if len(np.unique(y)) <= 10:
+        return None
+    s = y.astype(np.float64) - y.mean()
+    denominator = np.dot(s, s)
+    return float(np.dot(s[1:], s[:-1]) / denominator) if denominator > 0 else None
 
 
 def _warn_if_autocorrelated(estimator, y):
