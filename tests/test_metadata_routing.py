@@ -11,6 +11,7 @@ be (any classifier). The tree methods, which need a model with trees, get
 the same check through a forest that records what its ``fit`` receives.
 """
 
+import numpy as np
 import pytest
 import sklearn
 from sklearn.ensemble import RandomForestClassifier
@@ -90,6 +91,17 @@ def test_scikit_learn_routing_tests_pass(name, description):
     test = getattr(routing_tests, name, None)
     if test is None:
         pytest.skip(f"scikit-learn {sklearn.__version__} has no {name}")
+    if description["init_args"]["method"] == "conditional_permutation":
+        from sklearn.tests.metadata_routing_common import ConsumingClassifier
+
+        X, y = routing_tests.X, routing_tests.y
+        proba = ConsumingClassifier().fit(X, y).predict_proba(X)
+        if proba.shape[1] != len(np.unique(y)):
+            pytest.skip(
+                f"scikit-learn {sklearn.__version__}'s ConsumingClassifier gives "
+                f"{proba.shape[1]} class probabilities for {len(np.unique(y))} "
+                "classes, which no scorer of probabilities can read"
+            )
     test(description)
 
 
@@ -131,6 +143,12 @@ def test_tree_methods_route_sample_weight_to_every_fit(selector, method):
     # routing enabled, receives sample_weight
     if method == "shap":
         pytest.importorskip("shap")
+    if not hasattr(routing_tests, "test_metadata_routed_to_sub_estimator_in_pipeline"):
+        pytest.skip(
+            f"scikit-learn {sklearn.__version__}'s Pipeline does not route "
+            "metadata to an intermediate step's sub-estimator (scikit-learn "
+            "issue 30527)"
+        )
     from sklearn.tests.metadata_routing_common import NonConsumingClassifier
 
     registry = _Registry()
