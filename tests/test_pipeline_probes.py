@@ -135,3 +135,25 @@ def test_probe_inputs_batch_probes_only_where_one_transform_serves_them():
         replaced.isetitem(int(orig[0]), X_probed.iloc[:, int(columns[0])].to_numpy())
         expected.append(np.asarray(fitted.transform(replaced))[:, block])
     np.testing.assert_array_equal(inputs.transform(X_probed), np.hstack(expected))
+
+
+def test_probe_inputs_fit_own_columns_as_the_pipeline_does():
+    # TargetEncoder cross-fits in fit_transform: the model of each round
+    # sees X's own columns encoded as the user's Pipeline encodes them in
+    # its fit, not with the encoding of every row's own target
+    from sklearn.preprocessing import TargetEncoder
+
+    X, y = planted()
+    X_probed = X.assign(probe_0_city=X.city.to_numpy()[::-1])
+    # its folds are drawn from numpy's global generator (random_state,
+    # deprecated in scikit-learn 1.9): seeded the same before both fits
+    preprocessing = make_column_transformer((TargetEncoder(), ["city"]))
+    inputs = ProbeInputs(preprocessing, 5, [(np.array([5]), np.array([1]))])
+    np.random.seed(0)  # noqa: NPY002 (the global generator TargetEncoder draws from)
+    Z = inputs.fit_transform(X_probed, y)
+    np.random.seed(0)  # noqa: NPY002 (the global generator TargetEncoder draws from)
+    cross_fitted = make_column_transformer((TargetEncoder(), ["city"])).fit_transform(
+        X, y
+    )
+    np.testing.assert_allclose(Z[:, :1], cross_fitted)
+    assert not np.allclose(Z[:, :1], inputs.preprocessing_.transform(X))

@@ -81,10 +81,24 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
         self.probes = probes
 
     def fit(self, X, y=None, **fit_params):
+        self.fit_transform(X, y, **fit_params)
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit on X's own columns and transform X. The own columns' inputs
+        are the preprocessing's ``fit_transform``, as the user's Pipeline
+        computes them in its fit (TargetEncoder cross-fits there, so that
+        a noise column's encoding does not learn y from its own rows)."""
         own = _columns(X, np.arange(self.n_features))
-        self.preprocessing_ = clone(self.preprocessing).fit(own, y, **fit_params)
+        self.preprocessing_ = clone(self.preprocessing)
+        own_inputs = _dense(self.preprocessing_.fit_transform(own, y, **fit_params))
+        self._index(own_inputs.shape[1])
+        self.n_features_in_ = X.shape[1]
+        return self._with_probes(own_inputs, own, X)
+
+    def _index(self, n_outputs):
+        """The sources of the own inputs, each probe's block, the batches."""
         sources = input_sources(self.preprocessing_, self.n_features)
-        n_outputs = _dense(self.preprocessing_.transform(_head(own))).shape[1]
         if sources is None or len(sources) != n_outputs:
             sources = [frozenset(range(self.n_features))] * n_outputs
         self.own_sources_ = sources
@@ -97,8 +111,6 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
             for _, orig in self.probes
         ]
         self.waves_ = self._waves()
-        self.n_features_in_ = X.shape[1]
-        return self
 
     def _waves(self):
         """The probes in batches that one transform can serve: in a batch,
@@ -121,7 +133,11 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         own = _columns(X, np.arange(self.n_features))
-        parts = [_dense(self.preprocessing_.transform(own))]
+        return self._with_probes(_dense(self.preprocessing_.transform(own)), own, X)
+
+    def _with_probes(self, own_inputs, own, X):
+        """The own inputs followed by each probe's block."""
+        parts = [own_inputs]
         blocks = [None] * len(self.probes)
         for members in self.waves_:
             orig = np.concatenate([self.probes[p][1] for p in members])
