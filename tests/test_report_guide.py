@@ -24,17 +24,17 @@ N_ROWS = 120
 def seen(monkeypatch):
     """The columns the model and the dependence step were given."""
     record = {}
-    fit_model, analyse_dependence = _run.fit_model, _run.analyse_dependence
+    prepare_inputs, analyse_dependence = _run.prepare_inputs, _run.analyse_dependence
 
-    def fit(data, options, progress):
+    def prepare(data, options):
         record["model"] = [str(c) for c in data.X.columns]
-        return fit_model(data, options, progress)
+        return prepare_inputs(data, options)
 
-    def dependence(data, features, options, verbose=0):
+    def dependence(inputs, features, options, verbose=0):
         record["dependence"] = [str(f) for f in features]
-        return analyse_dependence(data, features, options, verbose)
+        return analyse_dependence(inputs, features, options, verbose)
 
-    monkeypatch.setattr(_run, "fit_model", fit)
+    monkeypatch.setattr(_run, "prepare_inputs", prepare)
     monkeypatch.setattr(_run, "analyse_dependence", dependence)
     return record
 

@@ -13,15 +13,21 @@ Exit status: 0 on success; 2 when the input cannot be used (missing file,
 unknown target column, a target with one value, a bad option) or pandas or
 matplotlib is missing, with a one-line message on stderr and no traceback.
 
-The steps, one module each:
+The steps, one module each, in the order they run:
 
 - ``_arguments``: the parser, the checks of the options, and ``main``;
-- ``_run``: the report's steps in order, and writing the file;
-- ``_data``: reading the CSV file or the demo table, the task, the features
-  and target, and notes on the columns;
-- ``_analysis``: the importance methods, the model, the held-out split, the
-  importances, ImportanceSelector and DependenceAnalyzer;
-- ``_html``: the page: its sections, tables, figures and style.
+- ``_run``: the report's steps in order (prepare, measure, decide, render)
+  and writing the file;
+- ``_data`` and ``_columns``: reading the CSV file (separator, decimal
+  mark, repeated headers) or the demo table, the task, the features and
+  target, and what each column holds (numbers, dates, identifiers, names,
+  free text);
+- ``_analysis``: the split and the one coding of string columns that every
+  stage uses (``prepare_inputs``), the model, the importances,
+  ImportanceSelector, DependenceAnalyzer and conditional permutation;
+- ``_verdicts``: which features matter, are noise or are uncertain, and the
+  next steps, with no HTML;
+- ``_html``: the page, rendered from what was measured and decided.
 """
 
 from ._arguments import main

@@ -21,8 +21,9 @@ DEFAULT_METHODS = ("mdi", "permutation", "drop_column")
 #: The stages --skip can leave out (the model is always fitted).
 STAGES = ("importances", "selector", "dependence", "conditional")
 #: The selector's rounds of probes (ImportanceSelector's default), and the
-#: trees of its forest in each: 30 (the calibration benchmark's setting) or a
-#: tenth of the report's trees when that is more.
+#: trees of its forest in each by default (--selector-trees): 30, the
+#: calibration benchmark's setting (docs/bench_calibration.rst) and
+#: ImportanceSelector's own with ``estimator=None``.
 SELECTOR_ROUNDS = 10
 ROUND_TREES = 30
 #: Seconds drop-column may take (estimated as one refit per feature).
@@ -113,29 +114,28 @@ def plan_methods(methods, fit_seconds, n_features, time_budget, n_held_out=0):
     return planned, [note], short
 
 
-def measure_importances(model, X, y, train, test, methods, options, progress):
+def measure_importances(inputs, methods, options, progress):
     """The importance results of each method, keyed by method name.
 
-    ``model`` is the fitted Pipeline (encoder, forest), ``train`` and
-    ``test`` the rows of the split; ``options`` gives ``n_jobs``,
-    ``random_state`` and ``scoring``. Every method measures the Pipeline
-    (per column of X, through the encoder), but out-of-bag permutation,
-    which measures the forest on the encoded columns.
+    ``inputs`` is the prepared and fitted Bunch of :func:`prepare_inputs`
+    and :func:`fit_model`; ``options`` gives ``n_jobs``, ``random_state``
+    and ``scoring``. Every method measures the Pipeline (per column of X,
+    through the encoder), but out-of-bag permutation, which measures the
+    forest on the coded columns (the report's one coding, so permuting a
+    code permutes the column).
     """
     results = {}
     for name in methods:
         method = METHODS[name]
         # The Pipeline, as a user measures it: its importances per column of
         # X, the permutations on the engine through the encoder. Out-of-bag
-        # permutation reads the forest's bags, which the Pipeline hides: the
-        # forest on the encoded columns (one code per column, so permuting
-        # a code permutes the column).
-        estimator = model if name != "oob_permutation" else model[-1]
-        rows, cv = measured_rows(method, train, test)
+        # permutation reads the forest's bags, which the Pipeline hides.
+        forest_only = name == "oob_permutation"
+        estimator = inputs.model[-1] if forest_only else inputs.model
+        X = forest_columns(inputs) if forest_only and method.reads_rows else inputs.X
+        rows, cv = measured_rows(method, inputs.train, inputs.test)
         X_rows = X if rows is None else take_rows(X, rows)
-        y_rows = y if rows is None else y[rows]
-        if estimator is not model and method.reads_rows:
-            X_rows = model[:-1].transform(X_rows)
+        y_rows = inputs.y if rows is None else inputs.y[rows]
         repeats = n_repeats(method.rows, len(y_rows))
         with progress.stage(f"{method.title} importance", inner=True):
             results[name] = method.compute(
@@ -179,81 +179,168 @@ def top_features(results, random_name, n):
 # the model and its score
 
 
-def make_model(task, n_estimators, n_jobs, random_state, n_rows=0, tree_rows=None):
-    """Ordinal codes for string columns, then a random forest, in a Pipeline.
+class _IfPresent:
+    """Selects one column of a frame when the frame has it (none else): the
+    report's Pipeline is refitted without a column by drop-column
+    importance, and a column it no longer has must not be asked for."""
+
+    def __init__(self, column):
+        self.column = column
+
+    def __call__(self, X):
+        return [self.column] if self.column in X.columns else []
+
+
+def make_encoder(columns=(), categories=None):
+    """Ordinal codes of the string columns ``columns`` (``categories``: the
+    sorted categories of each, or None to learn them when fitted; missing
+    values stay missing), every other column passed through, in a
+    pandas-output ColumnTransformer. A column missing from the frame is
+    skipped, so the encoder also fits a frame with a column dropped."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OrdinalEncoder
+
+    columns = list(columns)
+    if categories is None:
+        categories = ["auto"] * len(columns)
+    return ColumnTransformer(
+        [
+            (
+                f"categories_{k}",
+                OrdinalEncoder(
+                    categories=known if isinstance(known, str) else [known],
+                    handle_unknown="use_encoded_value",
+                    unknown_value=-1,
+                ),
+                _IfPresent(column),
+            )
+            for k, (column, known) in enumerate(zip(columns, categories))
+        ],
+        remainder="passthrough",
+        verbose_feature_names_out=False,
+    ).set_output(transform="pandas")
+
+
+def make_model(
+    task,
+    n_estimators,
+    n_jobs,
+    random_state,
+    n_rows=0,
+    tree_rows=None,
+    encoder=None,
+):
+    """The report's coding of string columns (``encoder``, see
+    :func:`prepare_inputs`; None passes every column through, for numeric
+    data), then a random forest, in a Pipeline.
 
     With more than ``tree_rows`` training rows, each tree is fitted on a
     bootstrap sample of ``tree_rows`` rows (``max_samples``). A regression
     forest considers ``REGRESSION_MAX_FEATURES`` of the features at each
     split.
     """
-    from sklearn.compose import ColumnTransformer, make_column_selector
-    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
     from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import OrdinalEncoder
 
-    encode = ColumnTransformer(
+    if encoder is None:
+        encoder = make_encoder()
+    return Pipeline(
         [
+            ("encode", encoder),
             (
-                "categories",
-                OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
-                make_column_selector(dtype_exclude="number"),
-            )
-        ],
-        remainder="passthrough",
-        verbose_feature_names_out=False,
-    ).set_output(transform="pandas")
+                "forest",
+                make_forest(
+                    task, n_estimators, n_jobs, random_state, n_rows, tree_rows
+                ),
+            ),
+        ]
+    )
+
+
+def make_forest(task, n_estimators, n_jobs, random_state, n_rows=0, tree_rows=None):
+    """The report's random forest (see :func:`make_model`)."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
     if task == "classification":
         forest = RandomForestClassifier()
     else:
         forest = RandomForestRegressor(max_features=REGRESSION_MAX_FEATURES)
-    forest.set_params(
+    return forest.set_params(
         n_estimators=n_estimators,
         max_samples=tree_rows if tree_rows and n_rows > tree_rows else None,
         n_jobs=n_jobs,
         random_state=random_state,
     )
-    return Pipeline([("encode", encode), ("forest", forest)])
 
 
-def fit_model(data, options, progress):
-    """The model fitted on the training rows of ``data``'s features plus a
-    column of uniform random numbers, and its held-out score.
+def prepare_inputs(data, options):
+    """Split and encode once, for every stage of the report.
 
-    Returns a Bunch with ``model``, ``X`` (the features with the random
-    column), ``y``, ``train`` and ``test`` (row indices), ``random_name``
-    (the random column's name), ``score`` and ``chance`` (the held-out
-    score of always predicting the majority class or the mean).
+    Returns a Bunch with ``X`` (the features plus a column of uniform
+    random numbers named ``random_name``), ``y``, ``train`` and ``test``
+    (row indices of the held-out split), ``categorical`` (the string
+    columns), ``encoder`` (the one coding: each string column's categories
+    read once from every row, in sorted order, so that every stage, the
+    model's Pipeline, the selector, the dependence step and conditional
+    permutation, sees the same codes) and ``coded`` (X coded by it). The caller's data
+    is not modified.
     """
     random_name = _unused_name("random", set(data.X.columns))
     rng = np.random.RandomState(options.random_state)
     X = data.X.assign(**{random_name: rng.uniform(size=len(data.y))})
-    y = data.y
-    train, test = _split(y, data.task, options.random_state)
+    categorical = [c for c in X.columns if c in set(data.categorical)]
+    learnt = make_encoder(categorical).fit(X)
+    categories = [
+        learnt.named_transformers_[f"categories_{k}"].categories_[0]
+        for k in range(len(categorical))
+    ]
+    encoder = make_encoder(categorical, categories)
+    coded = learnt.transform(X)[list(X.columns)]
+    train, test = _split(data.y, data.task, options.random_state)
+    return Bunch(
+        X=X,
+        y=data.y,
+        task=data.task,
+        train=train,
+        test=test,
+        random_name=random_name,
+        categorical=categorical,
+        encoder=encoder,
+        coded=coded,
+    )
+
+
+def forest_columns(inputs):
+    """The coded columns in the order the fitted model's forest reads them
+    (the encoder puts the string columns first)."""
+    return inputs.coded[list(inputs.model[-1].feature_names_in_)]
+
+
+def fit_model(inputs, options, progress):
+    """The model fitted on the training rows of the prepared ``inputs``
+    (the report's coding, then a forest of --n-estimators trees), and its
+    held-out score.
+
+    Returns ``inputs`` with ``model``, ``score``, ``chance`` (the held-out
+    score of always predicting the majority class or the mean) and
+    ``fit_seconds`` added.
+    """
     model = make_model(
-        data.task,
+        inputs.task,
         options.n_estimators,
         options.n_jobs,
         options.random_state,
-        len(train),
+        len(inputs.train),
         options.tree_rows,
+        encoder=clone(inputs.encoder),
     )
+    X, y, train, test = inputs.X, inputs.y, inputs.train, inputs.test
     with progress.stage("fitting the forest"):
         started = time.perf_counter()
         model.fit(take_rows(X, train), y[train])
         fit_seconds = time.perf_counter() - started
-    score, chance = _scores(model, X, y, train, test, data.task, options.scoring)
-    return Bunch(
-        model=model,
-        X=X,
-        y=y,
-        train=train,
-        test=test,
-        random_name=random_name,
-        score=score,
-        chance=chance,
-        fit_seconds=fit_seconds,
-    )
+    score, chance = _scores(model, X, y, train, test, inputs.task, options.scoring)
+    inputs.update(model=model, score=score, chance=chance, fit_seconds=fit_seconds)
+    return inputs
 
 
 def _scores(model, X, y, train, test, task, scoring):
@@ -304,8 +391,10 @@ def _split(y, task, random_state):
 # selection and dependence
 
 
-def select_features(data, options, verbose=0):
-    """ImportanceSelector fitted on the encoded features (no refit).
+def select_features(inputs, options, verbose=0):
+    """ImportanceSelector fitted on the coded features (the random column
+    left out; no refit), with a forest of --selector-trees trees in each of
+    its ``SELECTOR_ROUNDS`` rounds.
 
     Returns ``(selector, notes)``: the notes are the messages of the warnings
     that ``min_features`` kept features the test did not, which the report
@@ -313,19 +402,13 @@ def select_features(data, options, verbose=0):
     """
     from .. import ImportanceSelector
 
-    model = make_model(
-        data.task,
-        options.n_estimators,
+    forest = make_forest(
+        inputs.task,
+        options.selector_trees,
         options.n_jobs,
         options.random_state,
-        len(data.y),
+        len(inputs.y),
         options.tree_rows,
-    )
-    encoded = model[:-1].fit_transform(data.X)[list(data.X.columns)]
-    # the selector refits its forest in each of its rounds of probes
-    forest = clone(model[-1])
-    forest.set_params(
-        n_estimators=max(ROUND_TREES, forest.n_estimators // SELECTOR_ROUNDS)
     )
     selector = ImportanceSelector(
         forest,
@@ -337,7 +420,7 @@ def select_features(data, options, verbose=0):
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        selector.fit(encoded, data.y)
+        selector.fit(inputs.coded.drop(columns=[inputs.random_name]), inputs.y)
     for warning in caught:
         if not issubclass(warning.category, UserWarning) or "min_features" not in str(
             warning.message
@@ -349,10 +432,26 @@ def select_features(data, options, verbose=0):
     return selector, notes
 
 
-def analyse_dependence(data, features, options, verbose=0):
+def dependence_input(inputs, features):
+    """The coded ``features`` for DependenceAnalyzer: the report's codes,
+    the string columns' codes as ordered categories so that they are
+    predicted by a classifier as categories (with the same codes)."""
+    import pandas as pd
+
+    frame = inputs.coded[list(features)].copy()
+    for column in frame.columns:
+        if column in inputs.categorical:
+            codes = frame[column]
+            levels = np.arange(int(np.nanmax(codes, initial=-1)) + 1, dtype=float)
+            frame[column] = pd.Categorical(codes, categories=levels, ordered=True)
+    return frame
+
+
+def analyse_dependence(inputs, features, options, verbose=0):
     """DependenceAnalyzer fitted on ``features`` (the most important ones)
     of a sample of ``--dependence-rows`` rows, with forests of
-    ``--dependence-trees`` trees; None for fewer than two features."""
+    ``--dependence-trees`` trees, on the report's coding; None for fewer
+    than two features."""
     from .. import DependenceAnalyzer
     from .._importance._dependence import default_classifier, default_regressor
 
@@ -370,7 +469,7 @@ def analyse_dependence(data, features, options, verbose=0):
         verbose=int(bool(verbose)),
         random_state=options.random_state,
     )
-    return analyzer.fit(data.X[list(features)])
+    return analyzer.fit(dependence_input(inputs, features))
 
 
 # ----------------------------------------------------------------------------
@@ -407,28 +506,27 @@ def plan_conditional(n_features, n_columns, n_held_out, options):
     return n_rows, seconds, note
 
 
-def incomplete_columns(fitted):
+def incomplete_columns(inputs):
     """The columns with missing values in the held-out rows: conditional
     permutation importance models each column from the others and needs
     complete ones."""
-    X_test = take_rows(fitted.X, fitted.test)
+    X_test = take_rows(inputs.coded, inputs.test)
     return [str(c) for c in X_test.columns if X_test[c].isna().any()]
 
 
-def measure_conditional(fitted, features, n_rows, options, verbose=0):
+def measure_conditional(inputs, features, n_rows, options, verbose=0):
     """Conditional permutation importance of ``features`` and of the random
-    column, on at most ``n_rows`` of the held-out rows (drawn once), through
-    the registry entry, with as many draws as ordinary permutation makes on
-    that many rows."""
+    column, on at most ``n_rows`` of the held-out rows (drawn once), of the
+    forest on the report's coded columns, through the registry entry, with
+    as many draws as ordinary permutation makes on that many rows."""
     method = METHODS["conditional_permutation"]
-    model = fitted.model
-    X_test = model[:-1].transform(take_rows(fitted.X, fitted.test))
-    y_test = fitted.y[fitted.test]
+    X_test = take_rows(forest_columns(inputs), inputs.test)
+    y_test = inputs.y[inputs.test]
     return method.compute(
-        model[-1],
+        inputs.model[-1],
         X_test,
         y_test,
-        groups=[*features, fitted.random_name],
+        groups=[*features, inputs.random_name],
         ungrouped="drop",
         n_repeats=n_repeats(HELD_OUT_ROWS, n_rows),
         max_samples=n_rows if n_rows < len(y_test) else None,

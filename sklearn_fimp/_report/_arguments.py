@@ -11,6 +11,8 @@ from ._analysis import (
     DEPENDENCE_TREES,
     IMPORTANCE_METHODS,
     PRECISE_HELD_OUT_ROWS,
+    ROUND_TREES,
+    SELECTOR_ROUNDS,
     STAGES,
     TIME_BUDGET,
     TOP,
@@ -137,9 +139,11 @@ def _add_report_arguments(report):
     report.add_argument(
         "--decimal",
         choices=(".", ","),
-        default=".",
+        default=None,
         help="the decimal mark of numbers in the file; with ',', '1.234,5' "
-        "reads as 1234.5 (default: .)",
+        "reads as 1234.5 (default: ',' when columns are not separated by "
+        "commas and a column is written with decimal commas, else '.'; the "
+        "page says which)",
     )
     report.add_argument(
         "--scoring",
@@ -165,7 +169,18 @@ def _add_report_arguments(report):
         "--n-estimators",
         type=_positive_int,
         default=100,
-        help="trees of the model's forest (default: 100)",
+        help="trees of the model's forest, whose score and importances the "
+        "report shows (default: 100); ImportanceSelector's forests are set "
+        "by --selector-trees",
+    )
+    report.add_argument(
+        "--selector-trees",
+        type=_positive_int,
+        default=ROUND_TREES,
+        help="trees of the forest ImportanceSelector fits in each of its "
+        f"{SELECTOR_ROUNDS} rounds of probes (default: {ROUND_TREES}, the "
+        "setting whose error rates were measured; more trees find weak "
+        "features more often and take longer)",
     )
     report.add_argument(
         "--max-rows",

@@ -2,11 +2,12 @@
 
 String columns are read as numbers when they are numbers written with a
 currency symbol, thousands separators or a decimal comma; as dates, which
-are expanded into numeric parts; as identifiers or free text, which are
-excluded (a forest cannot learn from a value per row, and encoding them
-costs memory and time); otherwise as categories. Whole-number columns with
-a distinct value per row that count up, or are named like an identifier,
-are excluded too. Every conversion and exclusion is returned, for the page.
+are expanded into numeric parts; as identifiers, names or free text, which
+are excluded (a forest cannot learn from a value per row, and encoding
+them costs memory and time; ``EXCLUSION_RULE`` states the rules);
+otherwise as categories. Whole-number columns with a distinct value per
+row that count up, or are named like an identifier, are excluded too.
+Every conversion and exclusion is returned, for the page.
 """
 
 import re
@@ -27,6 +28,23 @@ MIN_DISTINCT_IDENTIFIER = 20
 #: distinct values than TEXT_SHARE of the non-missing values.
 TEXT_WORDS = 3
 TEXT_SHARE = 0.2
+#: Names (of cars, people, products): a string column in which more than
+#: this share of the rows hold a value that occurs in no other row (and with
+#: more than MIN_DISTINCT_IDENTIFIER distinct values). A value seen once is
+#: one the forest learns nothing general from, and a held-out row's value is
+#: then mostly one the model never saw.
+NAME_SHARE = 0.5
+#: The rules above, as the page states them.
+EXCLUSION_RULE = (
+    "A text column is left out as an identifier when more than "
+    f"{IDENTIFIER_SHARE:.0%} of its values are distinct, as names when more "
+    f"than {NAME_SHARE:.0%} of its rows hold a value no other row has, and as "
+    f"free text when its values average {TEXT_WORDS} words or more and more "
+    f"than {TEXT_SHARE:.0%} of them are distinct (each with more than "
+    f"{MIN_DISTINCT_IDENTIFIER} distinct values); a whole-number column when "
+    "every row has its own value and it counts up or is named like an "
+    "identifier. A forest learns nothing general from a value seen once."
+)
 #: Names of whole-number columns read as identifiers when their values are
 #: distinct (besides counters).
 IDENTIFIER_NAME = re.compile(r"(^|[^a-z])(id|key|uuid|index)$|_id$|^id_", re.I)
@@ -216,5 +234,12 @@ def _text_or_identifier(text):
         return (
             f"identifier: {n_distinct} distinct values in {n} rows; held-out "
             "rows bring values the model never saw"
+        )
+    once = int((text.map(text.value_counts()) == 1).sum())
+    if once > NAME_SHARE * n and n_distinct > MIN_DISTINCT_IDENTIFIER:
+        return (
+            f"names: {n_distinct} distinct values in {n} rows, {once} of them "
+            "held by one row only; held-out rows bring values the model never "
+            "saw"
         )
     return None

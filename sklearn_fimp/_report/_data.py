@@ -41,14 +41,29 @@ def names_list(names):
     return ", ".join(names)
 
 
-def load_table(path, target, demo, *, sep=None, encoding="utf-8", decimal="."):
-    """``(frame, target, source, sep)``: the table to report on, the column
-    to predict, where the table comes from and the column separator used."""
+class Table(NamedTuple):
+    """The table to report on and what reading it found."""
+
+    frame: object
+    target: str
+    source: str
+    sep: object = None
+    decimal: str = "."
+    notes: list = []
+
+
+def load_table(path, target, demo, *, sep=None, encoding="utf-8", decimal=None):
+    """The table to report on (a :class:`Table`): the frame, the column to
+    predict, where the table comes from, the column separator and decimal
+    mark used (``decimal=None``: guessed, see :func:`read_table`), and notes
+    on what reading it found (duplicate headers, a guessed decimal mark)."""
     if demo:
         frame, target = demo_table()
-        return frame, target, DEMO_SOURCE, None
-    frame, sep = read_table(path, sep=sep, encoding=encoding, decimal=decimal)
-    return frame, target, str(path), sep
+        return Table(frame, target, DEMO_SOURCE)
+    frame, sep, decimal, notes = read_table(
+        path, sep=sep, encoding=encoding, decimal=decimal, with_notes=True
+    )
+    return Table(frame, target, str(path), sep, decimal, notes)
 
 
 def sniff_separator(path, encoding):
@@ -64,20 +79,91 @@ def sniff_separator(path, encoding):
         return ","
 
 
-def read_table(path, *, sep=None, encoding="utf-8", decimal="."):
+#: A value written with a decimal comma (and perhaps thousands points):
+#: "-73,9425", "1.234,5".
+DECIMAL_COMMA = r"[-+]?(\d{1,3}(\.\d{3})+|\d+),\d+"
+#: Share of a text column's values that must be written so (or as whole
+#: numbers) for the file's decimal mark to be guessed as a comma.
+DECIMAL_COMMA_SHARE = 0.95
+
+
+def guess_decimal(frame, sep):
+    """``(decimal, columns)``: "," when the separator is not a comma and a
+    text column of ``frame`` (read with ".") holds numbers written with a
+    decimal comma, with those columns; else "." and no columns. Under a
+    comma separator a decimal comma would split the value, so "." stays."""
+    if sep == ",":
+        return ".", []
+    columns = []
+    for column in frame.columns:
+        values = frame[column]
+        if is_numeric(values) or values.dtype.kind == "b":
+            continue
+        text = values.dropna().astype(str).str.strip()
+        if len(text) == 0:
+            continue
+        comma = text.str.fullmatch(DECIMAL_COMMA)
+        whole = text.str.fullmatch(r"[-+]?\d+")
+        if comma.any() and (comma | whole).mean() >= DECIMAL_COMMA_SHARE:
+            columns.append(str(column))
+    return ("," if columns else "."), columns
+
+
+def duplicate_headers(path, sep, encoding):
+    """``{name: [positions]}`` of the header names the file repeats (pandas
+    reads the second ``price`` as ``price.1``)."""
+    import csv
+
+    with open(path, encoding=encoding, errors="replace", newline="") as file:
+        header = next(csv.reader(file, delimiter=sep), [])
+    positions = {}
+    for position, name in enumerate(header, start=1):
+        positions.setdefault(name.strip(), []).append(position)
+    return {name: where for name, where in positions.items() if len(where) > 1}
+
+
+def _duplicate_note(name, positions, frame):
+    renamed = [str(c) for c in frame.columns[[p - 1 for p in positions[1:]]]]
+    return (
+        f"The header names {name!r} {len(positions)} times (columns "
+        f"{', '.join(map(str, positions))}): the first is read as {name!r}, the "
+        f"others as {', '.join(map(repr, renamed))}. Rename them in the file to "
+        "say which is which (--target names the first)."
+    )
+
+
+def read_table(path, *, sep=None, encoding="utf-8", decimal=".", with_notes=False):
     """``(frame, sep)``: the CSV file as a DataFrame and the separator used
-    (sniffed when ``sep`` is None), or a ReportError saying why not."""
+    (sniffed when ``sep`` is None), or a ReportError saying why not.
+
+    ``decimal=None`` guesses the decimal mark: a comma when the separator is
+    not a comma and a column is written with decimal commas (see
+    :func:`guess_decimal`), else a point. With ``with_notes``, returns
+    ``(frame, sep, decimal, notes)``: the notes say which decimal mark was
+    guessed from which columns and name repeated header names.
+    """
     pd = _require_pandas("Reading a CSV file")
     path = Path(path)
     if not path.exists():
         raise ReportError(f"{str(path)!r}: no such file.")
     if path.is_dir():
         raise ReportError(f"{str(path)!r} is a directory; pass a CSV file.")
+    notes = []
     try:
         if sep is None:
             sep = sniff_separator(path, encoding)
-        frame = pd.read_csv(path, sep=sep, encoding=encoding, decimal=decimal)
-        return frame, sep
+        frame = pd.read_csv(path, sep=sep, encoding=encoding, decimal=decimal or ".")
+        if decimal is None:
+            decimal, columns = guess_decimal(frame, sep)
+            if columns:
+                frame = pd.read_csv(path, sep=sep, encoding=encoding, decimal=",")
+                notes.append(
+                    f"Decimal commas found in {names_list(columns)} (columns "
+                    f"separated by {sep!r}): numbers were read with ',' as the "
+                    "decimal mark (--decimal . reads them otherwise)."
+                )
+        for name, positions in duplicate_headers(path, sep, encoding).items():
+            notes.append(_duplicate_note(name, positions, frame))
     except LookupError:
         raise ReportError(
             f"--encoding {encoding!r} is not an encoding Python knows; use e.g. "
@@ -102,6 +188,9 @@ def read_table(path, *, sep=None, encoding="utf-8", decimal="."):
         ) from None
     except OSError as exc:
         raise ReportError(f"{str(path)!r} could not be read: {exc.strerror}.") from None
+    if with_notes:
+        return frame, sep, decimal or ".", notes
+    return frame, sep
 
 
 def demo_table():
@@ -160,6 +249,7 @@ class PreparedData(NamedTuple):
     excluded: list = []
     target_summary: object = None
     n_rows_total: int = 0
+    target_unit: str = ""
 
 
 def prepare_data(
@@ -171,19 +261,21 @@ def prepare_data(
     *,
     decimal=".",
     log_target=False,
+    read_notes=(),
 ):
     """Check the table and the target; features and target, ready to fit.
 
     Columns are recognised first (see ``_columns``): numbers written with
     currency or separators are parsed, dates expanded, identifiers and free
     text excluded. ``max_rows=None`` keeps every row. With ``log_target``
-    a regression target is replaced by ``log(1 + y)``. The caller's
-    ``frame`` is not modified.
+    a regression target is replaced by ``log(1 + y)``. ``read_notes``
+    (what reading the file found) open the notes. The caller's ``frame`` is
+    not modified.
     """
     frame = frame.copy()
     frame.columns = [str(c) for c in frame.columns]
     _check_target_column(frame, target)
-    notes = []
+    notes = list(read_notes)
     missing = frame[target].isna().to_numpy()
     if missing.all():
         raise ReportError(f"the target column {target!r} has no values.")
@@ -262,6 +354,7 @@ def prepare_data(
         columns.excluded,
         summary,
         n_rows_total,
+        f"log(1 + {target})" if log_target else target,
     )
 
 

@@ -11,18 +11,16 @@ import io
 import numpy as np
 
 from .._plot._common import heatmap_size
+from .._plot.importance import KEPT_COLOR
 from ._analysis import METHOD_TEXT, METHOD_TITLES, has_spread
+from ._columns import EXCLUSION_RULE
 from ._common import fmt as _fmt
 from ._common import names_text as _names
 from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
 from ._verdicts import (
     CONDITIONAL_SHARE,
     conditional_disagreements,
-    deciding_evidence,
-    next_steps,
     random_column_finding,
-    verdicts,
-    why_uncertain,
 )
 
 STYLE = """
@@ -136,8 +134,9 @@ def _metric(task, scoring):
 # the summary, first on the page
 
 
-def summary_html(data, facts, options):
-    """The conclusions and next steps, first on the page."""
+def summary_html(data, facts, decided, options):
+    """The conclusions and next steps, first on the page: ``decided`` (see
+    ``_verdicts.decide``) rendered."""
     fitted = facts.fitted
     metric = _metric(data.task, options.scoring)
     gap = fitted.score - fitted.chance
@@ -155,8 +154,8 @@ def summary_html(data, facts, options):
         f"against {_score(fitted.chance)} for the baseline "
         f"({_e(_baseline(data.task))}): {quality}."
     ]
-    matter, uncertain, noise = verdicts(facts)
-    evidence = deciding_evidence(facts)
+    matter, uncertain, noise = decided.matter, decided.uncertain, decided.noise
+    evidence = decided.evidence
     if facts.get("results") or facts.get("selector") is not None:
         decided_by = (
             " and ".join(evidence)
@@ -175,7 +174,7 @@ def summary_html(data, facts, options):
                 f"<b>Uncertain</b> ({len(uncertain)}): "
                 + "; ".join(
                     f"{_e(reason)}: {_e(_names(group))}"
-                    for reason, group in why_uncertain(facts, uncertain)
+                    for reason, group in decided.why
                 )
                 + "."
             )
@@ -200,7 +199,7 @@ def summary_html(data, facts, options):
                 "drop-column importance (one refit per feature, no error bar) "
                 "are shown below as context; they do not decide these verdicts."
             )
-    redundant = _redundant(facts)
+    redundant = decided.redundant
     if facts.analyzer is not None:
         lines.append(
             f"<b>Redundant</b> (among the {facts.analyzer.n_features_in_} most "
@@ -227,7 +226,7 @@ def summary_html(data, facts, options):
             f"<b>Left out</b> before modelling: "
             f"{_e(_names([c for c, _ in data.excluded]))} (see Data)."
         )
-    steps = next_steps(data, facts, options, matter, noise, redundant, uncertain)
+    steps = decided.steps
     return (
         "<div class='summary'><h2>Summary</h2>"
         f"<ul>{''.join(f'<li>{line}</li>' for line in lines)}</ul>"
@@ -240,13 +239,6 @@ def _baseline(task):
     if task == "classification":
         return "predicting the training rows' class shares"
     return "always predicting the training rows' mean"
-
-
-def _redundant(facts):
-    if facts.analyzer is None:
-        return []
-    path = facts.analyzer.elimination_path_
-    return list(zip(map(str, path["feature"]), path["explained_by"]))
 
 
 # ----------------------------------------------------------------------------
@@ -285,6 +277,7 @@ def overview_html(source, target, data, methods, sep=None):
             f"<p><b>Left out of the model and of the dependence step "
             f"({len(data.excluded)} column(s))</b>:</p>"
             + _table(["column", "why"], data.excluded)
+            + f"<p class='note'>{_e(EXCLUSION_RULE)}</p>"
         )
     converted = ""
     if data.converted:
@@ -509,22 +502,90 @@ def _n_trees(selector):
     return str(selector.estimator.get_params().get("n_estimators", "its"))
 
 
-def selector_html(selector, feature_names, notes, top=None):
-    """What ImportanceSelector kept, with p-values, bars of the leading
-    features and probes, and its threshold; ``notes`` above the figure."""
+def _selector_unit(selector, task, target_unit):
+    """The unit of the selector's importances, in words."""
+    from .._methods import METHODS
+
+    if selector.method_ in ("oob_mdi", "mdi"):
+        if task == "regression":
+            where = "out-of-bag " if selector.method_ == "oob_mdi" else ""
+            return (
+                f"{where}decrease of the squared error, in squared units of "
+                f"the target ({target_unit})²"
+            )
+        return "decrease of the Gini impurity (no unit)"
+    method = METHODS.get(selector.method_)
+    return method.unit(selector.importances_) if method else "importance"
+
+
+def _selector_figure(selector, names, shown, unit):
+    """Bars of the ``shown`` leading features (kept in colour, dropped
+    pale) and one grey band for every probe: from the lowest to the highest
+    probe's mean importance, with their median as a line."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     from .._plot.importance import ImportanceDisplay
 
+    result = selector.importances_
+    n_groups = len(selector.groups_)
+    means = np.asarray(result.importances_mean, dtype=float)
+    features, probes = means[:n_groups], means[n_groups:]
+    figure = _new_figure(7.5, min(max(3, 0.25 * shown + 1.6), 14))
+    ax = figure.subplots()
+    display = ImportanceDisplay(
+        features[np.newaxis],
+        None,
+        [str(n) for n in names],
+        method_names=[METHOD_TITLES.get(selector.method_, selector.method_)],
+        units=[unit],
+        selected=np.asarray(selector.support_, dtype=bool),
+    ).plot(ax=ax, errorbars=False, max_features=shown)
+    band = None
+    if len(probes):
+        low, high = float(np.min(probes)), float(np.max(probes))
+        band = ax.axvspan(
+            low, high, facecolor="0.6", alpha=0.35, hatch="//", edgecolor="0.4"
+        )
+        ax.axvline(float(np.median(probes)), color="0.3", linewidth=1)
+        left, right = ax.get_xlim()
+        ax.set_xlim(min(left, low), max(right, high))
+    ax.xaxis.label.set_wrap(True)
+    handles = [
+        Patch(color=KEPT_COLOR, label="kept"),
+        Patch(color=KEPT_COLOR, alpha=0.35, label="dropped"),
+    ]
+    if band is not None:
+        handles.append(
+            Patch(
+                facecolor="0.6",
+                alpha=0.35,
+                hatch="//",
+                edgecolor="0.4",
+                label=f"the {len(probes)} probes: lowest to highest",
+            )
+        )
+        handles.append(Line2D([], [], color="0.3", label="the probes' median"))
+    ax.legend(handles=handles, loc="lower right", fontsize="small")
+    return _figure_html(
+        display.figure_, "ImportanceSelector: features, and the probes as a band"
+    )
+
+
+def selector_html(
+    selector, feature_names, notes, top=None, *, task="regression", target_unit=""
+):
+    """What ImportanceSelector kept, with p-values, bars of the leading
+    features, the probes as one band, and the unit; ``notes`` above the
+    figure."""
     n_groups = len(selector.groups_)
     result = selector.importances_
-    n_rows = len(result.feature_names)
-    shown = n_rows if top is None else min(n_rows, 2 * top)
-    figure = _new_figure(7.5, min(max(3, 0.25 * shown + 1.4), 14))
-    ImportanceDisplay.from_selector(
-        selector, ax=figure.subplots(), errorbars=False, max_features=shown
-    )
-    figure_html = _figure_html(figure, "ImportanceSelector: features and probes")
-
+    shown = n_groups if top is None else min(n_groups, top)
+    unit = _selector_unit(selector, task, target_unit)
     names = [str(n) for n in feature_names]
+    figure_html = _selector_figure(selector, names, shown, unit)
+    probes = np.asarray(result.importances_mean, dtype=float)[n_groups:]
+
     order = np.lexsort((-result.importances_mean[:n_groups], selector.pvalues_))
     rows, classes = [], []
     for j in order:
@@ -542,29 +603,30 @@ def selector_html(selector, feature_names, notes, top=None):
     kept = [names[j] for j in np.flatnonzero(selector.support_)]
     notes = _items(notes)
     method = METHOD_TITLES.get(selector.method_, selector.method_)
+    band = (
+        f" The {len(probes)} probes are drawn as one grey band, from the lowest "
+        f"({_fmt(float(probes.min()))}) to the highest ({_fmt(float(probes.max()))}) "
+        "of their mean importances, with their median as a line; each feature "
+        "is tested against its own copies, so a bar beyond the band is not by "
+        "itself a decision (the table gives each p-value)."
+        if len(probes)
+        else ""
+    )
     return (
         "<h2>Features that beat random probes (ImportanceSelector)</h2>"
         f"<p>In each of {int(selector.n_rounds)} rounds, ImportanceSelector "
         f"added {int(result.n_probes)} probe columns (shuffled copies of the "
         "features, each named after the feature it copies), fitted a forest "
-        f"of {_e(_n_trees(selector))} trees and measured every column's "
-        f"importance ({_e(method)}). It keeps a feature only when its "
-        "importance, in units of the spread of its own copies, is above the "
-        "probes' in enough rounds (a third of them, at a level scaled to "
-        "match: one-sided p-value adjusted by "
+        f"of {_e(_n_trees(selector))} trees (--selector-trees) and measured "
+        f"every column's importance ({_e(method)}). It keeps a feature only "
+        "when its importance, in units of the spread of its own copies, is "
+        "above the probes' in enough rounds (a third of them, at a level "
+        "scaled to match: one-sided p-value adjusted by "
         f"{_e(_correction(selector.correction))} at most {selector.alpha}). It "
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
-        f"{_e(_names(kept)) or 'none'}. Bars are mean importances over the "
-        f"rounds of the {shown} leading columns (features and probes)."
-        + (
-            " MDI-oob values are impurity decreases re-measured on out-of-bag "
-            "rows, in the impurity's unit (for regression the target's variance, "
-            "in squared units of the target; for classification the Gini "
-            "impurity): compare them with the probes', not across data sets."
-            if selector.method_ == "oob_mdi"
-            else ""
-        )
-        + "</p>"
+        f"{_e(_names(kept)) or 'none'}. Bars are the mean importances over the "
+        f"rounds of the {shown} leading features, in {_e(unit)}: compare them "
+        f"with the probes', not across data sets.{_e(band)}</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
         + figure_html
         + _folded(
@@ -619,10 +681,43 @@ def _clustered_order(matrix):
     return leaves_list(linkage(squareform(distance, checks=False), "average"))
 
 
-def dependence_html(analyzer, n_features=None, n_rows=None):
+#: The colour bar's label, on two lines so that it fits the smallest heatmap.
+COLORBAR_LABEL = "dependence, or its drop\nwhen a feature is shuffled"
+#: Drops at most this large are not written in their cells.
+WRITTEN_ABOVE = 0.05
+
+
+def _cells_text(matrix, names):
+    """What the heatmap's cells mean, including the blank ones and those
+    above 1, for the sentence under it."""
+    finite = matrix[np.isfinite(matrix)]
+    text = (
+        "Blank cells: the diagonal (a feature is not used to predict itself), "
+        "the row of a constant feature (nothing to predict), and drops of at "
+        f"most {WRITTEN_ABOVE:g} (negative ones included), drawn nearly white "
+        "and not written."
+    )
+    if finite.size and finite.max() > 1:
+        i, k = np.unravel_index(np.nanargmax(matrix), matrix.shape)
+        text += (
+            f" A drop can exceed 1 (here up to {finite.max():.2f}, {names[i]} "
+            f"when {names[k]} is shuffled): R² falls below 0 when the shuffled "
+            "input makes the forest predict worse than always predicting the "
+            "mean, so the drop is the dependence plus that shortfall; such a "
+            "feature is explained mostly by the shuffled one."
+        )
+    else:
+        text += (
+            " A drop can exceed 1 when a shuffled input makes the forest "
+            "predict worse than the mean (R² below 0); none does here."
+        )
+    return text
+
+
+def dependence_html(analyzer, n_features=None, n_rows=None, n_trees=None):
     """The dependence heatmap (clustered, on a colour scale that fits the
-    values) and what DependenceAnalyzer would drop; None (fewer than two
-    features) says there is nothing to measure."""
+    values), what its cells mean, and what DependenceAnalyzer would drop;
+    None (fewer than two features) says there is nothing to measure."""
     from .._plot.dependence import DependenceDisplay
 
     if analyzer is None:
@@ -641,10 +736,13 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
         matrix,
         names,
         dropped=~np.asarray(analyzer.support_, dtype=bool)[order],
-    ).plot(ax=figure.subplots(), sort=False, text_kw={"fontsize": 9})
-    display.colorbar_.set_label(
-        "dependence (first column), or its drop when a feature is shuffled"
+    ).plot(
+        ax=figure.subplots(),
+        sort=False,
+        value_threshold=WRITTEN_ABOVE,
+        text_kw={"fontsize": 9},
     )
+    display.colorbar_.set_label(COLORBAR_LABEL)
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
@@ -678,19 +776,26 @@ def dependence_html(analyzer, n_features=None, n_rows=None):
         )
     if n_rows is not None:
         scope += (" and" if scope else " Measured") + (
-            f" on at most {n_rows} rows (--dependence-rows)."
+            f" on at most {n_rows} rows (--dependence-rows)"
         )
+    if n_trees is not None:
+        scope += (" with" if scope else " Measured with") + (
+            f" forests of {n_trees} trees (--dependence-trees)"
+        )
+    scope += "." if scope else ""
     return (
         "<h2>Dependence between features</h2>"
         "<p>The dependence of a feature is how well a forest predicts it from all "
-        "the other features (out-of-bag R², or chance-corrected accuracy for "
-        "categories): near 1, the feature is redundant. The first column is the "
+        "the other features shown here (out-of-bag R², or chance-corrected "
+        "accuracy for categories): near 1, the feature is redundant; at 0 or "
+        "below, the others do not predict it. The first column is the "
         "dependence; the others say how much it drops when each other feature is "
         "shuffled, i.e. which features explain it (features that explain each "
         "other are placed together). Redundant features share their "
         "importance, so a low importance above may only mean that another column "
         f"carries the same information.{_e(scope)}</p>"
         + figure_html
+        + f"<p class='note'>{_e(_cells_text(matrix, names))}</p>"
         + f"<p>{_e(verdict)}</p>"
         + table
     )
@@ -792,6 +897,11 @@ def conditional_html(
             (np.mean(s) for s in conditional.get("sampler_scores", [])),
         )
     )
+    dependences = {}
+    if analyzer is not None:
+        dependences = dict(
+            zip(map(str, analyzer.feature_names_in_), map(float, analyzer.dependence_))
+        )
 
     def row(feature):
         o_mean, o_std = ordinary_values[feature]
@@ -804,6 +914,8 @@ def conditional_html(
             _fmt(float(c_std)),
             _fmt(float(model_scores[feature])) if feature in model_scores else "",
         ]
+        if dependences:
+            cells.append(_fmt(dependences[feature]) if feature in dependences else "")
         return cells
 
     header = [
@@ -812,8 +924,10 @@ def conditional_html(
         "± sd",
         "conditional",
         "± sd",
-        "predicted from the others (out-of-bag R² or accuracy)",
+        "its sampler's fit (out-of-bag R² or accuracy)",
     ]
+    if dependences:
+        header.append("dependence (heatmap)")
     if disagree:
         rows = []
         for feature in disagree:
@@ -849,10 +963,26 @@ def conditional_html(
         0,
         "Both importances of every compared feature and the random column",
     )
+    fit_text = (
+        "The sampler's fit is how well the forest that draws a feature's "
+        "plausible values predicts it from every other column of the model (the "
+        "random one included), out of bag on the held-out rows measured here "
+        "(accuracy for categories, not corrected for chance)"
+        + (
+            ". It is not the dependence of the heatmap, which predicts the "
+            "feature from the leading features only, on other rows "
+            "(--dependence-rows), with other forests, and corrects accuracy for "
+            "chance: the two answer the same question on different inputs and "
+            "rows, so they differ (both are shown)."
+            if dependences
+            else "."
+        )
+    )
     return (
         heading
         + intro
         + f"<p>{_e(compared)} {_e(rule)}{_e(scope)}</p>"
+        + f"<p class='note'>{_e(fit_text)}</p>"
         + finding
         + table
         + everything

@@ -1,4 +1,6 @@
-"""The report's steps in order, from the input to the HTML file."""
+"""The report's steps in order: prepare (split and encode once), measure
+(every stage on the one coding), decide (the verdicts, ``_verdicts``), then
+render (``_html``), and write the file."""
 
 import warnings
 from contextlib import contextmanager
@@ -15,6 +17,7 @@ from ._analysis import (
     measure_importances,
     plan_conditional,
     plan_methods,
+    prepare_inputs,
     select_features,
     top_features,
 )
@@ -33,7 +36,7 @@ from ._html import (
     summary_html,
     warnings_html,
 )
-from ._verdicts import clearly_above, conditional_disagreements
+from ._verdicts import clearly_above, conditional_disagreements, decide
 
 
 def run_report(args, methods):
@@ -44,7 +47,7 @@ def run_report(args, methods):
     under the step that raised them, instead of the terminal.
     """
     progress = Progress(PROG, not args.quiet, command=True)
-    frame, target, source, sep = load_table(
+    table = load_table(
         args.data,
         args.target,
         args.demo,
@@ -52,26 +55,32 @@ def run_report(args, methods):
         encoding=args.encoding,
         decimal=args.decimal,
     )
+    target, source, sep = table.target, table.source, table.sep
     data = prepare_data(
-        frame,
+        table.frame,
         target,
         args.task,
         args.max_rows,
         args.random_state,
-        decimal=args.decimal,
+        decimal=table.decimal,
         log_target=args.log_target,
+        read_notes=table.notes,
     )
     progress(
         f"{len(data.y)} rows, {data.X.shape[1]} features, target {target!r} "
         f"({data.task})"
         + (f"; {len(data.excluded)} column(s) left out" if data.excluded else "")
     )
+    for note in table.notes:
+        progress(note)
     caught = []
     facts = _analysis(data, methods, args, progress, caught)
+    decided = decide(data, facts, args)
     sections = [
-        summary_html(data, facts, args),
+        summary_html(data, facts, decided, args),
         overview_html(source, target, data, facts.methods, sep),
-    ] + facts.sections
+        *_sections(data, facts, args),
+    ]
     if caught:
         progress(f"{len(caught)} distinct warning(s), listed in the report")
         sections.append(warnings_html(caught))
@@ -104,24 +113,72 @@ def _step(name, caught):
 
 
 def _analysis(data, methods, options, progress, caught):
-    """Fit, measure and render each step not skipped; the sections and the
-    facts the summary is made of."""
+    """Split and encode once, then measure every stage not skipped: the
+    facts the page is made of (nothing rendered here)."""
     verbose = progress.verbose
     facts = Bunch(
         methods=list(methods),
-        sections=[],
         results=None,
         selector=None,
+        selector_notes=[],
         analyzer=None,
         conditional=None,
+        comparison=None,
         shared=[],
         top=[],
         method_notes=[],
     )
+    inputs = prepare_inputs(data, options)
     with _step("model", caught):
-        fitted = fit_model(data, options, progress)
-    facts.fitted = fitted
-    facts.sections.append(
+        facts.fitted = fit_model(inputs, options, progress)
+    features = [str(c) for c in data.X.columns]
+    if "importances" in options.skip:
+        facts.top = features[: options.top]
+    else:
+        planned, notes, short = plan_methods(
+            methods,
+            inputs.fit_seconds,
+            data.X.shape[1],
+            options.time_budget,
+            len(inputs.test),
+        )
+        if short:
+            progress(short)
+        facts.methods, facts.method_notes = planned, notes
+        with _step("importances", caught):
+            facts.results = measure_importances(inputs, planned, options, progress)
+        facts.top = top_features(facts.results, inputs.random_name, options.top)
+
+    if "selector" not in options.skip:
+        with (
+            _step("ImportanceSelector", caught),
+            progress.stage("ImportanceSelector (probes and p-values)", inner=True),
+        ):
+            facts.selector, facts.selector_notes = select_features(
+                inputs, options, verbose
+            )
+
+    if "dependence" not in options.skip:
+        chosen = facts.top[: options.top]
+        with (
+            _step("dependence", caught),
+            progress.stage(
+                f"DependenceAnalyzer ({len(chosen)} features, one forest each)",
+                inner=True,
+            ),
+        ):
+            facts.analyzer = analyse_dependence(inputs, chosen, options, verbose)
+
+    if "conditional" not in options.skip:
+        facts.comparison = _conditional(facts, options, progress, caught)
+    return facts
+
+
+def _sections(data, facts, options):
+    """The page's sections after the summary and the data, rendered from
+    the facts."""
+    fitted = facts.fitted
+    sections = [
         score_html(
             fitted.score,
             fitted.chance,
@@ -131,87 +188,79 @@ def _analysis(data, methods, options, progress, caught):
             options.scoring,
             fitted.model[-1],
         )
-    )
-    features = [str(c) for c in data.X.columns]
-    if "importances" in options.skip:
-        facts.sections.append(skipped_html("Importances", "importances"))
-        facts.top = features[: options.top]
+    ]
+    if facts.results is None:
+        sections.append(skipped_html("Importances", "importances"))
     else:
-        planned, notes, short = plan_methods(
-            methods,
-            fitted.fit_seconds,
-            data.X.shape[1],
-            options.time_budget,
-            len(fitted.test),
-        )
-        if short:
-            progress(short)
-        facts.methods, facts.method_notes = planned, notes
-        with _step("importances", caught):
-            results = measure_importances(
-                fitted.model,
-                fitted.X,
-                fitted.y,
-                fitted.train,
-                fitted.test,
-                planned,
-                options,
-                progress,
+        sections.append(
+            importance_html(
+                facts.results,
+                fitted.random_name,
+                data.task,
+                options.top,
+                facts.method_notes,
             )
-        facts.results = results
-        facts.top = top_features(results, fitted.random_name, options.top)
-        facts.sections.append(
-            importance_html(results, fitted.random_name, data.task, options.top, notes)
         )
-
-    if "selector" in options.skip:
-        facts.sections.append(skipped_html("ImportanceSelector", "selector"))
+    if facts.selector is None:
+        sections.append(skipped_html("ImportanceSelector", "selector"))
     else:
-        with (
-            _step("ImportanceSelector", caught),
-            progress.stage("ImportanceSelector (probes and p-values)", inner=True),
-        ):
-            selector, notes = select_features(data, options, verbose)
-        facts.selector = selector
-        facts.sections.append(
-            selector_html(selector, data.X.columns, notes, options.top)
+        sections.append(
+            selector_html(
+                facts.selector,
+                data.X.columns,
+                facts.selector_notes,
+                options.top,
+                task=data.task,
+                target_unit=data.target_unit,
+            )
         )
-
     if "dependence" in options.skip:
-        facts.sections.append(skipped_html("Dependence", "dependence"))
+        sections.append(skipped_html("Dependence", "dependence"))
     else:
-        chosen = facts.top[: options.top]
-        with (
-            _step("dependence", caught),
-            progress.stage(
-                f"DependenceAnalyzer ({len(chosen)} features, one forest each)",
-                inner=True,
-            ),
-        ):
-            analyzer = analyse_dependence(data, chosen, options, verbose)
-        facts.analyzer = analyzer
-        facts.sections.append(
-            dependence_html(analyzer, len(features), options.dependence_rows)
+        sections.append(
+            dependence_html(
+                facts.analyzer,
+                len(data.X.columns),
+                options.dependence_rows,
+                options.dependence_trees,
+            )
         )
-
-    if "conditional" in options.skip:
-        facts.sections.append(
+    if facts.comparison is None:
+        sections.append(
             skipped_html("Ordinary and conditional permutation", "conditional")
         )
     else:
-        facts.sections.append(_conditional(facts, options, progress, caught))
-    return facts
+        sections.append(
+            conditional_html(
+                **facts.comparison,
+                n_held_out=len(fitted.test),
+                n_features=len(facts.top),
+                analyzer=facts.analyzer,
+            )
+        )
+    return sections
 
 
 def _conditional(facts, options, progress, caught):
-    """The section comparing ordinary and conditional permutation importance
-    of the leading features that ordinary permutation puts clearly above the
-    random column (conditional permutation reused when it was one of the
-    methods, else measured on a sample of the held-out rows)."""
+    """What the comparison of ordinary and conditional permutation
+    importance needs, for the leading features that ordinary permutation
+    puts clearly above the random column (conditional permutation reused
+    when it was one of the methods, else measured on a sample of the
+    held-out rows): the keyword arguments of ``conditional_html`` but the
+    page's counts."""
     fitted, results = facts.fitted, facts.results or {}
     ordinary = results.get("permutation")
+    comparison = dict(
+        ordinary=ordinary,
+        conditional=None,
+        random_name=fitted.random_name,
+        candidates=[],
+        n_rows=None,
+        note=None,
+        missing=ordinary is None,
+    )
     if ordinary is None:
-        return conditional_html(None, None, fitted.random_name, [], missing=True)
+        return comparison
     above = clearly_above("permutation", ordinary, fitted.random_name)
     candidates = [f for f in facts.top[: options.top] if above.get(f)]
     conditional = results.get("conditional_permutation")
@@ -251,14 +300,7 @@ def _conditional(facts, options, progress, caught):
             )
             if f in candidates
         ]
-    return conditional_html(
-        ordinary,
-        conditional,
-        fitted.random_name,
-        candidates,
-        n_rows=n_rows,
-        n_held_out=len(fitted.test),
-        n_features=len(facts.top),
-        note=note,
-        analyzer=facts.analyzer,
+    comparison.update(
+        conditional=conditional, candidates=candidates, n_rows=n_rows, note=note
     )
+    return comparison

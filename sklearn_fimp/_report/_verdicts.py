@@ -14,6 +14,7 @@ decides a verdict. ``_html.py`` renders what this module decides.
 """
 
 import numpy as np
+from sklearn.utils import Bunch
 
 from ._analysis import METHOD_TITLES, has_spread
 from ._common import fmt as _fmt
@@ -112,6 +113,33 @@ def verdicts(facts):
     order = {n: i for i, n in enumerate(facts.top)}
     rank = lambda n: order.get(n, len(order))  # noqa: E731
     return sorted(matter, key=rank), sorted(uncertain, key=rank), noise
+
+
+def redundant_features(analyzer):
+    """``[(feature, explained_by)]``: what DependenceAnalyzer would drop, in
+    its order (empty when the dependence step did not run)."""
+    if analyzer is None:
+        return []
+    path = analyzer.elimination_path_
+    return list(zip(map(str, path["feature"]), path["explained_by"]))
+
+
+def decide(data, facts, options):
+    """Every verdict of the page, once, from the measured ``facts``: a Bunch
+    with ``matter``, ``uncertain`` and ``noise`` (see :func:`verdicts`),
+    ``evidence`` (what decided), ``why`` (what leaves each uncertain
+    feature undecided), ``redundant`` and the next ``steps``."""
+    matter, uncertain, noise = verdicts(facts)
+    redundant = redundant_features(facts.get("analyzer"))
+    return Bunch(
+        matter=matter,
+        uncertain=uncertain,
+        noise=noise,
+        evidence=deciding_evidence(facts),
+        why=why_uncertain(facts, uncertain),
+        redundant=redundant,
+        steps=next_steps(data, facts, options, matter, noise, redundant, uncertain),
+    )
 
 
 def why_uncertain(facts, names):
