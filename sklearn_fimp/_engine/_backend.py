@@ -45,11 +45,15 @@ from ._changes import (
     numpy_add_leaf_values,
     numpy_task_changes,
     numpy_tree_moves,
+    oblivious_add_leaf_values,
+    oblivious_task_changes,
 )
 from ._kernels import NODE_DTYPE, load_kernels
 from ._routing import (
+    ObliviousRouting,
     affected_rows,
     route_forest_compiled,
+    route_oblivious,
     route_tree_compiled,
     route_tree_numpy,
 )
@@ -84,6 +88,78 @@ def category_sets(tree_):
     return sets, tree_.category_words
 
 
+class ObliviousLevels(NamedTuple):
+    """An ensemble of oblivious trees, level by level, for the compiled
+    kernels: tree ``t``'s levels (root first) are ``offset[t]:offset[t + 1]``
+    of ``column``, ``threshold`` and ``missing_left``; a row's leaf number
+    has bit ``d`` set when the row goes right at level ``d``, and
+    ``tables[t][number]`` are that leaf's values in all outputs."""
+
+    offset: np.ndarray
+    column: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray
+    tables: list
+    table_addresses: np.ndarray
+
+    @classmethod
+    def of(cls, packed):
+        """The levels of a :class:`PackedForest` whose every tree is
+        oblivious, else None."""
+        offset, columns, thresholds, missing, tables = [0], [], [], [], []
+        for t in range(len(packed.node_offset)):
+            nodes = packed.tree_nodes(t).nodes
+            levels = oblivious_tree_levels(nodes)
+            if levels is None:
+                return None
+            splits, leaves = levels
+            offset.append(offset[-1] + len(splits))
+            columns.append(nodes["column"][splits])
+            thresholds.append(nodes["threshold"][splits])
+            missing.append(nodes["missing_left"][splits])
+            tables.append(np.ascontiguousarray(packed.tables[t][leaves]))
+        return cls(
+            np.asarray(offset, dtype=np.int64),
+            np.concatenate(columns).astype(np.int32),
+            np.concatenate(thresholds).astype(np.float64),
+            np.concatenate(missing).astype(np.uint8),
+            tables,
+            np.array([table.ctypes.data for table in tables], dtype=np.uintp),
+        )
+
+
+def oblivious_tree_levels(nodes):
+    """For a tree (``NODE_DTYPE`` records) whose every level splits all its
+    nodes on one column, threshold and missing direction, with no
+    categorical split and every leaf at the same depth: one split node per
+    level (root first) and the leaf node of each leaf number (bit ``d`` set:
+    right at level ``d``). None for any other tree."""
+    level = np.zeros(1, dtype=np.int64)
+    splits = []
+    # at most log2(node count) levels
+    while nodes["left"][level[0]] != -1:
+        if len(splits) > 30:
+            return None
+        records = nodes[level]
+        first = records[0]
+        same = (
+            (records["left"] != -1)
+            & (records["column"] == first["column"])
+            & (records["threshold"] == first["threshold"])
+            & (records["missing_left"] == first["missing_left"])
+            & (records["category_set"] < 0)
+        )
+        if not same.all():
+            return None
+        splits.append(level[0])
+        # leaf numbers: a level's nodes in the order of their numbers' low
+        # bits, its left children first (bit 0), then its right ones
+        level = np.concatenate([records["left"], records["right"]])
+    if (nodes["left"][level] != -1).any():
+        return None
+    return np.asarray(splits, dtype=np.int64), level
+
+
 class PackedForest(NamedTuple):
     """Every tree's nodes, one after the other, for the compiled kernels."""
 
@@ -97,6 +173,10 @@ class PackedForest(NamedTuple):
     #: addresses of those arrays, which the kernels read
     tables: list
     table_addresses: np.ndarray
+    #: the :class:`ObliviousLevels` of an ensemble of oblivious trees
+    #: (CatBoost's, stumps), which the kernels route and re-route by leaf
+    #: numbers instead of paths; None for other ensembles
+    oblivious: object = None
 
     @classmethod
     def of(cls, ensemble):
@@ -136,7 +216,8 @@ class PackedForest(NamedTuple):
                 table[:, term.columns] = term.table
             tables.append(table)
         addresses = np.array([table.ctypes.data for table in tables], dtype=np.uintp)
-        return cls(node_offset, nodes, threshold32, categories, tables, addresses)
+        packed = cls(node_offset, nodes, threshold32, categories, tables, addresses)
+        return packed._replace(oblivious=ObliviousLevels.of(packed))
 
     def tree_nodes(self, t):
         """Tree ``t``'s nodes (views)."""
@@ -236,6 +317,10 @@ class CompiledBackend:
         )
 
     def route_chunk(self, ensemble, X_chunk, rows_in_chunk, parallel):
+        levels = ensemble.prepared.oblivious
+        if levels is not None and all(rows is None for rows in rows_in_chunk):
+            return route_oblivious(self.kernels, levels, X_chunk, parallel)
+
         def route_tree(t, X_chunk, rows):
             return self.route_tree(ensemble, t, X_chunk, rows)
 
@@ -244,9 +329,16 @@ class CompiledBackend:
         )
 
     def add_leaf_values(self, ensemble, total, routed):
-        compiled_add_leaf_values(self.kernels, ensemble, total, routed)
+        if isinstance(routed, ObliviousRouting):
+            oblivious_add_leaf_values(self.kernels, ensemble, total, routed)
+        else:
+            compiled_add_leaf_values(self.kernels, ensemble, total, routed)
 
     def task_changes(self, ensemble, routed, chunk_rows, X, tasks):
+        if isinstance(routed, ObliviousRouting):
+            return oblivious_task_changes(
+                self.kernels, ensemble, routed, chunk_rows, X, tasks
+            )
         return compiled_task_changes(
             self.kernels, ensemble, routed, chunk_rows, X, tasks
         )

@@ -117,18 +117,14 @@ def numpy_task_changes(ensemble, routed, chunk_rows, X, tasks):
         yield change
 
 
-def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
-    """:func:`numpy_task_changes` with the compiled kernels, which take the
-    tasks a batch at a time (``TASK_BYTES``), reading each tree's nodes once
-    per batch (``routed``: the chunk's :class:`RoutedForest`)."""
-    n_rows, n_outputs = len(chunk_rows), ensemble.n_outputs
+def _task_batches(n_rows, n_outputs, chunk_rows, X, tasks):
+    """The tasks a batch at a time (``TASK_BYTES``): each batch's tasks, the
+    values each gives its group's columns (column by column, as float32) and
+    the groups as the kernels take them (``group_ptr``, ``group_columns``)."""
     widest = max(len(columns) for columns, _ in tasks)
     batch_size = _budgets.task_batch_size(n_rows, n_outputs, widest)
-    forest = ensemble.prepared
     for first in range(0, len(tasks), batch_size):
         batch = tasks[first : first + batch_size]
-        changes = np.zeros((len(batch), n_rows, n_outputs))
-        # the values each task gives its group's columns, column by column
         values = np.concatenate(
             [
                 replacement.values(X, chunk_rows, columns).T
@@ -137,6 +133,19 @@ def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
         ).astype(np.float32, order="C", copy=False)
         groups = [np.asarray(columns, dtype=np.int64) for columns, _ in batch]
         group_ptr = np.concatenate([[0], np.cumsum([len(group) for group in groups])])
+        yield batch, values, group_ptr.astype(np.int64), np.concatenate(groups)
+
+
+def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
+    """:func:`numpy_task_changes` with the compiled kernels, which take the
+    tasks a batch at a time (``TASK_BYTES``), reading each tree's nodes once
+    per batch (``routed``: the chunk's :class:`RoutedForest`)."""
+    n_rows, n_outputs = len(chunk_rows), ensemble.n_outputs
+    forest = ensemble.prepared
+    for batch, values, group_ptr, group_columns in _task_batches(
+        n_rows, n_outputs, chunk_rows, X, tasks
+    ):
+        changes = np.zeros((len(batch), n_rows, n_outputs))
         kernels.add_moved_changes(
             node_offset=forest.node_offset,
             nodes=forest.nodes,
@@ -151,8 +160,31 @@ def compiled_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
             X=X,
             chunk_start=chunk_rows[0],
             values=values,
-            group_ptr=group_ptr.astype(np.int64),
-            group_columns=np.concatenate(groups),
+            group_ptr=group_ptr,
+            group_columns=group_columns,
+            out=changes,
+        )
+        yield from changes
+
+
+def oblivious_task_changes(kernels, ensemble, routed, chunk_rows, X, tasks):
+    """:func:`compiled_task_changes` for an ensemble of oblivious trees
+    (``routed``: the chunk's :class:`ObliviousRouting`): a replaced column
+    changes the bits of its own levels in each row's leaf number, with no
+    descent; the same changes, summed in the same order."""
+    n_rows, n_outputs = len(chunk_rows), ensemble.n_outputs
+    for batch, values, group_ptr, group_columns in _task_batches(
+        n_rows, n_outputs, chunk_rows, X, tasks
+    ):
+        changes = np.zeros((len(batch), n_rows, n_outputs))
+        kernels.oblivious_changes(
+            levels=ensemble.prepared.oblivious,
+            n_outputs=n_outputs,
+            bits=routed.bits,
+            n_columns=X.shape[1],
+            values=values,
+            group_ptr=group_ptr,
+            group_columns=group_columns,
             out=changes,
         )
         yield from changes
@@ -168,6 +200,16 @@ def numpy_add_leaf_values(ensemble, total, routed):
         else:
             reached = np.arange(len(total))[reached]
             total[np.ix_(reached, term.columns)] += term.table[routing.leaves]
+
+
+def oblivious_add_leaf_values(kernels, ensemble, total, routed):
+    """:func:`compiled_add_leaf_values` for an ensemble of oblivious trees."""
+    kernels.oblivious_add_leaf_values(
+        levels=ensemble.prepared.oblivious,
+        n_outputs=ensemble.n_outputs,
+        bits=routed.bits,
+        out=total,
+    )
 
 
 def compiled_add_leaf_values(kernels, ensemble, total, routed):

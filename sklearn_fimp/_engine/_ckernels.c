@@ -503,6 +503,164 @@ void add_leaf_values(int64_t n_trees, const uintptr_t *tables,
     }
 }
 
+/*
+ * Oblivious trees (every node of a level splits on the same column and
+ * threshold with the same missing direction, as CatBoost grows them, or a
+ * stump): tree t's levels, root first, are level_offset[t] ...
+ * level_offset[t + 1] of level_column, level_threshold and
+ * level_missing_left, and a row's leaf is the number whose bit d says that
+ * the row goes right at level d (the same rule as next_node). Its table,
+ * at address tables[t], holds one row of n_outputs values per such
+ * number. No pair and no descent: a replaced column changes the bits of
+ * its own levels only.
+ */
+static inline int32_t goes_right(float x, double threshold, uint8_t missing_left)
+{
+    /* without a branch: the rows' values are unpredictable */
+    int32_t missing = x != x;
+    return (missing & !missing_left) | (!missing & !((double)x <= threshold));
+}
+
+/* The leaf numbers of rows X[0], ..., X[n_rows - 1] in trees first_tree ...
+ * last_tree - 1, in bits[t * n_rows + i]. */
+void oblivious_leaves(int64_t first_tree, int64_t last_tree,
+                      const int64_t *level_offset, const int32_t *level_column,
+                      const double *level_threshold,
+                      const uint8_t *level_missing_left, const float *X,
+                      int64_t n_columns, int64_t n_rows, int32_t *bits)
+{
+    for (int64_t t = first_tree; t < last_tree; t++) {
+        int64_t first = level_offset[t], depth = level_offset[t + 1] - first;
+        int32_t *tree_bits = bits + t * n_rows;
+        for (int64_t i = 0; i < n_rows; i++) {
+            const float *row = X + i * n_columns;
+            int32_t b = 0;
+            for (int64_t d = 0; d < depth; d++) {
+                b |= goes_right(row[level_column[first + d]],
+                                level_threshold[first + d],
+                                level_missing_left[first + d])
+                     << d;
+            }
+            tree_bits[i] = b;
+        }
+    }
+}
+
+/* Add to out (n_rows x n_outputs) every tree's leaf values, tree after
+ * tree in order, as add_leaf_values does. */
+void oblivious_add_leaf_values(int64_t n_trees, const uintptr_t *tables,
+                               int64_t n_outputs, const int32_t *bits,
+                               int64_t n_rows, double *out)
+{
+    for (int64_t t = 0; t < n_trees; t++) {
+        const double *table = (const double *)tables[t];
+        const int32_t *tree_bits = bits + t * n_rows;
+        for (int64_t i = 0; i < n_rows; i++) {
+            const double *values = table + (int64_t)tree_bits[i] * n_outputs;
+            double *row_out = out + i * n_outputs;
+            for (int64_t o = 0; o < n_outputs; o++) {
+                row_out[o] += values[o];
+            }
+        }
+    }
+}
+
+/*
+ * add_moved_changes for oblivious trees, on every row of a chunk (row i is
+ * X row chunk_start + i and out's row i; n_rows of them): for each task k,
+ * whose group group_columns[group_ptr[k] ... group_ptr[k + 1]) takes the
+ * values values[(group_ptr[k] + j) * n_rows + i], add to
+ * out[k * n_rows * n_outputs ...] each tree's change of leaf value on the
+ * rows whose leaf changes, tree after tree in order (the same sums, in the
+ * same order, as add_moved_changes). Returns the number of (row, tree,
+ * task) triples that changed leaf, or -1 when out of memory.
+ */
+int64_t oblivious_changes(int64_t n_trees, const int64_t *level_offset,
+                          const int32_t *level_column,
+                          const double *level_threshold,
+                          const uint8_t *level_missing_left,
+                          const uintptr_t *tables, int64_t n_outputs,
+                          const int32_t *bits, int64_t n_rows,
+                          int64_t n_columns, int64_t n_tasks,
+                          const float *values, const int64_t *group_ptr,
+                          const int64_t *group_columns, double *out)
+{
+    int64_t deepest = 1;
+    for (int64_t t = 0; t < n_trees; t++) {
+        if (level_offset[t + 1] - level_offset[t] > deepest) {
+            deepest = level_offset[t + 1] - level_offset[t];
+        }
+    }
+    int32_t *slot = malloc((n_columns > 0 ? n_columns : 1) * sizeof(int32_t));
+    int64_t *levels = malloc(deepest * sizeof(int64_t));
+    const float **level_values = malloc(deepest * sizeof(float *));
+    if (slot == NULL || levels == NULL || level_values == NULL) {
+        free(slot);
+        free(levels);
+        free(level_values);
+        return -1;
+    }
+    for (int64_t c = 0; c < n_columns; c++) {
+        slot[c] = -1;
+    }
+    int64_t n_moved = 0;
+    for (int64_t t = 0; t < n_trees; t++) {
+        int64_t first_level = level_offset[t];
+        int64_t depth = level_offset[t + 1] - first_level;
+        const double *table = (const double *)tables[t];
+        const int32_t *tree_bits = bits + t * n_rows;
+        for (int64_t k = 0; k < n_tasks; k++) {
+            int64_t first = group_ptr[k], n_group = group_ptr[k + 1] - first;
+            for (int64_t g = 0; g < n_group; g++) {
+                slot[group_columns[first + g]] = (int32_t)g;
+            }
+            /* the tree's levels on the group's columns, and their values */
+            int32_t mask = 0;
+            int64_t n_levels = 0;
+            for (int64_t d = 0; d < depth; d++) {
+                int32_t g = slot[level_column[first_level + d]];
+                if (g >= 0) {
+                    mask |= (int32_t)1 << d;
+                    levels[n_levels] = d;
+                    level_values[n_levels] = values + (first + g) * n_rows;
+                    n_levels++;
+                }
+            }
+            for (int64_t g = 0; g < n_group; g++) {
+                slot[group_columns[first + g]] = -1;
+            }
+            if (mask == 0) {
+                continue;
+            }
+            double *task_out = out + k * n_rows * n_outputs;
+            for (int64_t i = 0; i < n_rows; i++) {
+                int32_t old = tree_bits[i], leaf = old & ~mask;
+                for (int64_t j = 0; j < n_levels; j++) {
+                    int64_t d = levels[j];
+                    leaf |= goes_right(level_values[j][i],
+                                       level_threshold[first_level + d],
+                                       level_missing_left[first_level + d])
+                            << d;
+                }
+                /* added whether the leaf changed or not: without a branch,
+                 * and gained - lost is +0.0 when it did not, which leaves
+                 * the sum as it was (it starts at +0.0) */
+                n_moved += leaf != old;
+                const double *gained = table + (int64_t)leaf * n_outputs;
+                const double *lost = table + (int64_t)old * n_outputs;
+                double *row_out = task_out + i * n_outputs;
+                for (int64_t o = 0; o < n_outputs; o++) {
+                    row_out[o] += gained[o] - lost[o];
+                }
+            }
+        }
+    }
+    free(slot);
+    free(levels);
+    free(level_values);
+    return n_moved;
+}
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_ckernels",
     "Compiled inner loops of the tree engine; called through ctypes.", -1,

@@ -62,6 +62,7 @@ _INT64 = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
 _INT32 = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
 _FLOAT32 = np.ctypeslib.ndpointer(np.float32, flags="C_CONTIGUOUS")
 _UINT32 = np.ctypeslib.ndpointer(np.uint32, flags="C_CONTIGUOUS")
+_UINT8 = np.ctypeslib.ndpointer(np.uint8, flags="C_CONTIGUOUS")
 _FLOAT64 = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
 _ADDRESSES = np.ctypeslib.ndpointer(np.uintp, flags="C_CONTIGUOUS")
 _SIZE = ctypes.c_int64
@@ -99,6 +100,20 @@ def _signatures(node_dtype, pair_dtype):
         "add_leaf_values": (
             None,
             [_SIZE, _ADDRESSES, _SIZE, _INT64, _INT64, _INT64, _FLOAT64],
+        ),
+        "oblivious_leaves": (
+            None,
+            [_SIZE, _SIZE, _INT64, _INT32, _FLOAT64, _UINT8, _FLOAT32, _SIZE, _SIZE]
+            + [_INT32],
+        ),
+        "oblivious_add_leaf_values": (
+            None,
+            [_SIZE, _ADDRESSES, _SIZE, _INT32, _SIZE, _FLOAT64],
+        ),
+        "oblivious_changes": (
+            ctypes.c_int64,
+            [_SIZE, _INT64, _INT32, _FLOAT64, _UINT8, _ADDRESSES, _SIZE, _INT32]
+            + [_SIZE, _SIZE, _SIZE, _FLOAT32, _INT64, _INT64, _FLOAT64],
         ),
     }
 
@@ -318,6 +333,65 @@ class CompiledKernels:
             positions,
             leaves,
             out,
+        )
+
+    def oblivious_leaves(self, *, levels, first_tree, last_tree, X, bits):
+        """Write into ``bits[t]`` (trees ``first_tree`` to ``last_tree - 1``)
+        the leaf numbers of the rows of X in the oblivious trees of
+        ``levels`` (an :class:`~._backend.ObliviousLevels`)."""
+        self._library.oblivious_leaves(
+            first_tree,
+            last_tree,
+            levels.offset,
+            levels.column,
+            levels.threshold,
+            levels.missing_left,
+            X,
+            X.shape[1],
+            X.shape[0],
+            bits,
+        )
+
+    def oblivious_add_leaf_values(self, *, levels, n_outputs, bits, out):
+        """Add to ``out`` every oblivious tree's leaf values on the rows of
+        ``bits`` (n_trees x n_rows), tree after tree in order."""
+        self._library.oblivious_add_leaf_values(
+            bits.shape[0], levels.table_addresses, n_outputs, bits, bits.shape[1], out
+        )
+
+    def oblivious_changes(
+        self,
+        *,
+        levels,
+        n_outputs,
+        bits,
+        n_columns,
+        values,
+        group_ptr,
+        group_columns,
+        out,
+    ):
+        """:meth:`add_moved_changes` for the oblivious trees of ``levels``
+        on every row of a chunk (``bits``: n_trees x n_rows). Returns the
+        number of (row, tree, task) triples that change leaf."""
+        return _check_status(
+            self._library.oblivious_changes(
+                bits.shape[0],
+                levels.offset,
+                levels.column,
+                levels.threshold,
+                levels.missing_left,
+                levels.table_addresses,
+                n_outputs,
+                bits,
+                bits.shape[1],
+                n_columns,
+                len(group_ptr) - 1,
+                values,
+                group_ptr,
+                group_columns,
+                out,
+            )
         )
 
 

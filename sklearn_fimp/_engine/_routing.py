@@ -18,7 +18,7 @@ Both backends' routings are here: the NumPy one from the tree's
 from typing import NamedTuple
 
 import numpy as np
-from joblib import delayed
+from joblib import delayed, effective_n_jobs
 
 from .._utils._compat import decision_path
 from ._kernels import PAIR_DTYPE
@@ -54,6 +54,32 @@ class RoutedForest(NamedTuple):
     pair_addresses: np.ndarray
     #: the per-tree routings, which own the pairs
     routings: list
+
+
+class ObliviousRouting(NamedTuple):
+    """Every oblivious tree's leaf number of every row of a chunk
+    (n_trees x n_rows; see ``_backend.ObliviousLevels``)."""
+
+    bits: np.ndarray
+
+
+def route_oblivious(kernels, levels, X_chunk, parallel):
+    """The leaf numbers of a chunk's rows in every oblivious tree, the trees
+    split between the threads of ``parallel``."""
+    X_chunk = np.ascontiguousarray(X_chunk, dtype=np.float32)
+    n_trees = len(levels.offset) - 1
+    bits = np.empty((n_trees, X_chunk.shape[0]), dtype=np.int32)
+    parts = np.array_split(
+        np.arange(n_trees), max(1, min(effective_n_jobs(parallel.n_jobs), n_trees))
+    )
+
+    def route(first, last):
+        kernels.oblivious_leaves(
+            levels=levels, first_tree=first, last_tree=last, X=X_chunk, bits=bits
+        )
+
+    parallel(delayed(route)(part[0], part[-1] + 1) for part in parts if len(part))
+    return ObliviousRouting(bits)
 
 
 def tree_input(term, X_rows):
