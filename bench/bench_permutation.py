@@ -54,7 +54,9 @@ Workloads:
 On P1 and P2, each model's row times, with n_repeats=3 and random_state=0,
 sklearn_fimp's permutation_importance of the Pipeline, scikit-learn's on
 the same Pipeline and rows, and sklearn_fimp's of the last step alone on
-``pipeline[:-1].transform(X_test)`` (dense) with each original column's
+``pipeline[:-1].transform(X_test)``
+(made dense as the model reads it: its unstored entries as zeros, as
+missing values for XGBoost) with each original column's
 block of model inputs as a group (the same computation without the
 Pipeline), and checks that the three agree. They go to their own page,
 ``docs/bench_pipeline.rst``, so that running them does not rerun W1-W6.
@@ -128,6 +130,7 @@ from sklearn.inspection import permutation_importance as sklearn_permutation
 from sklearn.model_selection import train_test_split
 
 from sklearn_fimp import oob_permutation_importance, permutation_importance
+from sklearn_fimp._importance._pipeline import dense_inputs
 
 DEFAULT_DATA = RENT_CSV
 DOCS_TABLE = DOCS / "bench_permutation.rst"
@@ -790,11 +793,12 @@ def run_pipeline_workload(name, X, y, categorical, numeric, n_train, kinds, args
         evaluate_on_one_core(pipeline[-1])
         encoded = pipeline[:-1].transform(X_test)
         sparse = scipy.sparse.issparse(encoded)
-        inputs = encoded.toarray() if sparse else np.asarray(encoded)
+        # dense as the model reads the sparse rows: zeros to scikit-learn and
+        # LightGBM, missing values to XGBoost (sklearn_fimp's own rule)
+        inputs = np.asarray(dense_inputs(pipeline[-1], encoded))
         groups = input_blocks(pipeline, list(X.columns))
         # the Pipeline's predictions against the last step's on the dense
-        # model inputs: a model may read the rows differently once densified
-        # (XGBoost takes the entries a sparse matrix does not store as missing)
+        # model inputs: zero when the densified rows are read as the sparse
         densified = np.abs(pipeline.predict(X_test) - pipeline[-1].predict(inputs))
 
         def ours(pipeline=pipeline):
@@ -945,7 +949,8 @@ def pipeline_page(command, repeats, skipped):
         "``sklearn_fimp.permutation_importance(pipeline, X_test, y_test)``, "
         "``sklearn.inspection.permutation_importance`` on the same arguments, "
         "and sklearn_fimp's permutation_importance of the last step alone on "
-        "``pipeline[:-1].transform(X_test)`` (dense) with "
+        "``pipeline[:-1].transform(X_test)`` (made dense as the model reads it: its "
+        "unstored entries as zeros, as missing values for XGBoost) with "
         "``groups={column: the model inputs it feeds}`` (read by the script "
         "from the fitted ColumnTransformer): the same permutations of the "
         "same blocks, so that ours / ours bare is the cost of the Pipeline "
