@@ -61,7 +61,7 @@ def _analyzer(matrix, names=("a", "b", "c")):
     return Bunch(
         n_features_in_=len(names),
         feature_names_in_=np.asarray(names, dtype=object),
-        dependence_=np.array([0.8, 0.6, 0.1]),
+        dependence_=np.array([0.8, 0.6, -0.02]),
         dependence_matrix_=matrix,
         support_=np.ones(len(names), dtype=bool),
         threshold=0.95,
@@ -84,6 +84,8 @@ def test_report_heatmap_colour_bar_label_fits_a_small_heatmap(monkeypatch):
     box, page = label.get_window_extent(), figure.bbox
     assert page.y0 <= box.y0 and box.y1 <= page.y1
     assert page.x0 <= box.x0 and box.x1 <= page.x1
+    # the dependence column is written however small (rent's interest_level)
+    assert "-0.02" in [t.get_text() for t in figure.axes[0].texts]
 
 
 def test_report_heatmap_says_what_blank_cells_and_cells_above_one_are():
@@ -91,6 +93,7 @@ def test_report_heatmap_says_what_blank_cells_and_cells_above_one_are():
     matrix = [[np.nan, 1.5, 0.01], [0.3, np.nan, -0.2], [0.0, 0.0, np.nan]]
     text = html.unescape(_html.dependence_html(_analyzer(matrix)))
     assert "Blank cells: the diagonal" in text
+    assert "The first column is always written." in text
     assert "drops of at most 0.05 (negative ones included)" in text
     assert "A drop can exceed 1 (here up to 1.50, a when b is shuffled)" in text
     assert "R² falls below 0" in text
@@ -205,7 +208,7 @@ def test_report_names_a_repeated_header(tmp_path, capsys):
     assert main(argv + FAST[:-1] + ["--skip", "selector,dependence"]) == 0
     message = (
         "The header names 'price' 2 times (columns 1, 3): the first is read as "
-        "'price', the others as 'price.1'"
+        "'price', the second as 'price.1'"
     )
     assert message in capsys.readouterr().err
     assert message in html.unescape(out.read_text(encoding="utf-8"))

@@ -126,9 +126,10 @@ def _duplicate_note(name, positions, frame):
     renamed = [str(c) for c in frame.columns[[p - 1 for p in positions[1:]]]]
     return (
         f"The header names {name!r} {len(positions)} times (columns "
-        f"{', '.join(map(str, positions))}): the first is read as {name!r}, the "
-        f"others as {', '.join(map(repr, renamed))}. Rename them in the file to "
-        "say which is which (--target names the first)."
+        f"{', '.join(map(str, positions))}): the first is read as {name!r}, "
+        + ("the second as " if len(renamed) == 1 else "the others as ")
+        + f"{', '.join(map(repr, renamed))}. Rename them in the file to say "
+        "which is which (--target names the first)."
     )
 
 

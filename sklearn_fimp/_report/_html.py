@@ -544,16 +544,25 @@ def _selector_figure(selector, names, shown, unit):
     band = None
     if len(probes):
         low, high = float(np.min(probes)), float(np.max(probes))
+        # behind the bars: the probes are the scale, the features the subject
         band = ax.axvspan(
-            low, high, facecolor="0.6", alpha=0.35, hatch="//", edgecolor="0.4"
+            low,
+            high,
+            facecolor="0.6",
+            alpha=0.35,
+            hatch="//",
+            edgecolor="0.4",
+            zorder=0,
         )
-        ax.axvline(float(np.median(probes)), color="0.3", linewidth=1)
+        ax.axvline(float(np.median(probes)), color="0.3", linewidth=1, zorder=0.5)
         left, right = ax.get_xlim()
         ax.set_xlim(min(left, low), max(right, high))
     ax.xaxis.label.set_wrap(True)
+    support = np.asarray(selector.support_, dtype=bool)
     handles = [
-        Patch(color=KEPT_COLOR, label="kept"),
-        Patch(color=KEPT_COLOR, alpha=0.35, label="dropped"),
+        Patch(color=KEPT_COLOR, alpha=alpha, label=label)
+        for alpha, label, drawn in ((1.0, "kept", support), (0.35, "dropped", ~support))
+        if drawn.any()
     ]
     if band is not None:
         handles.append(
@@ -692,8 +701,9 @@ def _cells_text(matrix, names):
     above 1, for the sentence under it."""
     finite = matrix[np.isfinite(matrix)]
     text = (
-        "Blank cells: the diagonal (a feature is not used to predict itself), "
-        "the row of a constant feature (nothing to predict), and drops of at "
+        "The first column is always written. Blank cells: the diagonal (a "
+        "feature is not used to predict itself), the row of a constant feature "
+        "(nothing to predict), and drops of at "
         f"most {WRITTEN_ABOVE:g} (negative ones included), drawn nearly white "
         "and not written."
     )
@@ -743,6 +753,13 @@ def dependence_html(analyzer, n_features=None, n_rows=None, n_trees=None):
         text_kw={"fontsize": 9},
     )
     display.colorbar_.set_label(COLORBAR_LABEL)
+    for row, value in enumerate(dependence):
+        # the dependence is always written, however small (0 or below: the
+        # others do not predict the feature)
+        if np.isfinite(value) and value <= WRITTEN_ABOVE:
+            display.ax_.text(
+                0, row, f"{value:.2f}", ha="center", va="center", fontsize=9
+            )
     figure_html = _figure_html(figure, "dependence heatmap")
     path = analyzer.elimination_path_
     rows = [
