@@ -17,7 +17,7 @@ pytest.importorskip("matplotlib")
 
 from sklearn.utils import Bunch  # noqa: E402
 
-from sklearn_fimp._report import _html, _run, main  # noqa: E402
+from sklearn_fimp._report import _analysis, _html, _run, main  # noqa: E402
 
 FAST = [
     "--n-estimators",
@@ -228,6 +228,15 @@ def test_report_codes_categories_once_for_every_stage(tmp_path, monkeypatch):
         return fit(self, X, y)
 
     monkeypatch.setattr(sklearn_fimp.DependenceAnalyzer, "fit", record)
+    entry = _analysis.METHODS["conditional_permutation"]
+
+    def conditional(estimator, X, y, **kwargs):
+        seen["conditional"] = X.copy()
+        return entry.compute(estimator, X, y, **kwargs)
+
+    monkeypatch.setitem(
+        _analysis.METHODS, "conditional_permutation", Bunch(compute=conditional)
+    )
     rng = np.random.RandomState(5)
     n = 200
     frame = pd.DataFrame(
@@ -236,17 +245,19 @@ def test_report_codes_categories_once_for_every_stage(tmp_path, monkeypatch):
             "x": rng.normal(size=n),
         }
     )
-    frame.loc[::17, "level"] = np.nan
     frame["y"] = (frame.level == "high") + frame.x + 0.1 * rng.normal(size=n)
-    _report(tmp_path, frame, "--skip", "selector,conditional")
+    _report(tmp_path, frame, "--skip", "selector")
     inputs = captured["facts"].fitted
     model_codes = inputs.model[:-1].transform(inputs.X)["level"].to_numpy()
-    dependence_codes = seen["X"]["level"]
-    assert isinstance(dependence_codes.dtype, pd.CategoricalDtype)
-    np.testing.assert_array_equal(
-        dependence_codes.astype(float).to_numpy(), model_codes
-    )
     np.testing.assert_array_equal(inputs.coded["level"].to_numpy(), model_codes)
+    # the dependence step and conditional permutation (on the held-out rows)
+    # read the same codes, held as categories
+    for stage, rows in (("X", slice(None)), ("conditional", inputs.test)):
+        codes = seen[stage]["level"]
+        assert isinstance(codes.dtype, pd.CategoricalDtype), stage
+        np.testing.assert_array_equal(
+            codes.astype(float).to_numpy(), model_codes[rows], err_msg=stage
+        )
 
 
 def test_report_selector_trees_are_its_own_option(tmp_path, monkeypatch):
@@ -263,3 +274,25 @@ def test_report_selector_trees_are_its_own_option(tmp_path, monkeypatch):
     assert selector.estimator.n_estimators == 6
     assert "fitted a forest of 6 trees (--selector-trees)" in text
     assert captured["facts"].fitted.model[-1].n_estimators == 8
+
+
+def test_report_coding_keeps_missing_values_missing():
+    from sklearn_fimp._report._data import prepare_data
+
+    rng = np.random.RandomState(7)
+    n = 40
+    frame = pd.DataFrame(
+        {"level": rng.choice(["b", "a", "c"], size=n), "y": rng.normal(size=n)}
+    )
+    frame.loc[::7, "level"] = np.nan
+    before = frame.copy()
+    data = prepare_data(frame, "y", "auto", None, 0)
+    inputs = _analysis.prepare_inputs(data, Bunch(random_state=0))
+    coded = inputs.coded["level"].to_numpy()
+    missing = frame.level.isna().to_numpy()
+    assert np.isnan(coded[missing]).all()
+    expected = frame.level[~missing].map({"a": 0.0, "b": 1.0, "c": 2.0})
+    np.testing.assert_array_equal(coded[~missing], expected.to_numpy())
+    categories = _analysis.as_categories(inputs, ["level"])["level"]
+    assert categories.isna().to_numpy().tolist() == missing.tolist()
+    pd.testing.assert_frame_equal(frame, before)  # the caller's data

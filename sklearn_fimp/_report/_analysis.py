@@ -432,13 +432,14 @@ def select_features(inputs, options, verbose=0):
     return selector, notes
 
 
-def dependence_input(inputs, features):
-    """The coded ``features`` for DependenceAnalyzer: the report's codes,
-    the string columns' codes as ordered categories so that they are
-    predicted by a classifier as categories (with the same codes)."""
+def as_categories(inputs, columns):
+    """The coded ``columns``, the string columns' codes held as ordered
+    categories (the same codes), so that the dependence step and
+    conditional permutation predict them as categories, with a classifier,
+    whatever their number of levels."""
     import pandas as pd
 
-    frame = inputs.coded[list(features)].copy()
+    frame = inputs.coded[list(columns)].copy()
     for column in frame.columns:
         if column in inputs.categorical:
             codes = frame[column]
@@ -469,7 +470,7 @@ def analyse_dependence(inputs, features, options, verbose=0):
         verbose=int(bool(verbose)),
         random_state=options.random_state,
     )
-    return analyzer.fit(dependence_input(inputs, features))
+    return analyzer.fit(as_categories(inputs, features))
 
 
 # ----------------------------------------------------------------------------
@@ -517,10 +518,13 @@ def incomplete_columns(inputs):
 def measure_conditional(inputs, features, n_rows, options, verbose=0):
     """Conditional permutation importance of ``features`` and of the random
     column, on at most ``n_rows`` of the held-out rows (drawn once), of the
-    forest on the report's coded columns, through the registry entry, with
-    as many draws as ordinary permutation makes on that many rows."""
+    forest on the report's coded columns (string columns drawn as
+    categories, as the dependence step predicts them), through the registry
+    entry, with as many draws as ordinary permutation makes on that many
+    rows."""
     method = METHODS["conditional_permutation"]
-    X_test = take_rows(forest_columns(inputs), inputs.test)
+    columns = inputs.model[-1].feature_names_in_
+    X_test = take_rows(as_categories(inputs, columns), inputs.test)
     y_test = inputs.y[inputs.test]
     return method.compute(
         inputs.model[-1],
