@@ -296,3 +296,19 @@ def test_report_coding_keeps_missing_values_missing():
     categories = _analysis.as_categories(inputs, ["level"])["level"]
     assert categories.isna().to_numpy().tolist() == missing.tolist()
     pd.testing.assert_frame_equal(frame, before)  # the caller's data
+
+
+def test_report_html_renders_what_was_decided():
+    # the page's module held the decision rules beside its CSS; it now
+    # renders what _verdicts.decide returns and calls no rule itself
+    rules = (
+        "verdicts",
+        "next_steps",
+        "clearly_above",
+        "conditional_disagreements",
+        "random_column_finding",
+        "deciding_evidence",
+        "why_uncertain",
+        "explained_by",
+    )
+    assert not [name for name in rules if hasattr(_html, name)]

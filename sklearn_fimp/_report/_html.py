@@ -17,11 +17,7 @@ from ._columns import EXCLUSION_RULE
 from ._common import fmt as _fmt
 from ._common import names_text as _names
 from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
-from ._verdicts import (
-    CONDITIONAL_SHARE,
-    conditional_disagreements,
-    random_column_finding,
-)
+from ._verdicts import CONDITIONAL_SHARE
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto;
@@ -215,11 +211,11 @@ def summary_html(data, facts, decided, options):
             )
             + "."
         )
-    if facts.get("shared"):
+    if decided.shared:
         lines.append(
             "<b>Importance shared with correlated features</b> (conditional "
             "permutation importance below half the ordinary one): "
-            f"{_e(_names(facts.shared))}."
+            f"{_e(_names(decided.shared))}."
         )
     if data.excluded:
         lines.append(
@@ -403,9 +399,10 @@ def _rows_of(result, names):
     return trimmed
 
 
-def importance_html(results, random_name, task, top, notes=()):
+def importance_html(results, random_name, task, top, notes=(), *, findings=()):
     """Each method's importances next to the random column: bars of the
-    ``top`` features, and a sortable table of all of them."""
+    ``top`` features, a sortable table of all of them, and ``findings``
+    (one sentence per method on how it ranks the random column)."""
     from .._plot.importance import ImportanceDisplay
 
     first = next(iter(results.values()))
@@ -458,10 +455,7 @@ def importance_html(results, random_name, task, top, notes=()):
         "Every feature's importances (sortable table)",
     )
 
-    findings = [
-        f"<li>{_e(random_column_finding(method, result, random_name))}</li>"
-        for method, result in results.items()
-    ]
+    findings = [f"<li>{_e(finding)}</li>" for finding in findings]
     described = _items(_described(m, r) for m, r in results.items())
     unit = "accuracy" if task == "classification" else "R²"
     shown = (
@@ -818,20 +812,6 @@ def dependence_html(analyzer, n_features=None, n_rows=None, n_trees=None):
     )
 
 
-def _explained_by(analyzer, feature):
-    """The feature whose shuffling lowers ``feature``'s dependence most, in
-    the dependence step (None when it was not measured there)."""
-    if analyzer is None:
-        return None
-    names = [str(n) for n in analyzer.feature_names_in_]
-    if feature not in names:
-        return None
-    row = np.asarray(analyzer.dependence_matrix_, dtype=float)[names.index(feature)]
-    if not np.isfinite(row).any() or np.nanmax(row) <= 0:
-        return None
-    return names[int(np.nanargmax(row))]
-
-
 def conditional_html(
     ordinary,
     conditional,
@@ -844,9 +824,12 @@ def conditional_html(
     note=None,
     missing=False,
     analyzer=None,
+    disagree=(),
+    partners=None,
 ):
-    """Ordinary next to conditional permutation importance, for the features
-    where they disagree (see :func:`conditional_disagreements`)."""
+    """Ordinary next to conditional permutation importance; ``disagree``
+    lists the features where they disagree (``_verdicts.decide``) and
+    ``partners`` the feature that explains each most."""
     heading = "<h2>Ordinary and conditional permutation importance</h2>"
     intro = (
         "<p>Conditional permutation importance replaces a column by a draw from "
@@ -891,11 +874,8 @@ def conditional_html(
         + (f"{n_features} leading ones " if n_features else "")
         + "that ordinary permutation puts clearly above the random column."
     )
-    disagree = [
-        f
-        for f in conditional_disagreements(ordinary, conditional, random_name)
-        if f in measured
-    ]
+    disagree = list(disagree)
+    partners = partners or {}
     ordinary_values = dict(
         zip(
             map(str, ordinary.feature_names),
@@ -949,7 +929,7 @@ def conditional_html(
         rows = []
         for feature in disagree:
             cells = row(feature)
-            partner = _explained_by(analyzer, feature)
+            partner = partners.get(feature)
             cells.append(partner or "")
             rows.append(cells)
         finding = (

@@ -36,7 +36,7 @@ from ._html import (
     summary_html,
     warnings_html,
 )
-from ._verdicts import clearly_above, conditional_disagreements, decide
+from ._verdicts import clearly_above, decide
 
 
 def run_report(args, methods):
@@ -79,7 +79,7 @@ def run_report(args, methods):
     sections = [
         summary_html(data, facts, decided, args),
         overview_html(source, target, data, facts.methods, sep),
-        *_sections(data, facts, args),
+        *_sections(data, facts, decided, args),
     ]
     if caught:
         progress(f"{len(caught)} distinct warning(s), listed in the report")
@@ -124,7 +124,6 @@ def _analysis(data, methods, options, progress, caught):
         analyzer=None,
         conditional=None,
         comparison=None,
-        shared=[],
         top=[],
         method_notes=[],
     )
@@ -174,9 +173,9 @@ def _analysis(data, methods, options, progress, caught):
     return facts
 
 
-def _sections(data, facts, options):
+def _sections(data, facts, decided, options):
     """The page's sections after the summary and the data, rendered from
-    the facts."""
+    the facts and what was decided from them."""
     fitted = facts.fitted
     sections = [
         score_html(
@@ -199,6 +198,7 @@ def _sections(data, facts, options):
                 data.task,
                 options.top,
                 facts.method_notes,
+                findings=decided.findings,
             )
         )
     if facts.selector is None:
@@ -236,6 +236,8 @@ def _sections(data, facts, options):
                 n_held_out=len(fitted.test),
                 n_features=len(facts.top),
                 analyzer=facts.analyzer,
+                disagree=decided.shared,
+                partners=decided.partners,
             )
         )
     return sections
@@ -292,14 +294,6 @@ def _conditional(facts, options, progress, caught):
         else:
             progress(f"conditional permutation over --time-budget ({seconds:.0f} s)")
     facts.conditional = conditional
-    if conditional is not None:
-        facts.shared = [
-            f
-            for f in conditional_disagreements(
-                ordinary, conditional, fitted.random_name
-            )
-            if f in candidates
-        ]
     comparison.update(
         conditional=conditional, candidates=candidates, n_rows=n_rows, note=note
     )

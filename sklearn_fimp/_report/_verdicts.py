@@ -130,7 +130,24 @@ def decide(data, facts, options):
     ``evidence`` (what decided), ``why`` (what leaves each uncertain
     feature undecided), ``redundant`` and the next ``steps``."""
     matter, uncertain, noise = verdicts(facts)
-    redundant = redundant_features(facts.get("analyzer"))
+    analyzer = facts.get("analyzer")
+    redundant = redundant_features(analyzer)
+    random_name = facts.fitted.random_name
+    findings = [
+        random_column_finding(method, result, random_name)
+        for method, result in (facts.get("results") or {}).items()
+    ]
+    shared = []
+    comparison = facts.get("comparison") or {}
+    if comparison.get("conditional") is not None:
+        measured = set(map(str, comparison["conditional"].feature_names))
+        shared = [
+            f
+            for f in conditional_disagreements(
+                comparison["ordinary"], comparison["conditional"], random_name
+            )
+            if f in comparison["candidates"] and f in measured
+        ]
     return Bunch(
         matter=matter,
         uncertain=uncertain,
@@ -138,8 +155,25 @@ def decide(data, facts, options):
         evidence=deciding_evidence(facts),
         why=why_uncertain(facts, uncertain),
         redundant=redundant,
+        findings=findings,
+        shared=shared,
+        partners={f: explained_by(analyzer, f) for f in shared},
         steps=next_steps(data, facts, options, matter, noise, redundant, uncertain),
     )
+
+
+def explained_by(analyzer, feature):
+    """The feature whose shuffling lowers ``feature``'s dependence most, in
+    the dependence step (None when it was not measured there)."""
+    if analyzer is None:
+        return None
+    names = [str(n) for n in analyzer.feature_names_in_]
+    if feature not in names:
+        return None
+    row = np.asarray(analyzer.dependence_matrix_, dtype=float)[names.index(feature)]
+    if not np.isfinite(row).any() or np.nanmax(row) <= 0:
+        return None
+    return names[int(np.nanargmax(row))]
 
 
 def why_uncertain(facts, names):
