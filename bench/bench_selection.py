@@ -30,6 +30,12 @@ unless said otherwise, and runs with n_jobs=None, i.e. one core):
   and with 30-tree rounds under the combined-rounds test to 0.87, F1 0.93,
   seeds 0-2).
   Its time includes refitting the 60-tree forest on the selection.
+- sklearn_fimp's default: ``ImportanceSelector(random_state=seed)``
+  (``estimator=None``: scikit-learn's default forest, fitted with 30 trees in
+  each of the 10 rounds, and with its default 100 trees in the refit).
+- sklearn_fimp on a boosted model: ``ImportanceSelector(
+  HistGradientBoosting*(random_state=seed), random_state=seed)``
+  (``method="auto"``: permutation on a held-out fifth of the rows).
 - BorutaPy (``boruta`` package): RandomForest with max_depth=5,
   ``n_estimators="auto"``, random_state=seed; confirmed features only.
 - feature-engine ProbeFeatureSelection and SelectByShuffling: their
@@ -43,7 +49,10 @@ unless said otherwise, and runs with n_jobs=None, i.e. one core):
   25% is larger than the random column's.
 
 Reported: mean precision, recall and F1 of the selected set over the seeds,
-and mean seconds of ``fit``.
+and mean seconds of ``fit``; for our three selectors, the cost in plain fits
+(one ``fit`` of the model the selector wraps, on the same rows, timed in the
+same run: the 60-tree forest, scikit-learn's default forest, the
+HistGradientBoosting model) and against BorutaPy, per data set and in total.
 
 Run from the repository root::
 
@@ -102,6 +111,8 @@ DATASETS = SELECTION_DATASETS
 SELECTORS = (
     "sklearn_fimp ImportanceSelector",
     "BorutaPy",
+    "sklearn_fimp ImportanceSelector() (default)",
+    "sklearn_fimp ImportanceSelector(HistGradientBoosting)",
     "feature-engine ProbeFeatureSelection",
     "feature-engine SelectByShuffling",
     "SelectFromModel(threshold='mean')",
@@ -110,8 +121,8 @@ SELECTORS = (
 #: The optional peer each selector needs.
 PEERS = {
     SELECTORS[1]: "boruta",
-    SELECTORS[2]: "feature_engine",
-    SELECTORS[3]: "feature_engine",
+    SELECTORS[4]: "feature_engine",
+    SELECTORS[5]: "feature_engine",
 }
 #: --quick: small data sets, one seed, forests of a few trees.
 QUICK = {"datasets": ["Q3", "Q5"], "seeds": [0], "trees": 10, "round_trees": 5}
@@ -137,6 +148,34 @@ def as_frame(X):
 def ours(X, y, task, seed):
     # 10 rounds (the default) of 60-tree forests
     model = forest(task, seed, n_estimators=ROUND_TREES)
+    selector = ImportanceSelector(model, random_state=seed).fit(X, y)
+    return selector.get_support(indices=True)
+
+
+def ours_default(X, y, task, seed):
+    # estimator=None: scikit-learn's default forest, 30-tree rounds and a
+    # 100-tree refit
+    selector = ImportanceSelector(random_state=seed).fit(X, y)
+    return selector.get_support(indices=True)
+
+
+def hist_boosting(task, seed):
+    from sklearn.ensemble import (
+        HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
+    )
+
+    model = (
+        HistGradientBoostingRegressor
+        if task == "regression"
+        else HistGradientBoostingClassifier
+    )
+    return model(random_state=seed)
+
+
+def ours_boosted(X, y, task, seed):
+    # method="auto": permutation on a held-out fifth, 10 rounds
+    model = hist_boosting(task, seed)
     selector = ImportanceSelector(model, random_state=seed).fit(X, y)
     return selector.get_support(indices=True)
 
@@ -201,6 +240,8 @@ RUNNERS = dict(
         (
             ours,
             boruta,
+            ours_default,
+            ours_boosted,
             probe_feature_selection,
             select_by_shuffling,
             select_from_model,
@@ -208,6 +249,16 @@ RUNNERS = dict(
         ),
     )
 )
+
+
+#: The model one plain fit of which is each of our selectors' unit of cost
+#: (the model it wraps; for the default, scikit-learn's default forest),
+#: timed on the same data in the same run.
+PLAIN_MODELS = {
+    SELECTORS[0]: lambda task, seed: forest(task, seed, n_estimators=ROUND_TREES),
+    SELECTORS[2]: lambda task, seed: forest(task, seed, n_estimators=100),
+    SELECTORS[3]: hist_boosting,
+}
 
 
 # --------------------------------------------------------------------------
@@ -234,14 +285,19 @@ def run(datasets, seeds, data_path, selectors):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     seconds, selected = timed(partial(RUNNERS[name], X, y, task, seed))
-                measured.append((*scores(selected, relevant), seconds))
+                    plain = np.nan
+                    if name in PLAIN_MODELS:
+                        model = PLAIN_MODELS[name](task, seed)
+                        plain, _ = timed(partial(model.fit, X, y))
+                measured.append((*scores(selected, relevant), seconds, plain))
                 print(
                     f"{key} seed {seed} {name}: selected "
-                    f"{sorted(int(i) for i in selected)} in {seconds:.1f} s",
+                    f"{sorted(int(i) for i in selected)} in {seconds:.1f} s"
+                    + (f" ({seconds / plain:.1f} plain fits)" if plain > 0 else ""),
                     flush=True,
                 )
-            precision, recall, f1, seconds = np.mean(measured, axis=0)
-            rows.append((key, label, name, precision, recall, f1, seconds))
+            precision, recall, f1, seconds, plain = np.mean(measured, axis=0)
+            rows.append((key, label, name, precision, recall, f1, seconds, plain))
     return rows
 
 
@@ -264,6 +320,26 @@ def summary(rows, datasets):
     return lines, ratios
 
 
+def cost_rows(rows, datasets):
+    """Per dataset and selector of ours: seconds, seconds of one plain fit
+    of its model, plain fits, BorutaPy's seconds and the ratio; then, per
+    selector, the totals over the datasets that BorutaPy ran on too."""
+    by = {(r[0], r[2]): r for r in rows}
+    out, totals = [], {}
+    for name in PLAIN_MODELS:
+        for d in datasets:
+            if (d, name) not in by:
+                continue
+            seconds, plain = by[(d, name)][6], by[(d, name)][7]
+            boruta = by.get((d, "BorutaPy"), (np.nan,) * 8)[6]
+            out.append((d, name, seconds, plain, seconds / plain, boruta))
+            if boruta == boruta:
+                total = totals.setdefault(name, [0.0, 0.0])
+                total[0] += seconds
+                total[1] += boruta
+    return out, totals
+
+
 def table_text(rows, datasets):
     body = [
         [
@@ -274,7 +350,7 @@ def table_text(rows, datasets):
             f"{f1:.2f}",
             f"{seconds:.1f}",
         ]
-        for _, label, name, precision, recall, f1, seconds in rows
+        for _, label, name, precision, recall, f1, seconds, _ in rows
     ]
     means, ratios = summary(rows, datasets)
     out = [text_table(["dataset", "selector", "prec", "rec", "F1", "s"], body), ""]
@@ -282,6 +358,16 @@ def table_text(rows, datasets):
     out.extend(f"  {name:<38} {f1:.3f}" for name, f1 in means)
     out.append("sklearn_fimp time / BorutaPy time:")
     out.extend(f"  {d}: {ratio:.2f}" for d, ratio in ratios)
+    costs, totals = cost_rows(rows, datasets)
+    out.append("cost (seconds, plain fits of the selector's model, BorutaPy):")
+    out.extend(
+        f"  {d} {name}: {seconds:.1f} s, {fits:.1f} plain fits, BorutaPy {boruta:.1f} s"
+        for d, name, seconds, _, fits, boruta in costs
+    )
+    out.extend(
+        f"  total {name}: {mine:.1f} s against BorutaPy's {theirs:.1f} s"
+        for name, (mine, theirs) in totals.items()
+    )
     return "\n".join(out)
 
 
@@ -325,7 +411,7 @@ def rst(rows, datasets, seeds, command, skipped):
                 f"{f1:.2f}",
                 f"{seconds:.1f}",
             ]
-            for _, label, name, precision, recall, f1, seconds in rows
+            for _, label, name, precision, recall, f1, seconds, _ in rows
         ],
     )
     lines += [""] + list_table(
@@ -338,6 +424,50 @@ def rst(rows, datasets, seeds, command, skipped):
             "Time of ImportanceSelector relative to BorutaPy",
             ["Dataset", "sklearn_fimp time / BorutaPy time"],
             [[d, f"{ratio:.2f}"] for d, ratio in ratios],
+        )
+    costs, totals = cost_rows(rows, datasets)
+    if costs:
+        lines += [
+            "",
+            "**Cost.** A plain fit is one ``fit`` of the model the selector "
+            "wraps, on the same rows, timed in the same run right after the "
+            "selector (for ``ImportanceSelector()``, scikit-learn's default "
+            "forest, ``RandomForest*()``: 100 trees); plain fits = the "
+            "selector's seconds / the plain fit's, means over the seeds. The "
+            "selector's time includes its refit on the selected columns.",
+            "",
+        ]
+        lines += list_table(
+            "Cost of a selector fit: plain fits of its model, and BorutaPy",
+            [
+                "Dataset",
+                "Selector",
+                "Time (s)",
+                "Plain fit (s)",
+                "Plain fits",
+                "BorutaPy (s)",
+                "Time / BorutaPy",
+            ],
+            [
+                [
+                    d,
+                    name,
+                    f"{seconds:.1f}",
+                    f"{plain:.2f}",
+                    f"{fits:.1f}",
+                    f"{boruta:.1f}",
+                    f"{seconds / boruta:.2f}",
+                ]
+                for d, name, seconds, plain, fits, boruta in costs
+            ],
+        )
+        lines += [""] + list_table(
+            "Total time over the datasets, against BorutaPy's",
+            ["Selector", "Total (s)", "BorutaPy total (s)", "Ratio"],
+            [
+                [name, f"{mine:.1f}", f"{theirs:.1f}", f"{mine / theirs:.2f}"]
+                for name, (mine, theirs) in totals.items()
+            ],
         )
     return "\n".join(lines) + "\n"
 
