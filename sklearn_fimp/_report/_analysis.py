@@ -35,6 +35,10 @@ TREE_ROWS = 10000
 #: Held-out rows from which permutation importance is precise enough that
 #: out-of-bag permutation does not replace drop-column (see plan_methods).
 PRECISE_HELD_OUT_ROWS = 10000
+#: Numeric columns with at most this many distinct values are predicted as
+#: classes by the dependence step and by conditional permutation's samplers
+#: (their ``categorical_threshold``); string columns always are.
+FEW_VALUES_AS_CLASSES = 10
 #: Rows and trees of the dependence step's models.
 DEPENDENCE_ROWS = 2000
 DEPENDENCE_TREES = 30
@@ -466,6 +470,7 @@ def analyse_dependence(inputs, features, options, verbose=0):
     analyzer = DependenceAnalyzer(
         estimators,
         max_samples=options.dependence_rows,
+        categorical_threshold=FEW_VALUES_AS_CLASSES,
         n_jobs=options.n_jobs,
         verbose=int(bool(verbose)),
         random_state=options.random_state,
@@ -532,6 +537,7 @@ def measure_conditional(inputs, features, n_rows, options, verbose=0):
         y_test,
         groups=[*features, inputs.random_name],
         ungrouped="drop",
+        categorical_threshold=FEW_VALUES_AS_CLASSES,
         n_repeats=n_repeats(HELD_OUT_ROWS, n_rows),
         max_samples=n_rows if n_rows < len(y_test) else None,
         scoring=options.scoring,

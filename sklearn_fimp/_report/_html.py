@@ -12,7 +12,12 @@ import numpy as np
 
 from .._plot._common import heatmap_size
 from .._plot.importance import KEPT_COLOR
-from ._analysis import METHOD_TEXT, METHOD_TITLES, has_spread
+from ._analysis import (
+    FEW_VALUES_AS_CLASSES,
+    METHOD_TEXT,
+    METHOD_TITLES,
+    has_spread,
+)
 from ._columns import EXCLUSION_RULE
 from ._common import fmt as _fmt
 from ._common import names_text as _names
@@ -287,8 +292,9 @@ def overview_html(source, target, data, methods, sep=None):
         f"<code>{_e(target)}</code>, treated as <b>{_e(data.task)}</b> because "
         f"{_e(rule)} (override with <code>--task</code>). {len(data.y)} rows, "
         f"{data.X.shape[1]} features: string columns are encoded as category "
-        "codes (in sorted order) inside the model's Pipeline; missing values are "
-        "left to the forest.</p>"
+        "codes (in sorted order, read once from every row) inside the model's "
+        "Pipeline, and every stage below reads the same codes; missing values "
+        "are left to the forest.</p>"
         + _target_html(target, data.target_summary)
         + (f"<ul>{notes}</ul>" if notes else "")
         + excluded
@@ -796,14 +802,16 @@ def dependence_html(analyzer, n_features=None, n_rows=None, n_trees=None):
     scope += "." if scope else ""
     return (
         "<h2>Dependence between features</h2>"
-        "<p>The dependence of a feature is how well a forest predicts it from all "
-        "the other features shown here (out-of-bag R², or chance-corrected "
-        "accuracy for categories): near 1, the feature is redundant; at 0 or "
-        "below, the others do not predict it. The first column is the "
-        "dependence; the others say how much it drops when each other feature is "
-        "shuffled, i.e. which features explain it (features that explain each "
-        "other are placed together). Redundant features share their "
-        "importance, so a low importance above may only mean that another column "
+        "<p>The dependence of a feature is how well a forest predicts it from "
+        "all the other features shown here (out-of-bag R², or chance-corrected "
+        "accuracy for categories and for columns of at most "
+        f"{FEW_VALUES_AS_CLASSES} distinct values): near 1, the feature is "
+        "redundant; at 0 or below, the others do not predict it. The first "
+        "column is the dependence; the others say how much it drops when each "
+        "other feature is shuffled, i.e. which features explain it (features "
+        "that explain each other are placed together). Redundant features "
+        "share their importance, so a low importance above may only mean that "
+        "another column "
         f"carries the same information.{_e(scope)}</p>"
         + figure_html
         + f"<p class='note'>{_e(_cells_text(matrix, names))}</p>"
@@ -964,7 +972,8 @@ def conditional_html(
         "The sampler's fit is how well the forest that draws a feature's "
         "plausible values predicts it from every other column of the model (the "
         "random one included), out of bag on the held-out rows measured here "
-        "(accuracy for categories, not corrected for chance)"
+        f"(accuracy for categories and for columns of at most {FEW_VALUES_AS_CLASSES} "
+        "distinct values, not corrected for chance)"
         + (
             ". It is not the dependence of the heatmap, which predicts the "
             "feature from the leading features only, on other rows "
