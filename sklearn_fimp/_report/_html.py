@@ -713,8 +713,8 @@ def _cells_text(matrix, names):
             f" A drop can exceed 1 (here up to {finite.max():.2f}, {names[i]} "
             f"when {names[k]} is shuffled): R² falls below 0 when the shuffled "
             "input makes the forest predict worse than always predicting the "
-            "mean, so the drop is the dependence plus that shortfall; such a "
-            "feature is explained mostly by the shuffled one."
+            "mean, so the drop is the dependence plus that shortfall: the "
+            "forest that predicts the feature leans heavily on the shuffled one."
         )
     else:
         text += (
