@@ -435,7 +435,7 @@ def test_verdicts_need_a_margin_over_the_random_column():
 
 
 def test_chart_rows_cut_every_per_feature_field():
-    from sklearn_fimp._report._html import _rows_of
+    from sklearn_fimp._report._figures import rows_of
     from sklearn_fimp._utils._result import importance_result
 
     repeats = np.arange(12.0).reshape(4, 3)
@@ -445,7 +445,7 @@ def test_chart_rows_cut_every_per_feature_field():
         method="permutation",
         groups=[[0], [1], [2], [3]],
     )
-    rows = _rows_of(result, ["c", "random"])
+    rows = rows_of(result, ["c", "random"])
     assert list(rows.feature_names) == ["c", "random"]
     np.testing.assert_array_equal(rows.importances, repeats[[2, 3]])
     np.testing.assert_array_equal(rows.importances_mean, [7.0, 10.0])

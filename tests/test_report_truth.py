@@ -17,7 +17,7 @@ pytest.importorskip("matplotlib")
 
 from sklearn.utils import Bunch  # noqa: E402
 
-from sklearn_fimp._report import _analysis, _html, _run, main  # noqa: E402
+from sklearn_fimp._report import _analysis, _figures, _html, _run, main  # noqa: E402
 
 FAST = [
     "--n-estimators",
@@ -74,7 +74,7 @@ def test_report_heatmap_colour_bar_label_fits_a_small_heatmap(monkeypatch):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     figures = []
-    monkeypatch.setattr(_html, "_figure_html", lambda f, alt: figures.append(f) or "")
+    monkeypatch.setattr(_figures, "figure_html", lambda f, a: figures.append(f) or "")
     matrix = [[np.nan, 0.3, 0.0], [0.2, np.nan, 0.0], [0.0, 0.0, np.nan]]
     _html.dependence_html(_analyzer(matrix))
     figure = figures[0]
@@ -135,13 +135,13 @@ def test_report_selector_chart_draws_probes_as_one_band_in_named_units(
     # rent: about 20 near-zero probe bars, in squared target units unsaid
     captured = _capture_facts(monkeypatch)
     drawn = []
-    figure_html = _html._figure_html
+    figure_html = _figures.figure_html
 
     def record(figure, alt):
         drawn.append((alt, figure))
         return figure_html(figure, alt)
 
-    monkeypatch.setattr(_html, "_figure_html", record)
+    monkeypatch.setattr(_figures, "figure_html", record)
     rng = np.random.RandomState(1)
     n = 150
     frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
