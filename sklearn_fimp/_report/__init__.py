@@ -27,7 +27,8 @@ The steps, one module each, in the order they run:
   ImportanceSelector, DependenceAnalyzer and conditional permutation;
 - ``_verdicts``: which features matter, are noise or are uncertain, and the
   next steps, with no HTML;
-- ``_html``: the page, rendered from what was measured and decided.
+- ``_html`` and ``_figures``: the page, rendered from what was measured and
+  decided (the text and tables; the figures, embedded as PNG).
 """
 
 from ._arguments import main
