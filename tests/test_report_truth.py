@@ -312,3 +312,14 @@ def test_report_html_renders_what_was_decided():
         "explained_by",
     )
     assert not [name for name in rules if hasattr(_html, name)]
+
+
+def test_report_selector_unit_is_named_for_each_task():
+    oob_mdi = Bunch(method_="oob_mdi")
+    assert _html._selector_unit(oob_mdi, "regression", "log(1 + price)") == (
+        "out-of-bag decrease of the squared error, in squared units of the "
+        "target (log(1 + price))²"
+    )
+    assert _html._selector_unit(oob_mdi, "classification", "species") == (
+        "out-of-bag decrease of the Gini impurity (no unit)"
+    )

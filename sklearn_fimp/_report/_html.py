@@ -452,13 +452,13 @@ def _selector_unit(selector, task, target_unit):
     from .._methods import METHODS
 
     if selector.method_ in ("oob_mdi", "mdi"):
+        where = "out-of-bag " if selector.method_ == "oob_mdi" else ""
         if task == "regression":
-            where = "out-of-bag " if selector.method_ == "oob_mdi" else ""
             return (
                 f"{where}decrease of the squared error, in squared units of "
                 f"the target ({target_unit})²"
             )
-        return "decrease of the Gini impurity (no unit)"
+        return f"{where}decrease of the Gini impurity (no unit)"
     method = METHODS.get(selector.method_)
     return method.unit(selector.importances_) if method else "importance"
 
