@@ -323,3 +323,14 @@ def test_report_selector_unit_is_named_for_each_task():
     assert _html._selector_unit(oob_mdi, "classification", "species") == (
         "out-of-bag decrease of the Gini impurity (no unit)"
     )
+
+
+def test_report_repeated_headers_are_read_as_pandas_reads_them(tmp_path):
+    from sklearn_fimp._report._data import duplicate_headers
+
+    path = tmp_path / "spaced.txt"
+    path.write_text("a  b  a  b \n1  2  3  4\n", encoding="utf-8")
+    # any separator read_csv takes; an empty name is not a repeat
+    assert duplicate_headers(path, r"\s+", "utf-8") == {"a": [1, 3], "b": [2, 4]}
+    path.write_text(",b,,b\n1,2,3,4\n", encoding="utf-8")
+    assert duplicate_headers(path, ",", "utf-8") == {"b": [2, 4]}

@@ -111,14 +111,17 @@ def guess_decimal(frame, sep):
 
 def duplicate_headers(path, sep, encoding):
     """``{name: [positions]}`` of the header names the file repeats (pandas
-    reads the second ``price`` as ``price.1``)."""
-    import csv
+    reads the second ``price`` as ``price.1``), read as pandas reads the
+    header (any separator ``read_csv`` takes), before it renames them."""
+    import pandas as pd
 
-    with open(path, encoding=encoding, errors="replace", newline="") as file:
-        header = next(csv.reader(file, delimiter=sep), [])
+    header = pd.read_csv(
+        path, sep=sep, encoding=encoding, header=None, nrows=1, dtype=str
+    )
     positions = {}
-    for position, name in enumerate(header, start=1):
-        positions.setdefault(name.strip(), []).append(position)
+    for position, name in enumerate(header.iloc[0].tolist(), start=1):
+        if isinstance(name, str):  # an empty name is pandas' "Unnamed: k"
+            positions.setdefault(name, []).append(position)
     return {name: where for name, where in positions.items() if len(where) > 1}
 
 
