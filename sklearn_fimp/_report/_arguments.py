@@ -146,7 +146,7 @@ def _add_report_arguments(report):
         help="the decimal mark of numbers in the file; with ',', '1.234,5' "
         "reads as 1234.5 (default: ',' when columns are not separated by "
         "commas and a column is written with decimal commas, else '.'; the "
-        "page says which)",
+        "page names the columns when it guesses ',')",
     )
     report.add_argument(
         "--scoring",
