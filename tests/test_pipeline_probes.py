@@ -9,10 +9,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection._pipeline_probes import (
-    ProbeInputs,
-    pruned_pipeline,
-)
+from sklearn_fimp._importance._pipeline import pruned_pipeline
+from sklearn_fimp._selection._pipeline_probes import ProbeInputs
 
 pd = pytest.importorskip("pandas")
 

@@ -2,6 +2,7 @@
 
 import numbers
 
+import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
@@ -27,6 +28,7 @@ from ._bagging import (
     score_oob_sums,
 )
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._pipeline import for_columns
 
 
 def _splits(estimator, cv, y, seed):
@@ -37,7 +39,13 @@ def _splits(estimator, cv, y, seed):
 
 
 def _fit_and_score(estimator, X, y, sample_weight, fit_params, dropped, split, scorer):
-    """Fit a clone without the ``dropped`` columns and score it."""
+    """Fit a clone without the ``dropped`` columns and score it (a Pipeline
+    whose ColumnTransformer lists columns pruned to the ones kept)."""
+    if dropped is not None:
+        kept = ~np.isin(np.arange(X.shape[1]), dropped)
+        estimator = for_columns(
+            estimator, kept, [str(c) for c in getattr(X, "columns", [])]
+        )
     estimator = clone(estimator)
     X_kept = X if dropped is None else drop_columns(X, dropped)
     try:

@@ -29,6 +29,7 @@ Both are exact: the model's outputs are those of its own ``predict`` on
 
 import numpy as np
 import scipy.sparse
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import (
@@ -426,3 +427,44 @@ def column_sums(estimator, method):
     if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
         return None
     return ColumnSums(estimator, method)
+
+
+def for_columns(estimator, support, feature_names):
+    """``estimator`` to be fitted on X's selected columns (``support``): a
+    Pipeline of two steps or more pruned (:func:`pruned_pipeline`), so that a
+    ColumnTransformer listing columns finds the ones it is given; any other
+    estimator as it is."""
+    if isinstance(estimator, Pipeline) and len(estimator.steps) >= 2:
+        return pruned_pipeline(estimator, support, feature_names)
+    return estimator
+
+
+def pruned_pipeline(pipeline, support, feature_names):
+    """A clone of ``pipeline`` for X's selected columns (``support``): a
+    first-step ColumnTransformer that lists columns by name or position
+    lists only the selected ones (renumbered), and a transformer left with
+    none is dropped. Other steps are kept as they are."""
+    pipeline = clone(pipeline)
+    first = pipeline.steps[0][1]
+    if not isinstance(first, ColumnTransformer):
+        return pipeline
+    kept = set(np.flatnonzero(support).tolist())
+    new_position = {old: new for new, old in enumerate(sorted(kept))}
+    names = [str(n) for n in feature_names]
+    transformers = []
+    for name, transformer, columns in first.transformers:
+        if callable(columns) or isinstance(columns, (str, slice)) or columns is None:
+            transformers.append((name, transformer, columns))
+            continue
+        columns = np.atleast_1d(columns).tolist()
+        if columns and isinstance(columns[0], (bool, np.bool_)):
+            columns = list(np.flatnonzero(columns))
+        if columns and isinstance(columns[0], str):
+            chosen = [c for c in columns if names.index(c) in kept]
+        else:
+            chosen = [new_position[int(c)] for c in columns if int(c) in kept]
+        if chosen:
+            transformers.append((name, transformer, chosen))
+    first = clone(first).set_params(transformers=transformers)
+    pipeline.steps[0] = (pipeline.steps[0][0], first)
+    return pipeline

@@ -33,6 +33,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from .._importance._pipeline import for_columns
 from .._methods import METHODS, check_method, resolve_auto, takes_missing_values
 from .._utils._compat import (
     HasMethods,
@@ -49,7 +50,6 @@ from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars
 from .._utils._random import with_shared_seed
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
 from .._utils._validation import check_finite_target, explain_input_errors
-from ._pipeline_probes import pruned_pipeline
 
 #: What a selector with ``estimator=None`` delegates: the default forest
 #: is a classifier or a regressor depending on y, known only after fit.
@@ -355,10 +355,9 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             f"{type(self).__name__}: raised by the refit on the {selected} "
             "selected features."
         )
-        if isinstance(estimator, Pipeline) and len(estimator.steps) >= 2:
-            # a ColumnTransformer listing columns lists the selected ones
-            names = getattr(self, "feature_names_in_", [])
-            estimator = pruned_pipeline(estimator, self.support_, names)
+        # a ColumnTransformer listing columns lists the selected ones
+        names = getattr(self, "feature_names_in_", [])
+        estimator = for_columns(estimator, self.support_, names)
         try:
             return clone(estimator).fit(
                 select_columns(X, self.support_), y, **fit_kwargs

@@ -15,14 +15,14 @@ A shadow of ``city`` is then one-hot encoded, scaled or imputed exactly as
 the model sees it as it sees ``city``: the two are exchangeable when
 ``city`` is noise, which is what the probe test needs.
 
-``refit_pipeline`` fits the user's Pipeline on the selected columns, with
-a first-step ColumnTransformer's column lists reduced to them.
+The refit on the selected columns, and every fit on a subset of the
+columns, prunes the user's Pipeline with ``_importance._pipeline.
+for_columns``.
 """
 
 import numpy as np
 import scipy.sparse
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 
 from .._importance._pipeline import input_sources
@@ -191,34 +191,3 @@ def selects_through(estimator):
     """Whether the selector measures ``estimator`` with probes passed
     through its preprocessing: a Pipeline with steps before its model."""
     return isinstance(estimator, Pipeline) and len(estimator.steps) >= 2
-
-
-def pruned_pipeline(pipeline, support, feature_names):
-    """A clone of ``pipeline`` for X's selected columns (``support``): a
-    first-step ColumnTransformer that lists columns by name or position
-    lists only the selected ones (renumbered), and a transformer left with
-    none is dropped. Other steps are kept as they are."""
-    pipeline = clone(pipeline)
-    first = pipeline.steps[0][1]
-    if not isinstance(first, ColumnTransformer):
-        return pipeline
-    kept = set(np.flatnonzero(support).tolist())
-    new_position = {old: new for new, old in enumerate(sorted(kept))}
-    names = [str(n) for n in feature_names]
-    transformers = []
-    for name, transformer, columns in first.transformers:
-        if callable(columns) or isinstance(columns, (str, slice)) or columns is None:
-            transformers.append((name, transformer, columns))
-            continue
-        columns = np.atleast_1d(columns).tolist()
-        if columns and isinstance(columns[0], (bool, np.bool_)):
-            columns = list(np.flatnonzero(columns))
-        if columns and isinstance(columns[0], str):
-            chosen = [c for c in columns if names.index(c) in kept]
-        else:
-            chosen = [new_position[int(c)] for c in columns if int(c) in kept]
-        if chosen:
-            transformers.append((name, transformer, chosen))
-    first = clone(first).set_params(transformers=transformers)
-    pipeline.steps[0] = (pipeline.steps[0][0], first)
-    return pipeline

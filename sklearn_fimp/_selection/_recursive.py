@@ -10,6 +10,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
 from .._importance._groups import resolve_groups
+from .._importance._pipeline import for_columns
 from .._utils._compat import (
     Interval,
     RealNotInt,
@@ -23,7 +24,7 @@ from .._utils._random import MAX_SEED
 from .._utils._scoring import get_scorer, score
 from .._utils._splits import split_params
 from .._utils._validation import discard_fit_on_error, explain_input_errors
-from ._base import BaseImportanceSelector, select_columns
+from ._base import BaseImportanceSelector
 from ._measure import held_out_rows, measured_rows, rows_limit
 
 SELECTION_RULES = ("best", "one_se")
@@ -130,7 +131,13 @@ def elimination_path(
     features = np.arange(X.shape[1])
     scores, dropped = [], []
     for k, size in enumerate(sizes):
-        model = clone(estimator).fit(take_columns(X_fit, features), y_fit, **fit_params)
+        # a Pipeline whose ColumnTransformer lists columns, pruned to the
+        # features in play
+        in_play = np.isin(np.arange(X.shape[1]), features)
+        subset_estimator = for_columns(estimator, in_play, labels)
+        model = clone(subset_estimator).fit(
+            take_columns(X_fit, features), y_fit, **fit_params
+        )
         if test is not None:
             scores.append(
                 score(
@@ -154,7 +161,7 @@ def elimination_path(
             )
         else:
             result = method.measure(
-                estimator,
+                subset_estimator,
                 take_columns(X_measure, features),
                 y_measure,
                 **dict(step_options, fit_params=fit_params),
@@ -437,7 +444,5 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
         self.n_features_ = int(self.support_.sum())
         self.method_ = method.name
         progress(f"refitting on the {self.n_features_} selected features")
-        self.estimator_ = clone(estimator).fit(
-            select_columns(X, self.support_), y, **fit_kwargs
-        )
+        self.estimator_ = self._refit_selected(estimator, X, y, fit_kwargs)
         return self
