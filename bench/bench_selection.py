@@ -125,7 +125,16 @@ PEERS = {
     SELECTORS[5]: "feature_engine",
 }
 #: --quick: small data sets, one seed, forests of a few trees.
-QUICK = {"datasets": ["Q3", "Q5"], "seeds": [0], "trees": 10, "round_trees": 5}
+QUICK = {
+    "datasets": ["Q3", "Q5"],
+    "seeds": [0],
+    "trees": 10,
+    "round_trees": 5,
+    "boosting_iterations": 10,
+}
+#: Boosting iterations of the HistGradientBoosting model (its default;
+#: --quick: fewer).
+BOOSTING_ITERATIONS = 100
 
 
 # --------------------------------------------------------------------------
@@ -170,7 +179,7 @@ def hist_boosting(task, seed):
         if task == "regression"
         else HistGradientBoostingClassifier
     )
-    return model(random_state=seed)
+    return model(max_iter=BOOSTING_ITERATIONS, random_state=seed)
 
 
 def ours_boosted(X, y, task, seed):
@@ -525,11 +534,12 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
-    global N_ESTIMATORS, ROUND_TREES
+    global N_ESTIMATORS, ROUND_TREES, BOOSTING_ITERATIONS
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     if args.quick:
         N_ESTIMATORS, ROUND_TREES = QUICK["trees"], QUICK["round_trees"]
+        BOOSTING_ITERATIONS = QUICK["boosting_iterations"]
         args.datasets, args.seeds = QUICK["datasets"], QUICK["seeds"]
     datasets = list(args.datasets)
     skipped = []
