@@ -608,3 +608,25 @@ def test_page_verdicts_agree_with_the_pages_tables(tmp_path, monkeypatch):
         if name != "none":
             assert not kept[name] and not above[name], name
     assert "look sound" not in text
+
+
+def test_next_steps_ask_no_better_model_of_a_perfect_one():
+    # a model with accuracy 1.0 was told that "a model that predicts better"
+    # would settle the uncertain features
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._report._verdicts import next_steps
+
+    data = Bunch(task="classification", target_summary=None, excluded=[])
+    data.n_rows_total, data.y = 100, np.zeros(100)
+    options = Bunch(scoring=None, log_target=False)
+    for score, asked in [(1.0, False), (0.9, True)]:
+        facts = Bunch(fitted=Bunch(score=score, chance=0.5), method_notes=[])
+        steps = next_steps(data, facts, options, [], [], [], ["a"])
+        split = [step for step in steps if "split on 1 feature(s)" in step]
+        assert len(split) == 1
+        assert ("predicts better" in split[0]) is asked
+    options = Bunch(scoring="neg_log_loss", log_target=False)
+    facts = Bunch(fitted=Bunch(score=0.0, chance=-0.7), method_notes=[])
+    steps = next_steps(data, facts, options, [], [], [], ["a"])
+    assert not any("predicts better" in step for step in steps)

@@ -215,6 +215,21 @@ def random_column_finding(method, result, random_name):
     )
 
 
+#: Scorers whose best score is 1 (None: the report's defaults, accuracy and
+#: R²); a ``neg_`` scorer's best is 0.
+_BEST_IS_ONE = ("accuracy", "balanced_accuracy", "r2", "roc_auc", "f1", "precision")
+
+
+def _perfect(score, scoring):
+    """Whether ``score`` is the best ``scoring`` can give (False when that
+    best is not known)."""
+    if scoring is None or str(scoring).startswith(_BEST_IS_ONE):
+        return score >= 1.0
+    if str(scoring).startswith("neg_"):
+        return score >= 0.0
+    return False
+
+
 def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
     """Concrete things to do, most useful first; none contradicts the
     verdicts (nothing "looks sound" while features are uncertain or none
@@ -290,9 +305,15 @@ def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
     if uncertain:
         steps.append(
             f"The evidence is split on {len(uncertain)} feature(s) "
-            f"({_names(uncertain, 6)}): more rows, more of the selector's "
-            "rounds (ImportanceSelector(n_rounds=...)) or a model that predicts "
-            "better would settle them."
+            f"({_names(uncertain, 6)}): more rows"
+            + (
+                ", more of the selector's rounds (ImportanceSelector(n_rounds=...)) "
+                "or a model that predicts better"
+                if not _perfect(fitted.score, options.scoring)
+                else " or more of the selector's rounds "
+                "(ImportanceSelector(n_rounds=...))"
+            )
+            + " would settle them."
         )
     if not steps:
         if matter:
