@@ -633,6 +633,23 @@ int64_t oblivious_changes(int64_t n_trees, const int64_t *level_offset,
                 continue;
             }
             double *task_out = out + k * n_rows * n_outputs;
+            if (n_levels == 1 && n_outputs == 1) {
+                /* the common case, one level on the group and one output,
+                 * as a loop of a few instructions per row */
+                int64_t d = levels[0];
+                const float *column_values = level_values[0];
+                double threshold = level_threshold[first_level + d];
+                uint8_t missing_left = level_missing_left[first_level + d];
+                for (int64_t i = 0; i < n_rows; i++) {
+                    int32_t old = tree_bits[i];
+                    int32_t leaf =
+                        (old & ~mask) |
+                        (goes_right(column_values[i], threshold, missing_left) << d);
+                    n_moved += leaf != old;
+                    task_out[i] += table[leaf] - table[old];
+                }
+                continue;
+            }
             for (int64_t i = 0; i < n_rows; i++) {
                 int32_t old = tree_bits[i], leaf = old & ~mask;
                 for (int64_t j = 0; j < n_levels; j++) {
