@@ -24,6 +24,14 @@ Regimes (train / validation rows; y; the null features):
 - ``mc3-linear-model``: 1,000 / 300; three classes from a softmax of x0
   and x3; the null features of ``bin-mixed``; a LogisticRegression on
   standardized columns, the linear sampler (the model-agnostic path).
+- ``grp-reg-linear``: rows in groups of 10 (a customer's, a store's), the
+  training and validation rows in different groups (100 / 30); y = x0 +
+  0.5 x3 + u + N(0, 1), u a group effect N(0, 1); null: x1 the stand-in of
+  ``reg-linear`` and x2, a group-level N(0, 1) column (constant within each
+  group, which lets the forest fit u to it in training). The t-test over
+  rows, as the default runs it; ``grp-reg-linear-row-groups``: the same data
+  sets with ``row_groups=`` the validation rows' groups (the t-test over
+  the 30 groups' mean differences).
 
 Run from the repository root::
 
@@ -103,6 +111,24 @@ def class_data(rng, n_classes):
     return np.column_stack([x0, x1, x2, x3, x4]), y
 
 
+#: Rows per group of the grouped regimes.
+GROUP_SIZE = 10
+
+
+def grouped_reg_data(rng):
+    """reg-linear's columns in groups of GROUP_SIZE rows: a group effect in
+    y and a group-level noise column x2; returns X, y and the groups."""
+    n = N_TRAIN + N_VALID
+    groups = np.arange(n) // GROUP_SIZE
+    n_groups = groups[-1] + 1
+    x0, x3 = rng.normal(size=(2, n))
+    x1 = _stand_in(rng, x0, "linear")
+    x2 = rng.normal(size=n_groups)[groups]
+    effect = rng.normal(size=n_groups)[groups]
+    y = x0 + 0.5 * x3 + effect + rng.normal(size=n)
+    return np.column_stack([x0, x1, x2, x3]), y, groups
+
+
 #: The columns of each regime's data: a name, and whether y is independent
 #: of the column given the others (a null feature).
 REG_COLUMNS = [
@@ -118,7 +144,9 @@ def forest_regressor(seed):
     return RandomForestRegressor(n_estimators=TREES, random_state=seed)
 
 
-#: name: (data, model, sampler, columns)
+#: name: (data, model, sampler, columns[, whether the rows' groups are
+#: passed as row_groups]); a data function returns X, y and, for grouped
+#: data, the rows' groups
 REGIMES = {
     "reg-linear": (
         lambda rng: reg_data(rng, "linear"),
@@ -144,13 +172,30 @@ REGIMES = {
         "linear",
         CLASS_COLUMNS,
     ),
+    "grp-reg-linear": (
+        grouped_reg_data,
+        forest_regressor,
+        "forest",
+        [REG_COLUMNS[0], REG_COLUMNS[1], ("x2 (group-level noise)", True)]
+        + [REG_COLUMNS[3]],
+        False,
+    ),
+    "grp-reg-linear-row-groups": (
+        grouped_reg_data,
+        forest_regressor,
+        "forest",
+        [REG_COLUMNS[0], REG_COLUMNS[1], ("x2 (group-level noise)", True)]
+        + [REG_COLUMNS[3]],
+        True,
+    ),
 }
 
 
 def one_dataset(regime, seed):
-    make, model_of, sampler, _ = REGIMES[regime]
+    make, model_of, sampler, _, *passed = REGIMES[regime]
     rng = np.random.RandomState(seed)
-    X, y = make(rng)
+    X, y, *groups = make(rng)
+    row_groups = groups[0][N_TRAIN:] if passed and passed[0] else None
     model = model_of(seed).fit(X[:N_TRAIN], y[:N_TRAIN])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -160,6 +205,7 @@ def one_dataset(regime, seed):
                 X[N_TRAIN:],
                 y[N_TRAIN:],
                 sampler=sampler,
+                row_groups=row_groups,
                 n_jobs=1,
                 random_state=seed,
             )
@@ -193,7 +239,7 @@ def run(regimes, n_datasets, n_jobs):
 def rows_of(results):
     rows = []
     for regime, (pvalues, cpu) in results.items():
-        _, _, sampler, columns = REGIMES[regime]
+        _, _, sampler, columns, *_ = REGIMES[regime]
         n = len(pvalues)
         for j, (name, null) in enumerate(columns):
             counts = [int(np.sum(pvalues[:, j] <= a)) for a in LEVELS]
@@ -265,13 +311,23 @@ def rst(rows, command, n_datasets):
     return "\n".join(lines) + "\n"
 
 
+def _pool(regime, sampler):
+    """The pool a regime's null features count in: by sampler, the grouped
+    regimes apart (their row-level test is expected to fail)."""
+    if len(REGIMES[regime]) < 5:
+        return f"the {sampler} sampler"
+    how = "row_groups passed" if REGIMES[regime][4] else "the t-test over rows"
+    return f"the {sampler} sampler on grouped rows, {how}"
+
+
 def pooled_lines(rows):
-    """One sentence per sampler: all its null features' counts together,
-    against what a valid test gives (the data sets are independent; the
-    features of one data set are not, so the bound is indicative)."""
+    """One sentence per pool (:func:`_pool`): all its null features' counts
+    together, against what a valid test gives (the data sets are
+    independent; the features of one data set are not, so the bound is
+    indicative)."""
     out = []
-    for sampler in dict.fromkeys(row[1] for row in rows):
-        null = [row for row in rows if row[1] == sampler and row[3]]
+    for pool in dict.fromkeys(_pool(row[0], row[1]) for row in rows):
+        null = [row for row in rows if _pool(row[0], row[1]) == pool and row[3]]
         if not null:
             continue
         total = sum(row[4] for row in null)
@@ -284,9 +340,7 @@ def pooled_lines(rows):
                 f"{valid_bound(total, level)} with probability 0.999)"
             )
         out += [
-            f"All null features with the {sampler} sampler together: "
-            + "; ".join(parts)
-            + ".",
+            f"All null features with {pool} together: " + "; ".join(parts) + ".",
             "",
         ]
     return out

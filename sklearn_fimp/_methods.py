@@ -324,6 +324,7 @@ METHODS = {
                     *_PERMUTATION,
                     "sampler",
                     "categorical_threshold",
+                    "row_groups",
                     "verbose",
                 )
             ),
@@ -335,6 +336,7 @@ METHODS = {
                     "max_samples",
                     "sampler",
                     "categorical_threshold",
+                    "row_groups",
                 )
             ),
         ),

@@ -24,6 +24,7 @@ from sklearn_fimp._importance._conditional import (
     SAMPLER_OOB_TREES,
     conditional_draw_seeds,
     fit_column_sampler,
+    loss_pvalues,
     sampler_n_estimators,
 )
 from sklearn_fimp._utils._random import MAX_SEED
@@ -630,3 +631,48 @@ def test_conditional_integer_columns_get_integer_draws():
     np.testing.assert_array_equal(X, before)
     assert all(dtype.kind == "i" for dtype in seen)
     assert result.importances_mean[0] > result.importances_mean[1]
+
+
+def test_loss_pvalues_over_row_groups():
+    rng = np.random.RandomState(0)
+    differences = rng.normal(0.1, 1.0, size=(3, 40))
+    weight = rng.uniform(0.5, 2.0, size=40)
+    # every row its own group: the row-level test
+    np.testing.assert_allclose(
+        loss_pvalues(differences, weight, row_groups=np.arange(40)[::-1]),
+        loss_pvalues(differences, weight),
+        rtol=1e-12,
+    )
+    # each row repeated five times, as rows of one group: the row-level test
+    # counts 200 rows and is overconfident; the test over groups sees the
+    # 40 independent ones, as it would without the copies
+    repeated = np.repeat(differences, 5, axis=1)
+    labels = np.repeat(np.arange(40), 5)
+    np.testing.assert_allclose(
+        loss_pvalues(repeated, row_groups=labels),
+        loss_pvalues(differences),
+        rtol=1e-12,
+    )
+    above = differences.mean(axis=1) > 0
+    assert above.any()
+    assert np.all(loss_pvalues(repeated)[above] < loss_pvalues(differences)[above])
+
+
+def test_conditional_row_groups_change_the_pvalues_not_the_importances():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 3))
+    y = X[:, 0] + rng.normal(size=300)
+    model = LinearRegression().fit(X[:150], y[:150])
+    kwargs = dict(sampler="linear", random_state=0)
+    plain = conditional_permutation_importance(model, X[150:], y[150:], **kwargs)
+    labels = np.arange(150) // 10
+    grouped = conditional_permutation_importance(
+        model, X[150:], y[150:], row_groups=labels, **kwargs
+    )
+    np.testing.assert_array_equal(grouped.importances, plain.importances)
+    assert not np.array_equal(grouped.pvalues, plain.pvalues)
+    assert grouped.pvalues[0] < 0.01
+    with pytest.raises(ValueError, match="row_groups: 149 labels for 150 rows"):
+        conditional_permutation_importance(
+            model, X[150:], y[150:], row_groups=labels[1:], **kwargs
+        )

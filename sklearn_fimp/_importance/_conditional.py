@@ -383,17 +383,28 @@ def _squared_errors(prediction, y):
     return error if error.ndim == 1 else error.sum(axis=1)
 
 
-def loss_pvalues(differences, weight=None):
+def loss_pvalues(differences, weight=None, row_groups=None):
     """One-sided p-values of "the mean per-row loss difference is > 0".
 
     ``differences`` has shape (n_groups, n_rows): each row's loss with the
     group's columns replaced (averaged over the repeats) minus its loss
     with the original columns. A t-test over rows (Chamma et al., 2023):
-    the rows are independent given the fitted model and sampler. A group
-    that changes no row's loss gets p = 1.
+    the rows are independent given the fitted model and sampler. With
+    ``row_groups`` (one label per row: rows that hang together) the t-test
+    is over the groups' (weighted) mean differences, weighted by the
+    groups' total weights, which assumes independent groups instead of
+    independent rows (a cluster-level test). A group of columns that
+    changes no row's loss gets p = 1.
     """
     n_rows = differences.shape[1]
     weight = np.ones(n_rows) if weight is None else np.asarray(weight, float)
+    if row_groups is not None:
+        codes = np.unique(np.asarray(row_groups), return_inverse=True)[1].ravel()
+        group_weight = np.bincount(codes, weights=weight)
+        differences = np.stack(
+            [np.bincount(codes, weights=d * weight) / group_weight for d in differences]
+        ).reshape(len(differences), len(group_weight))
+        weight = group_weight
     total = weight.sum()
     n_effective = total**2 / np.sum(weight**2)
     mean = differences @ weight / total
@@ -580,6 +591,7 @@ def _check_missing(encoded, X_names):
             None,
         ],
         "sample_weight": ["array-like", None],
+        "row_groups": ["array-like", None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
@@ -599,6 +611,7 @@ def conditional_permutation_importance(
     categorical_threshold=10,
     max_samples=None,
     sample_weight=None,
+    row_groups=None,
     n_jobs=None,
     verbose=0,
     random_state=None,
@@ -684,6 +697,13 @@ def conditional_permutation_importance(
         without replacement with ``random_state``; None: all rows.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights passed to the scorer and used in the test.
+    row_groups : array-like of shape (n_samples,), default=None
+        A label per row for rows that hang together (a customer's, a
+        patient's, a store's; for time-ordered rows, consecutive blocks
+        longer than the dependence, such as ``np.arange(n) // 50``): the
+        p-values' t-test is then over the groups' mean loss differences,
+        assuming independent groups rather than independent rows. The
+        importances do not change. None: every row its own group.
     n_jobs : int or None, default=None
         Number of jobs for the forest samplers and for scoring groups in
         parallel (joblib semantics).
@@ -737,6 +757,14 @@ def conditional_permutation_importance(
     """
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
     labels, groups = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
+    if row_groups is not None:
+        row_groups = np.asarray(row_groups)
+        if row_groups.shape != (X.shape[0],):
+            raise ValueError(
+                f"row_groups: {row_groups.shape[0] if row_groups.ndim else 0} "
+                f"labels for {X.shape[0]} rows of X; pass one label per row "
+                "(or None)."
+            )
     return _conditional_permutation_importance(
         estimator,
         X,
@@ -745,6 +773,7 @@ def conditional_permutation_importance(
         groups=groups,
         seed=draw_seed(random_state),
         sample_weight=sample_weight,
+        row_groups=row_groups,
         scoring=scoring,
         n_repeats=n_repeats,
         sampler=sampler,
@@ -764,6 +793,7 @@ def _conditional_permutation_importance(
     groups,
     seed,
     sample_weight=None,
+    row_groups=None,
     scoring=None,
     n_repeats=5,
     sampler="forest",
@@ -861,7 +891,7 @@ def _conditional_permutation_importance(
             verbose,
         )
         differences[rest] = losses - baseline_losses[None, :]
-    pvalues = loss_pvalues(differences, weight_eval)
+    pvalues = loss_pvalues(differences, weight_eval, subset(row_groups, rows))
     progress("done")
     return importance_result(
         baseline - scores,
