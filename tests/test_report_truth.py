@@ -334,3 +334,22 @@ def test_report_repeated_headers_are_read_as_pandas_reads_them(tmp_path):
     assert duplicate_headers(path, r"\s+", "utf-8") == {"a": [1, 3], "b": [2, 4]}
     path.write_text(",b,,b\n1,2,3,4\n", encoding="utf-8")
     assert duplicate_headers(path, ",", "utf-8") == {"b": [2, 4]}
+
+
+def test_report_leaves_out_a_copy_of_the_target(tmp_path):
+    # a repeated "price" header made the second price a feature of the
+    # first: R² 0.98, "price.1" the feature that matters most
+    rng = np.random.RandomState(5)
+    n = 80
+    a, b, noise = rng.normal(size=(3, n))
+    price = 3 * a + b + rng.normal(scale=0.1, size=n)
+    rows = [f"{p:.3f},{x:.3f},{z:.3f},{p:.3f}" for p, x, z in zip(price, a, noise)]
+    path = tmp_path / "data.csv"
+    path.write_text("\n".join(["price,a,noise,price"] + rows), encoding="utf-8")
+    out = tmp_path / "report.html"
+    argv = ["report", str(path), "--target", "price", "--out", str(out)]
+    assert main(argv + FAST + ["--skip", "selector,dependence"]) == 0
+    page = html.unescape(out.read_text(encoding="utf-8"))
+    assert "a copy of the target (the same value in every row)" in page
+    features = re.search(r"<h2>Importances.*", page, re.S).group(0)
+    assert "price.1" not in features

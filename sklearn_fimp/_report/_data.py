@@ -312,6 +312,17 @@ def prepare_data(
     task = choose_task(y, task)
     columns = recognise_columns(frame.drop(columns=[target]), decimal)
     X = columns.X
+    copies = [c for c in X.columns if _copies_target(X[c], y)]
+    if copies:
+        X = X.drop(columns=copies)
+        columns.excluded.extend(
+            (
+                c,
+                "a copy of the target (the same value in every row): the answer "
+                "itself, which no model has at prediction time",
+            )
+            for c in copies
+        )
     categorical = [c for c in X.columns if not is_numeric(X[c])]
     numeric = [c for c in X.columns if c not in categorical]
     infinite = [c for c in numeric if np.isinf(X[c].to_numpy(dtype=float)).any()]
@@ -444,3 +455,17 @@ def _column_notes(X, categorical):
             "these columns cannot help it predict."
         )
     return notes
+
+
+def _copies_target(column, y):
+    """Whether ``column`` holds the target's value in every row (a repeated
+    header, a column exported twice): numbers equal as numbers, anything
+    else as text; missing values must be missing in both."""
+    missing = column.isna().to_numpy()
+    if not np.array_equal(missing, y.isna().to_numpy()):
+        return False
+    if is_numeric(column) and is_numeric(y):
+        values = column.to_numpy(dtype=float)[~missing]
+        return bool(np.array_equal(values, y.to_numpy(dtype=float)[~missing]))
+    text = column[~missing].astype(str).str.strip().to_numpy()
+    return bool(np.array_equal(text, y[~missing].astype(str).str.strip().to_numpy()))
