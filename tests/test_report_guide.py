@@ -14,6 +14,8 @@ pytest.importorskip("matplotlib")
 
 from sklearn_fimp._report import _run, main  # noqa: E402
 
+from ._report_cases import capture_facts  # noqa: E402
+
 # small forests; a test's own options come after these, and so override them
 # (argparse keeps the last value of an option)
 FAST = ["--n-estimators", "8", "--dependence-trees", "5", "--quiet"]
@@ -565,14 +567,7 @@ def test_page_verdicts_agree_with_the_pages_tables(tmp_path, monkeypatch):
 
     from sklearn_fimp._report._verdicts import clearly_above
 
-    captured = {}
-    analysis = _run._analysis
-
-    def capture(*args, **kwargs):
-        captured["facts"] = facts = analysis(*args, **kwargs)
-        return facts
-
-    monkeypatch.setattr(_run, "_analysis", capture)
+    captured = capture_facts(monkeypatch)
     rng = np.random.RandomState(3)
     n = 400
     frame = pd.DataFrame(

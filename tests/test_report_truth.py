@@ -17,7 +17,9 @@ pytest.importorskip("matplotlib")
 
 from sklearn.utils import Bunch  # noqa: E402
 
-from sklearn_fimp._report import _analysis, _figures, _html, _run, main  # noqa: E402
+from sklearn_fimp._report import _analysis, _figures, _html, main  # noqa: E402
+
+from ._report_cases import capture_facts  # noqa: E402
 
 FAST = [
     "--n-estimators",
@@ -41,18 +43,6 @@ def _report(tmp_path, frame, *options, target="y", text=None):
     argv = ["report", str(path), "--target", target, "--out", str(out)]
     assert main(argv + FAST + list(options)) == 0
     return out.read_text(encoding="utf-8")
-
-
-def _capture_facts(monkeypatch):
-    captured = {}
-    analysis = _run._analysis
-
-    def capture(*args, **kwargs):
-        captured["facts"] = facts = analysis(*args, **kwargs)
-        return facts
-
-    monkeypatch.setattr(_run, "_analysis", capture)
-    return captured
 
 
 def _analyzer(matrix, names=("a", "b", "c")):
@@ -107,7 +97,7 @@ def test_report_conditional_table_and_heatmap_name_their_own_quantities(
     # the demo's s5: "predicted from the others" 0.441 in the table, 0.55 on
     # the heatmap; they are two measures, now named apart, the heatmap's
     # shown beside the sampler's
-    captured = _capture_facts(monkeypatch)
+    captured = capture_facts(monkeypatch)
     rng = np.random.RandomState(0)
     n = 300
     a = rng.normal(size=n)
@@ -133,7 +123,7 @@ def test_report_selector_chart_draws_probes_as_one_band_in_named_units(
     tmp_path, monkeypatch
 ):
     # rent: about 20 near-zero probe bars, in squared target units unsaid
-    captured = _capture_facts(monkeypatch)
+    captured = capture_facts(monkeypatch)
     drawn = []
     figure_html = _figures.figure_html
 
@@ -219,7 +209,7 @@ def test_report_codes_categories_once_for_every_stage(tmp_path, monkeypatch):
     # reads the report's codes
     import sklearn_fimp
 
-    captured = _capture_facts(monkeypatch)
+    captured = capture_facts(monkeypatch)
     seen = {}
     fit = sklearn_fimp.DependenceAnalyzer.fit
 
@@ -262,7 +252,7 @@ def test_report_codes_categories_once_for_every_stage(tmp_path, monkeypatch):
 
 def test_report_selector_trees_are_its_own_option(tmp_path, monkeypatch):
     # the selector grew at least 30 trees a round whatever --n-estimators said
-    captured = _capture_facts(monkeypatch)
+    captured = capture_facts(monkeypatch)
     rng = np.random.RandomState(6)
     n = 80
     frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
