@@ -17,7 +17,6 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from .._engine import (
-    engine_input,
     replaced_scorer_outputs,
     tree_ensemble,
     worth_rerouting,
@@ -522,7 +521,9 @@ def engine_replaced_scores(
         for permutation, uniform in zip(permutations, uniforms):
             draws = [s.draw(permutation, uniform) for s in samplers[g]]
             X_work = replace_columns(X_work, X, columns, draws)
-            values.append(engine_input(estimator, X_work)[:, columns])
+            # the ensemble's adapter, read once (a new one would export
+            # and parse the model again for every draw)
+            values.append(ensemble.adapter.engine_input(X_work)[:, columns])
         X_work = restore_columns(X_work, X, columns)
         return values
 
@@ -850,7 +851,7 @@ def _conditional_permutation_importance(
     ensemble = tree_ensemble(estimator)
     rerouted = np.zeros(len(groups), dtype=bool)
     if ensemble is not None:
-        X_engine = engine_input(estimator, X_eval)
+        X_engine = ensemble.adapter.engine_input(X_eval)
         rerouted = worth_rerouting(ensemble, X_engine, groups)
     progress(
         f"scoring {len(groups)} features or groups x {n_repeats} draws on "

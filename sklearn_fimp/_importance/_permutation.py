@@ -6,7 +6,6 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
 from .._engine import (
-    engine_input,
     permuted_scores,
     tree_ensemble,
     worth_rerouting,
@@ -284,7 +283,7 @@ def _permutation_importance(
     ensemble = tree_ensemble(estimator)
     rerouted = np.zeros(len(groups), dtype=bool)
     if ensemble is not None:
-        X_engine = engine_input(estimator, X_eval)
+        X_engine = ensemble.adapter.engine_input(X_eval)
         rerouted = worth_rerouting(ensemble, X_engine, groups)
     # a Pipeline whose model the engine reads: the engine on the model's inputs
     through = (

@@ -50,7 +50,6 @@ from sklearn.preprocessing import (
 from .._engine import (
     GivenValues,
     Permutation,
-    engine_input,
     replaced_scores,
     tree_ensemble,
     worth_rerouting,
@@ -252,7 +251,9 @@ class PipelineInputs:
 
     def _engine_input(self, X):
         transformed = dense_inputs(self.model, self.preprocessing.transform(X))
-        return np.ascontiguousarray(engine_input(self.model, transformed))
+        # the ensemble's adapter, read once (a new one would export and
+        # parse the model again for every replaced block)
+        return np.ascontiguousarray(self.ensemble.adapter.engine_input(transformed))
 
     def replacements(self, groups, blocks, mixed, permutations):
         """The engine's replacements of each group's block: the block's rows
