@@ -251,8 +251,8 @@ METHODS = {
             single_output=True,
             unit=lambda result: "out-of-bag impurity decrease",
             on_unit_scale=lambda result: False,
-            options=frozenset(("labels", "sample_weight", "centre_target")),
-            parameters=frozenset(("sample_weight",)),
+            options=frozenset(("labels", "sample_weight", "centre_target", "n_jobs")),
+            parameters=frozenset(("sample_weight", "n_jobs")),
         ),
         ImportanceMethod(
             name="permutation",

@@ -450,3 +450,14 @@ def test_oob_mdi_importance_missing_values_need_scikit_learn_1_8(monkeypatch):
     X, y = _regression()
     forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
     assert oob_mdi_importance(forest, X, y).n_trees == 3
+
+
+def test_oob_mdi_importance_n_jobs_gives_the_same_result():
+    # the trees are read by threads; each tree's column stays in its place
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 4))
+    y = X[:, 0] + rng.normal(size=300)
+    forest = RandomForestRegressor(n_estimators=12, random_state=0).fit(X, y)
+    serial = oob_mdi_importance(forest, X, y)
+    threaded = oob_mdi_importance(forest, X, y, n_jobs=2)
+    np.testing.assert_array_equal(threaded.importances, serial.importances)

@@ -1,7 +1,10 @@
 """Debiased MDI computed with out-of-bag rows (MDI-oob, Li et al. 2019)."""
 
+import numbers
+
 import numpy as np
 import sklearn
+from joblib import Parallel, delayed
 from sklearn.base import is_classifier
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils.validation import check_is_fitted
@@ -103,10 +106,11 @@ def member_oob_mdi(ensemble, member, X, targets, weight, n_features, n_draws):
         "X": ["array-like"],
         "y": ["array-like"],
         "sample_weight": ["array-like", None],
+        "n_jobs": [numbers.Integral, None],
     },
     prefer_skip_nested_validation=True,
 )
-def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
+def oob_mdi_importance(estimator, X, y, *, sample_weight=None, n_jobs=None):
     """Debiased mean decrease in impurity from out-of-bag rows (MDI-oob).
 
     Plain MDI measures impurity decreases on the rows a tree was grown on,
@@ -135,6 +139,9 @@ def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
         The training targets (one output for classifiers).
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the out-of-bag rows in each tree's average.
+    n_jobs : int or None, default=None
+        Threads that read the trees in parallel (joblib semantics); the
+        result does not depend on it.
 
     Returns
     -------
@@ -162,12 +169,17 @@ def oob_mdi_importance(estimator, X, y, *, sample_weight=None):
     """
     X, feature_names, y, sample_weight = check_inputs(estimator, X, y, sample_weight)
     return _oob_mdi_importance(
-        estimator, X, y, labels=feature_names, sample_weight=sample_weight
+        estimator,
+        X,
+        y,
+        labels=feature_names,
+        sample_weight=sample_weight,
+        n_jobs=n_jobs,
     )
 
 
 def _oob_mdi_importance(
-    estimator, X, y, *, labels, sample_weight=None, centre_target=False
+    estimator, X, y, *, labels, sample_weight=None, centre_target=False, n_jobs=None
 ):
     """:func:`oob_mdi_importance` on validated input: X the estimator's
     training rows (array or frame), y an array, ``labels`` the names of X's
@@ -193,6 +205,7 @@ def _oob_mdi_importance(
             labels=[f"x{k}" for k in range(len(through.sources))],
             sample_weight=sample_weight,
             centre_target=centre_target,
+            n_jobs=n_jobs,
         )
         return importance_result(
             through.sum(result.importances),
@@ -248,15 +261,17 @@ def _oob_mdi_importance(
             "values before fitting, or use oob_permutation_importance."
         )
     n_features = X_checked.shape[1]
-    columns = [
-        member_oob_mdi(
+    # one column per tree, in the trees' order whatever n_jobs (threads: the
+    # trees' decision paths are computed without the GIL)
+    columns = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(member_oob_mdi)(
             estimator, member, X_checked, targets, weight, n_features, n_draws
         )
         for member in members
         if len(member.oob_rows)
         and member.estimator.tree_.node_count > 1
         and weight[member.oob_rows].sum() > 0
-    ]
+    )
     importances = np.column_stack(columns) if columns else np.zeros((n_features, 1))
     return importance_result(
         importances, labels, method="oob_mdi", n_trees=len(columns)
