@@ -73,7 +73,7 @@ def test_drop_column_importance_of_a_pipeline_refits_on_the_kept_columns():
 def test_recursive_selector_on_a_pipeline_listing_columns_by_name(method):
     X, y = frame()
     selector = RecursiveImportanceSelector(
-        pipeline(), method=method, cv=3, random_state=0
+        pipeline(trees=8), method=method, cv=3, random_state=0
     ).fit(X, y)
     kept = list(selector.get_feature_names_out())
     assert {"a", "b", "c"} <= set(kept)
