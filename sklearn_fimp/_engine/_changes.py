@@ -4,10 +4,12 @@ only.
 
 A task is a group of columns and a replacement of their values: a
 :class:`Permutation` (each row receives another row's values, as
-permutation importance asks) or :class:`GivenValues` (each row receives
-values given for it, such as a conditional draw). Both give the engine the
-same thing, the values each row receives (a permutation's are
-``X[permutation, columns]``), so one mechanism serves both. For a routed
+permutation importance asks), :class:`GivenValues` (each row receives
+values given for it, such as a conditional draw) or :class:`DonorRows`
+(each row receives the values of a row held beside X, as a permutation of
+a table spread over machines brings them). All give the engine the same
+thing, the values each row receives (a permutation's are
+``X[permutation, columns]``), so one mechanism serves all. For a routed
 chunk, a task's change on a row is the sum over trees of (leaf value after
 the replacement - leaf value before) over the trees in which the row moves;
 the unreplaced total plus the change is the replaced output. Both backends'
@@ -52,6 +54,19 @@ class GivenValues(NamedTuple):
         """The values rows ``rows`` of X receive, shape (len(rows),
         len(columns))."""
         return self.array[rows]
+
+
+class DonorRows(NamedTuple):
+    """A group's columns taken from rows held beside X: row ``i`` receives
+    the values of ``donors[i]`` (a row of another part of a table spread
+    over machines, which a global permutation sends to row ``i``; shape
+    ``(n_rows, n_columns of X)``, as the trees read X)."""
+
+    donors: np.ndarray
+
+    def values(self, X, rows, columns):
+        """The values rows ``rows`` of X receive in ``columns``."""
+        return self.donors[np.ix_(rows, columns)]
 
 
 def permutation_tasks(permutations, n_groups):

@@ -1,0 +1,177 @@
+"""Spark: the rows stay in the partitions of a Spark DataFrame; the
+partitions run ``_partition.py``'s functions through ``mapInPandas`` (Arrow
+batches, in the executors' Python workers), the model travels as a
+broadcast variable, and only the partitions' sums are collected."""
+
+import numpy as np
+
+from .._importance._spark_trees import is_spark_model
+from ._partition import (
+    LABEL,
+    REPEAT,
+    TARGET,
+    WEIGHT,
+    feature_column,
+    partition_sums,
+    partition_totals,
+    send_rows,
+)
+
+
+def is_spark_frame(X):
+    """Whether X is a pyspark.sql DataFrame (classic or Connect), without
+    importing pyspark."""
+    cls = type(X)
+    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
+
+
+def spark_model_snapshot(estimator):
+    """The engine's snapshot of a fitted pyspark.ml tree model (read on the
+    driver), or None for any other estimator."""
+    if not is_spark_model(estimator):
+        return None
+    from .._engine.adapters._spark_ml import SparkTreeModel
+
+    return SparkTreeModel.from_spark(estimator)
+
+
+def _partition_id():
+    from pyspark import TaskContext
+
+    return TaskContext.get().partitionId()
+
+
+class SparkTable:
+    """The feature columns, the target and the weights of a Spark DataFrame,
+    renamed for the partitions (see ``_partition.py``).
+
+    Parameters
+    ----------
+    estimator : the model (or a Spark model's snapshot)
+    X : pyspark.sql.DataFrame
+    y : str
+        The target column.
+    sample_weight : str or None
+        The weight column.
+    features : list of str, str or None
+        The feature columns in the model's order, or one vector column
+        (None: the model's ``feature_names_in_``).
+    """
+
+    engine = "spark"
+
+    def __init__(self, estimator, X, y, sample_weight, features):
+        from pyspark.sql import functions as F
+
+        for name, value in (("y", y), ("sample_weight", sample_weight)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(
+                    f"{name} must be a column name of the Spark DataFrame; got "
+                    f"{type(value).__name__}."
+                )
+        if y not in X.columns:
+            raise ValueError(f"y={y!r} is not a column of X.")
+        if sample_weight is not None and sample_weight not in X.columns:
+            raise ValueError(f"sample_weight={sample_weight!r} is not a column of X.")
+        if features is None:
+            names = getattr(estimator, "feature_names_in_", None)
+            if names is None:
+                raise ValueError(
+                    "features is required: the model has no feature_names_in_; "
+                    "pass the feature columns in the model's order, or a vector "
+                    "column."
+                )
+            features = [str(name) for name in names]
+        if isinstance(features, str):  # one vector column
+            if features not in X.columns:
+                raise ValueError(f"features={features!r} is not a column of X.")
+            from pyspark.ml.functions import vector_to_array
+
+            n_features = int(estimator.n_features_in_)
+            array = vector_to_array(F.col(features))
+            selected = [array[j].alias(feature_column(j)) for j in range(n_features)]
+            self.feature_names = np.array(
+                [f"{features}[{j}]" for j in range(n_features)], dtype=object
+            )
+            self.named = False
+        else:
+            missing = [c for c in features if c not in X.columns]
+            if missing:
+                raise ValueError(f"features names columns X does not have: {missing}")
+            selected = [
+                F.col(c).cast("double").alias(feature_column(j))
+                for j, c in enumerate(features)
+            ]
+            self.feature_names = np.asarray([str(c) for c in features], dtype=object)
+            self.named = True
+        weight = F.lit(1.0) if sample_weight is None else F.col(sample_weight)
+        self.frame = X.select(
+            *selected,
+            F.col(y).alias(LABEL),
+            weight.cast("double").alias(WEIGHT),
+        )
+        self.n_features = len(self.feature_names)
+        self.n_partitions = self.frame.rdd.getNumPartitions()
+        self.label_type = self.frame.schema[LABEL].dataType.simpleString()
+
+    def totals(self, score):
+        """Each partition's :func:`partition_totals`, one row per partition
+        in order."""
+        import pandas as pd
+
+        def totals(batches):
+            frames = list(batches)
+            frame = (
+                pd.concat(frames) if frames else pd.DataFrame({LABEL: [], WEIGHT: []})
+            )
+            yield pd.DataFrame(
+                {"p": [_partition_id()], "v": [partition_totals(frame, score)]}
+            )
+
+        rows = self.frame.mapInPandas(totals, "p long, v array<double>").collect()
+        table = np.zeros(
+            (self.n_partitions, 3 + (len(score.classes) if score.needs_classes else 0))
+        )
+        for row in rows:
+            table[row["p"]] = row["v"]
+        return table
+
+    def sums(self, payload, permutation, groups, n_repeats, score, first_ids):
+        """The partitions' :func:`partition_sums`, added."""
+        import pandas as pd
+
+        spark = self.frame.sparkSession
+        model = spark.sparkContext.broadcast(payload)
+        n_features = self.n_features
+        first_ids = [int(first) for first in first_ids]
+        columns = ", ".join(f"{feature_column(j)} double" for j in range(n_features))
+        schema = (
+            f"{TARGET} long, {REPEAT} int, {columns}, {LABEL} {self.label_type}, "
+            f"{WEIGHT} double"
+        )
+
+        def send(batches):
+            first = first_ids[_partition_id()]
+            for batch in batches:
+                yield send_rows(batch, first, permutation, n_repeats, n_features)
+                first += len(batch)
+
+        def summed(batches):
+            frames = list(batches)
+            if frames:
+                values = partition_sums(
+                    pd.concat(frames, ignore_index=True),
+                    model.value,
+                    groups,
+                    n_repeats,
+                    score,
+                    n_features,
+                )
+                yield pd.DataFrame({"v": [values]})
+
+        exchanged = self.frame.mapInPandas(send, schema).repartition(
+            self.n_partitions * (n_repeats + 1), TARGET
+        )
+        rows = exchanged.mapInPandas(summed, "v array<double>").collect()
+        model.unpersist()
+        return np.sum([np.asarray(row["v"]) for row in rows], axis=0)
