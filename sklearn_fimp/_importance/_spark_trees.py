@@ -1,28 +1,27 @@
-"""Node arrays of fitted Spark MLlib (``pyspark.ml``) tree models.
+"""Node arrays of fitted Spark MLlib (``pyspark.ml``) tree models for
+``mdi_importance``.
 
-A Spark tree model keeps its nodes in the JVM. They are read through the
-model's Python handle on its JVM object: ``model.trees``, then each tree's
-``rootNode()``, an ``InternalNode`` or ``LeafNode`` whose ``impurityStats()``
+The nodes are read from the model's JVM object (see
+``sklearn_fimp/_utils/_spark_trees.py``): each node's ``impurityStats()``
 give the impurity of the node's training rows (``calculate()``) and their
-weighted number (``count()``), with ``split().featureIndex()``,
-``leftChild()`` and ``rightChild()`` for internal nodes. They become the
-arrays scikit-learn's ``tree_`` holds, so that the impurity decreases of
-both libraries are computed by the same code; pyspark is not imported.
+weighted number (``count()``), and internal nodes their
+``split().featureIndex()``. They become the arrays scikit-learn's ``tree_``
+holds, so that the impurity decreases of both libraries are computed by the
+same code; pyspark is not imported.
 """
 
 from typing import NamedTuple
 
 import numpy as np
 
-#: the fitted tree models of pyspark.ml, and whether their trees are boosted
-SPARK_TREE_MODELS = {
-    "DecisionTreeClassificationModel": False,
-    "DecisionTreeRegressionModel": False,
-    "RandomForestClassificationModel": False,
-    "RandomForestRegressionModel": False,
-    "GBTClassificationModel": True,
-    "GBTRegressionModel": True,
-}
+from .._utils._spark_trees import (
+    SPARK_TREE_MODELS,
+    depth_first,
+    is_spark_model,
+    spark_members,
+)
+
+__all__ = ["NodeArrays", "is_spark_model", "spark_trees"]
 
 
 class NodeArrays(NamedTuple):
@@ -36,49 +35,24 @@ class NodeArrays(NamedTuple):
     weighted_n_node_samples: np.ndarray
 
 
-def is_spark_model(estimator):
-    """Whether ``estimator`` is a model of ``pyspark.ml``."""
-    return type(estimator).__module__.startswith("pyspark.ml")
-
-
-def _java_tree(tree):
-    java = getattr(tree, "_java_obj", None)
-    if java is None:
-        raise TypeError(
-            f"{type(tree).__name__} has no JVM object to read its nodes from "
-            "(a Spark Connect model?); mdi_importance reads the trees of a "
-            "pyspark.ml model fitted in a classic (JVM-backed) Spark session."
-        )
-    return java
-
-
 def _node_arrays(tree):
     """Node arrays of one pyspark.ml decision tree model, nodes numbered in
     depth-first order (a parent before its children)."""
-    left, right, feature, impurity, weight = [], [], [], [], []
-    stack = [(_java_tree(tree).rootNode(), -1, False)]
-    while stack:
-        node, parent, is_right = stack.pop()
-        index = len(left)
-        if parent >= 0:
-            (right if is_right else left)[parent] = index
-        left.append(-1)
-        right.append(-1)
+    feature, impurity, weight = [], [], []
+
+    def visit(node, internal):
         stats = node.impurityStats()
         # the impurity of the node's training rows; ``node.impurity()`` is -1
         # for some leaves (a marker Spark sets on nodes it did not try to split)
         impurity.append(float(stats.calculate()))
         weight.append(float(stats.count()))
-        if node.getClass().getSimpleName() == "InternalNode":
-            feature.append(int(node.split().featureIndex()))
-            stack.append((node.rightChild(), index, True))
-            stack.append((node.leftChild(), index, False))
-        else:
-            feature.append(-2)
+        feature.append(int(node.split().featureIndex()) if internal else -2)
+
+    left, right = depth_first(tree, visit, reader="mdi_importance")
     return NodeArrays(
         len(left),
-        np.asarray(left, dtype=np.intp),
-        np.asarray(right, dtype=np.intp),
+        left,
+        right,
         np.asarray(feature, dtype=np.intp),
         np.asarray(impurity, dtype=np.float64),
         np.asarray(weight, dtype=np.float64),
@@ -95,6 +69,5 @@ def spark_trees(model):
             "read; mdi_importance reads DecisionTree*, RandomForest* and GBT* "
             "classification and regression models of pyspark.ml."
         )
-    members = model.trees if hasattr(model, "trees") else [model]
-    trees = [_node_arrays(tree) for tree in members]
+    trees = [_node_arrays(tree) for tree in spark_members(model)]
     return trees, SPARK_TREE_MODELS[name], int(model.numFeatures)

@@ -7,6 +7,7 @@ from ._lightgbm import LightGBM
 from ._sklearn_boosting import GradientBoosting
 from ._sklearn_hist_boosting import HistGradientBoosting
 from ._sklearn_trees import AveragedTrees
+from ._spark_ml import SparkML
 from ._xgboost import XGBoost
 
 #: The families the engine takes, tried in order; a new family is one
@@ -18,6 +19,7 @@ ADAPTERS = (
     XGBoost,
     LightGBM,
     CatBoost,
+    SparkML,
 )
 
 
