@@ -26,6 +26,10 @@ regression values). Every family the engine supports has this form:
   ``columns = [k]`` (CatBoost: one term per tree, adding to every output),
   and the link (sigmoid, softmax, exponential, identity) in
   :meth:`ModelAdapter.scorer_outputs`.
+- Spark ML (``_spark_ml.py``): the terms add Spark's raw prediction,
+  ``start = 0``: class counts or fractions with ``divisor = 1``, normalised
+  in the link; leaf values with ``divisor = n_trees`` (regression forests);
+  weighted leaf values with ``divisor = 1`` (GBT).
 
 What an adapter provides
 ------------------------
