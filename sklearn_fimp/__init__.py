@@ -6,6 +6,7 @@ Every importance function returns the same :class:`~sklearn.utils.Bunch`
 needed to reproduce the result).
 """
 
+from ._distributed import distributed_permutation_importance, permutation_sources
 from ._importance._conditional import conditional_permutation_importance
 from ._importance._dependence import feature_dependence
 from ._importance._drop_column import drop_column_importance
@@ -37,6 +38,7 @@ __all__ = [
     "ImportanceDisplay",
     "ImportanceSelector",
     "conditional_permutation_importance",
+    "distributed_permutation_importance",
     "RecursiveImportanceSelector",
     "RecursiveSelectionDisplay",
     "ProbeDisplay",
@@ -47,6 +49,7 @@ __all__ = [
     "oob_mdi_importance",
     "oob_permutation_importance",
     "permutation_importance",
+    "permutation_sources",
     "show_versions",
     "shap_importance",
 ]

@@ -6,14 +6,24 @@ import numpy as np
 
 from ._partition import (
     LABEL,
+    PARTITION_BYTES,
     REPEAT,
     TARGET,
     WEIGHT,
+    exchanged_partitions,
     feature_column,
     partition_sums,
     partition_totals,
     send_rows,
+    sent_row_bytes,
 )
+
+
+def _send_piece(part, start, stop, first_id, permutation, n_repeats, n_features):
+    """:func:`send_rows` of rows ``start:stop`` of a partition."""
+    return send_rows(
+        part.iloc[start:stop], first_id + start, permutation, n_repeats, n_features
+    )
 
 
 def is_dask_collection(X):
@@ -118,7 +128,7 @@ class DaskTable:
             dask.compute(*[dask.delayed(partition_totals)(p, score) for p in parts])
         )
 
-    def sums(self, payload, permutation, groups, n_repeats, score, first_ids):
+    def sums(self, payload, permutation, groups, n_repeats, score, first_ids, lengths):
         """The partitions' :func:`partition_sums`, added."""
         import dask
         import dask.dataframe as dd
@@ -134,19 +144,34 @@ class DaskTable:
                 WEIGHT: pd.Series(dtype=np.float64),
             }
         )
-        parts = self.frame.to_delayed()
-        sent = dd.from_delayed(
-            [
-                dask.delayed(send_rows)(
-                    part, int(first), permutation, n_repeats, self.n_features
-                )
-                for part, first in zip(parts, first_ids, strict=True)
-            ],
-            meta=meta,
-            verify_meta=False,
+        # each partition is sent in pieces of PARTITION_BYTES of sent rows,
+        # so that a worker holds one piece's copies, not a whole partition's
+        piece_rows = max(
+            1, PARTITION_BYTES // sent_row_bytes(n_repeats, self.n_features)
         )
+        pieces = []
+        for part, first, length in zip(
+            self.frame.to_delayed(), first_ids, lengths, strict=True
+        ):
+            for start in range(0, max(int(length), 1), piece_rows):
+                pieces.append(
+                    dask.delayed(_send_piece)(
+                        part,
+                        start,
+                        start + piece_rows,
+                        int(first),
+                        permutation,
+                        n_repeats,
+                        self.n_features,
+                    )
+                )
+        sent = dd.from_delayed(pieces, meta=meta, verify_meta=False)
+        n_rows = int(np.sum(lengths))
         exchanged = sent.shuffle(
-            on=TARGET, npartitions=self.n_partitions * (n_repeats + 1)
+            on=TARGET,
+            npartitions=exchanged_partitions(
+                n_rows, n_repeats, self.n_features, self.n_partitions
+            ),
         )
         model = dask.delayed(payload, traverse=False)
         results = dask.compute(

@@ -62,7 +62,7 @@ def _feature_names(estimator, table):
         "features": [list, tuple, str, None],
         "scoring": [str, None],
         "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
-        "groups": [list, tuple, dict, None],
+        "groups": [list, tuple, dict, str, None],
         "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
         "sample_weight": [str, object, None],
         "verbose": ["verbose"],
@@ -144,10 +144,12 @@ def distributed_permutation_importance(
         permutation : str
             "global": every repeat is one permutation of all the rows, the
             same for every feature and group, row ``i`` receiving the values
-            of row ``permutation_sources(n_rows, seed, r)[i]``, rows
-            numbered in the data's order (partition by partition). The
-            in-memory :func:`permutation_importance` of the same rows with
-            these permutations gives the same importances.
+            of row ``permutation_sources(n_rows, random_state, r)[i]``,
+            rows numbered in the data's order (partition by partition).
+            Predicting every row of the data in memory with these
+            permutations gives the same importances, to floating-point
+            precision (the tests check it for every model family and
+            score).
         engine : {"spark", "dask"}
         n_rows : int
 
@@ -179,7 +181,8 @@ def distributed_permutation_importance(
     if isinstance(groups, str):
         raise ValueError(
             f"groups={groups!r} is not offered on distributed data; pass a list "
-            "or dict of features."
+            "or dict of features (feature_groups on a sample of rows gives "
+            "groups of collinear features)."
         )
     labels, groups = resolve_groups(
         groups, table.feature_names, None, ungrouped=ungrouped
@@ -204,7 +207,7 @@ def distributed_permutation_importance(
         f"{n_rows:,} rows: exchanging {n_repeats + 1} copies and scoring "
         f"{len(groups)} features or groups x {n_repeats} repeats"
     )
-    sums = table.sums(payload, permutation, groups, n_repeats, score, first_ids)
+    sums = table.sums(payload, permutation, groups, n_repeats, score, first_ids, counts)
     n_tasks = len(groups) * n_repeats
     permuted = sums[:n_tasks].reshape(len(groups), n_repeats)
     score.variance = sums[n_tasks + 1]

@@ -25,6 +25,12 @@ from .._engine._changes import DonorRows
 from .._engine._scores import _scored_values, summed_row_terms, tree_ensemble
 from .._engine._ties import outputs_and_ties
 
+#: bytes of sent rows a partition holds at most: a worker holds one
+#: partition's rows a few times over while it sorts and reads them
+PARTITION_BYTES = 32 * 2**20
+#: the engine's routing budget on a worker (the in-memory default is 256 MiB)
+ROUTING_BYTES = 32 * 2**20
+
 #: columns of the rows sent between partitions besides the features
 TARGET, REPEAT, LABEL, WEIGHT = "__target", "__repeat", "__y", "__w"
 
@@ -56,6 +62,19 @@ def prepared_ensemble(payload):
         _ENSEMBLES.clear()  # one call's model at a time
         ensemble = _ENSEMBLES[payload.token] = tree_ensemble(payload.estimator)
     return ensemble
+
+
+def sent_row_bytes(n_repeats, n_features):
+    """Bytes of the rows one row sends: ``1 + n_repeats`` rows of its
+    features, target, repeat, label and weight."""
+    return (n_repeats + 1) * (n_features + 4) * 8
+
+
+def exchanged_partitions(n_rows, n_repeats, n_features, n_partitions):
+    """How many partitions the sent rows are exchanged into: at least the
+    data's, and enough that each holds about ``PARTITION_BYTES``."""
+    total = n_rows * sent_row_bytes(n_repeats, n_features)
+    return max(n_partitions, -(-total // PARTITION_BYTES))
 
 
 def send_rows(frame, first_id, permutation, n_repeats, n_features):
@@ -131,7 +150,7 @@ def partition_sums(frame, payload, groups, n_repeats, score, n_features):
         divisor=divisor,
         additive=terms,
         scored_values=_scored_values(ensemble),
-        chunks=_budgets.row_chunks(ensemble, X, None),
+        chunks=_budgets.row_chunks(ensemble, X, None, budget=ROUTING_BYTES),
     )
     outputs, _ = outputs_and_ties(
         ensemble, base_total, np.zeros_like(base_total), divisor, False

@@ -11,6 +11,7 @@ from ._partition import (
     REPEAT,
     TARGET,
     WEIGHT,
+    exchanged_partitions,
     feature_column,
     partition_sums,
     partition_totals,
@@ -136,7 +137,7 @@ class SparkTable:
             table[row["p"]] = row["v"]
         return table
 
-    def sums(self, payload, permutation, groups, n_repeats, score, first_ids):
+    def sums(self, payload, permutation, groups, n_repeats, score, first_ids, lengths):
         """The partitions' :func:`partition_sums`, added."""
         import pandas as pd
 
@@ -169,8 +170,11 @@ class SparkTable:
                 )
                 yield pd.DataFrame({"v": [values]})
 
+        n_exchanged = exchanged_partitions(
+            int(np.sum(lengths)), n_repeats, n_features, self.n_partitions
+        )
         exchanged = self.frame.mapInPandas(send, schema).repartition(
-            self.n_partitions * (n_repeats + 1), TARGET
+            n_exchanged, TARGET
         )
         rows = exchanged.mapInPandas(summed, "v array<double>").collect()
         model.unpersist()

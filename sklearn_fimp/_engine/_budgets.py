@@ -44,11 +44,12 @@ def evenly_spaced(n_rows, n_sample):
     return np.unique(np.linspace(0, n_rows - 1, min(n_rows, n_sample)).astype(int))
 
 
-def row_chunks(ensemble, X, tree_rows):
+def row_chunks(ensemble, X, tree_rows, budget=None):
     """Consecutive row ranges whose routing through every tree fits
-    ``ROUTING_BYTES``, estimated on a few evenly spaced rows of up to
-    ``SAMPLE_TREES`` evenly spaced trees (``tree_rows``: each tree's rows,
-    in increasing order, or None for all rows)."""
+    ``budget`` bytes (None: ``ROUTING_BYTES``), estimated on a few evenly
+    spaced rows of up to ``SAMPLE_TREES`` evenly spaced trees
+    (``tree_rows``: each tree's rows, in increasing order, or None for all
+    rows)."""
     n_rows = X.shape[0]
     sample = evenly_spaced(n_rows, 256)
     in_sample = np.zeros(n_rows, dtype=bool)
@@ -63,7 +64,8 @@ def row_chunks(ensemble, X, tree_rows):
             # a pair (16 bytes, twice while being sorted), a leaf and a row
             per_row += (32 * routing.feature_ptr[-1] + 16 * len(rows)) / len(sample)
     per_row *= n_trees / max(len(trees), 1)
-    size = int(min(CHUNK_ROWS, max(1000, ROUTING_BYTES // max(per_row, 1))))
+    budget = ROUTING_BYTES if budget is None else budget
+    size = int(min(CHUNK_ROWS, max(1000, budget // max(per_row, 1))))
     return [
         np.arange(start, min(start + size, n_rows)) for start in range(0, n_rows, size)
     ]
