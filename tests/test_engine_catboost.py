@@ -249,3 +249,23 @@ def test_engine_serves_the_selector_on_catboost(monkeypatch):
     ).fit(X, y)
     assert calls
     assert selector.get_support().sum() >= 1
+
+
+def test_an_unpickled_model_reads_as_the_model():
+    """CatBoost 1.2 reports ``n_features_in_ == 0`` after pickling (as when
+    a model is sent to a Dask or Spark worker); the adapter counts the
+    columns from the model's export."""
+    import pickle
+
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    model = catboost.CatBoostClassifier(
+        iterations=4, depth=2, verbose=0, thread_count=1, random_seed=0
+    ).fit(X, y)
+    copy = pickle.loads(pickle.dumps(model))
+    ensemble = tree_ensemble(copy)
+    assert ensemble is not None
+    np.testing.assert_array_equal(
+        ensemble.adapter.engine_input(X), tree_ensemble(model).adapter.engine_input(X)
+    )

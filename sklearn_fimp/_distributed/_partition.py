@@ -27,9 +27,9 @@ from .._engine._ties import outputs_and_ties
 
 #: bytes of sent rows a partition holds at most: a worker holds one
 #: partition's rows a few times over while it sorts and reads them
-PARTITION_BYTES = 32 * 2**20
+PARTITION_BYTES = 16 * 2**20
 #: the engine's routing budget on a worker (the in-memory default is 256 MiB)
-ROUTING_BYTES = 32 * 2**20
+ROUTING_BYTES = 16 * 2**20
 
 #: columns of the rows sent between partitions besides the features
 TARGET, REPEAT, LABEL, WEIGHT = "__target", "__repeat", "__y", "__w"

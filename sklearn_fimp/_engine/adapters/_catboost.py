@@ -179,7 +179,17 @@ class CatBoost(ModelAdapter):
         return self._ranks
 
     def _n_features(self):
-        return int(self.estimator.n_features_in_)
+        """The number of columns of X: the model's, or, where an unpickled
+        model reports 0 (CatBoost 1.2's ``n_features_in_`` after pickling,
+        as when a model is sent to a Dask or Spark worker), its export's."""
+        info = self._model()["features_info"]
+        flat = [
+            feature["flat_feature_index"]
+            for features in info.values()
+            for feature in features
+            if isinstance(feature, dict) and "flat_feature_index" in feature
+        ]
+        return max(int(self.estimator.n_features_in_), max(flat, default=-1) + 1)
 
     def _scale_and_bias(self):
         scale, bias = self._model()["scale_and_bias"]
