@@ -80,3 +80,46 @@ def reroute_every_group(monkeypatch):
     """Small test forests use most features on most paths, where the engine
     would hand groups to the plain path; make it compute every group."""
     monkeypatch.setattr(_budgets, "MAX_AFFECTED_SHARE", 1.01)
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One local Spark session (``local[2]``) for every Spark test module of
+    the run, started once (the JVM, its Python workers and the first jobs
+    cost most of a minute on two cores); its Python workers run this
+    interpreter and import this checkout of sklearn_fimp. Skips, saying
+    why, without pyspark or Java."""
+    import os
+    import shutil
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java: no java on PATH and no JAVA_HOME")
+    from pyspark.sql import SparkSession
+
+    import sklearn_fimp
+
+    checkout = str(Path(sklearn_fimp.__file__).resolve().parents[1])
+    saved = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYTHONPATH")}
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [checkout, saved["PYTHONPATH"]])
+    )
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("sklearn_fimp tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -15,7 +15,6 @@ JVM costs seconds whatever the tests' sizes).
 import os
 import pickle
 import shutil
-import sys
 
 import numpy as np
 import pytest
@@ -62,26 +61,8 @@ NO_CATEGORY = [6.0, 7.0, -1.0, 1.5, np.nan, 2.5, 100.0, -0.0]
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    saved = os.environ.get("PYSPARK_PYTHON")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("sklearn_fimp engine tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-    if saved is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
-    else:
-        os.environ["PYSPARK_PYTHON"] = saved
+def spark(spark_session):
+    return spark_session
 
 
 def _signal(X):

@@ -15,8 +15,6 @@ minimum versions.
 
 import os
 import shutil
-import sys
-from pathlib import Path
 
 import joblib
 import numpy as np
@@ -48,33 +46,9 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    # workers: this interpreter, importing this checkout of the package
-    checkout = str(Path(sklearn_fimp.__file__).resolve().parents[1])
-    saved = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYTHONPATH")}
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [checkout, saved["PYTHONPATH"]])
-    )
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("sklearn_fimp tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+def spark(spark_session):
     joblibspark.register_spark()
-    yield session
-    session.stop()
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    return spark_session
 
 
 def test_workers_import_this_checkout(spark):
