@@ -158,7 +158,28 @@ def distributed_permutation_importance(
     Cost: one pass over the data for the totals the score needs (row
     counts, class weights, the target's mean), then one exchange of ``(1 +
     n_repeats)`` copies of the rows between partitions, then one pass of the
-    tree engine. The docs' "Beyond one machine" page has the figures.
+    tree engine. The user guide's "Data beyond one machine" and the
+    benchmark page ``bench_distributed`` have the figures.
+
+    See Also
+    --------
+    permutation_importance : The same on data in memory, any model.
+    permutation_sources : The permutations of a result, in memory.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from sklearn.datasets import make_regression
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from sklearn_fimp import distributed_permutation_importance
+    >>> X, y = make_regression(n_samples=400, n_features=3, n_informative=1,
+    ...                        random_state=0)
+    >>> model = RandomForestRegressor(10, random_state=0).fit(X, y)
+    >>> result = distributed_permutation_importance(
+    ...     model, da.from_array(X, chunks=100), da.from_array(y, chunks=100),
+    ...     random_state=0)
+    >>> int(result.importances_mean.argmax()), result.permutation
+    (0, 'global')
     """
     progress = Progress("distributed_permutation_importance", verbose)
     snapshot = spark_model_snapshot(estimator)
@@ -231,8 +252,32 @@ def distributed_permutation_importance(
 
 
 def permutation_sources(n_rows, random_state, repeat):
-    """The rows each row receives its values from in repeat ``repeat`` of
-    :func:`distributed_permutation_importance` with this ``random_state``
-    (the result's ``random_state``) on ``n_rows`` rows: ``X[sources]`` is
-    the permuted X, for checking a distributed result in memory."""
+    """The permutation of one repeat of
+    :func:`distributed_permutation_importance`, in memory.
+
+    Parameters
+    ----------
+    n_rows : int
+        The number of rows the distributed call measured (its ``n_rows``).
+    random_state : int
+        The result's ``random_state`` (the seed it used).
+    repeat : int
+        The repeat, from 0 to ``n_repeats - 1``.
+
+    Returns
+    -------
+    sources : ndarray of int64 of shape (n_rows,)
+        Row ``i`` (in the data's order, partition by partition) received
+        the values of row ``sources[i]``: ``X[sources]`` is X permuted as
+        the repeat permuted each feature or group, for checking a
+        distributed result in memory on data small enough to collect.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_fimp import permutation_sources
+    >>> sources = permutation_sources(10, random_state=0, repeat=0)
+    >>> bool(np.array_equal(np.sort(sources), np.arange(10)))
+    True
+    """
     return GlobalPermutation(draw_seed(random_state), n_rows).sources(repeat)
