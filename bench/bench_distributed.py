@@ -1229,6 +1229,8 @@ def span(values, text=ratio_text):
 
 def notes(results, context):
     """The page's notes, from the run's figures."""
+    from sklearn_fimp._distributed import _partition
+
     sizes = sorted({row["rows"] for row in results})
     smallest = [row for row in results if row["rows"] == sizes[0]]
     largest = [row for row in results if row["rows"] == sizes[-1]]
@@ -1293,7 +1295,8 @@ def notes(results, context):
         f"{max_growth(largest, 'ours_memory', 'driver')} MiB with ours and by up "
         f"to {max_growth(largest, 'collect_memory', 'driver')} MiB with the "
         "collect path, which holds every row; the Python workers' peaks with "
-        "ours (partitions of about 32 MiB) were "
+        "ours (partitions of about "
+        f"{_partition.PARTITION_BYTES // 2**20} MiB of sent rows) were "
         + " and ".join(
             span([row["ours_memory"]["workers"] for row in rows], mib)
             + f" MiB at {rows[0]['rows']:,} rows"
