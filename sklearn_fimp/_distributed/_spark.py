@@ -129,7 +129,13 @@ class SparkTable:
                 {"p": [_partition_id()], "v": [partition_totals(frame, score)]}
             )
 
-        rows = self.frame.mapInPandas(totals, "p long, v array<double>").collect()
+        # the first pass reads the target and the weights only (a narrow
+        # select: the partitions stay the data's)
+        rows = (
+            self.frame.select(LABEL, WEIGHT)
+            .mapInPandas(totals, "p long, v array<double>")
+            .collect()
+        )
         table = np.zeros(
             (self.n_partitions, 3 + (len(score.classes) if score.needs_classes else 0))
         )
