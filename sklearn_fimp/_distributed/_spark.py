@@ -3,6 +3,8 @@ partitions run ``_partition.py``'s functions through ``mapInPandas`` (Arrow
 batches, in the executors' Python workers), the model travels as a
 broadcast variable, and only the partitions' sums are collected."""
 
+import weakref
+
 import numpy as np
 
 from .._importance._spark_trees import is_spark_model
@@ -26,14 +28,28 @@ def is_spark_frame(X):
     return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
 
 
+#: snapshots of the pyspark.ml models read in this process, kept while the
+#: model lives: reading a model's trees through py4j costs about 0.3 ms per
+#: node (seconds for a forest), and a fitted model's trees never change
+_SNAPSHOTS = weakref.WeakKeyDictionary()
+
+
 def spark_model_snapshot(estimator):
     """The engine's snapshot of a fitted pyspark.ml tree model (read on the
-    driver), or None for any other estimator."""
+    driver once per model), or None for any other estimator."""
     if not is_spark_model(estimator):
         return None
     from .._engine.adapters._spark_ml import SparkTreeModel
 
-    return SparkTreeModel.from_spark(estimator)
+    thresholds = getattr(estimator, "thresholds", None)
+    if thresholds is not None and estimator.isSet(thresholds):
+        # thresholds may have been set since the model was read: from_spark
+        # checks them (and refuses them) on every call
+        return SparkTreeModel.from_spark(estimator)
+    snapshot = _SNAPSHOTS.get(estimator)
+    if snapshot is None:
+        snapshot = _SNAPSHOTS[estimator] = SparkTreeModel.from_spark(estimator)
+    return snapshot
 
 
 def _partition_id():
