@@ -136,3 +136,23 @@ def test_the_callers_data_is_not_modified(fitted):
     before = X.compute().copy()
     distributed_permutation_importance(model, X, y, n_repeats=1, random_state=0)
     np.testing.assert_array_equal(X.compute(), before)
+
+
+def test_a_missing_target_is_refused_not_scored_as_nan():
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(200, 3)), rng.normal(size=200)
+    model = RandomForestRegressor(5, random_state=0).fit(X, y)
+    y_missing = y.copy()
+    y_missing[7] = np.nan
+    with pytest.raises(ValueError, match="y has missing values"):
+        distributed_permutation_importance(
+            model, da.from_array(X, chunks=50), da.from_array(y_missing, chunks=50)
+        )
+
+
+def test_a_label_the_model_never_saw_is_named(fitted):
+    model, X, y = fitted
+    with pytest.raises(ValueError, match="not one of the model's classes"):
+        distributed_permutation_importance(model, X, y + 5)

@@ -24,6 +24,7 @@ from .._engine import _budgets
 from .._engine._changes import DonorRows
 from .._engine._scores import _scored_values, summed_row_terms, tree_ensemble
 from .._engine._ties import outputs_and_ties
+from ._scores import check_finite_rows, class_indices
 
 #: bytes of sent rows a partition holds at most: a worker holds one
 #: partition's rows a few times over while it sorts and reads them
@@ -168,15 +169,9 @@ def partition_totals(frame, score):
     ``[n_rows, weight, weighted_target, class weights...]``."""
     y = frame[LABEL].to_numpy()
     weight = frame[WEIGHT].to_numpy(dtype=np.float64)
+    check_finite_rows(y, weight, score.needs_classes)
     if score.needs_classes:
-        index = np.searchsorted(score.classes, y)
-        inside = index < len(score.classes)
-        inside[inside] = score.classes[index[inside]] == y[inside]
-        if not inside.all():
-            raise ValueError(
-                f"y holds the label {y[~inside][0]!r}, which is not one of the "
-                f"model's classes {list(score.classes)}."
-            )
+        index = class_indices(score.classes, y)
         classes = np.bincount(index, weights=weight, minlength=len(score.classes))
         target = 0.0
     else:

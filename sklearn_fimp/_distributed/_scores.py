@@ -62,6 +62,33 @@ def summed_scoring(estimator, scoring):
     )
 
 
+def class_indices(classes, y):
+    """The index of each label of ``y`` among the model's ``classes``
+    (sorted), or a ValueError naming a label that is not one of them."""
+    index = np.searchsorted(classes, y)
+    inside = index < len(classes)
+    inside[inside] = classes[index[inside]] == y[inside]
+    if not inside.all():
+        raise ValueError(
+            f"y holds the label {y[~inside][0]!r}, which is not one of the "
+            f"model's classes {list(classes)}."
+        )
+    return index
+
+
+def check_finite_rows(y, weight, needs_classes):
+    """A ValueError when a target (regression) or a weight is missing: a
+    missing value would make the summed score NaN without saying why."""
+    if not needs_classes and np.isnan(np.asarray(y, dtype=np.float64)).any():
+        raise ValueError(
+            "y has missing values; drop those rows (or fill them) before measuring."
+        )
+    if np.isnan(weight).any():
+        raise ValueError(
+            "sample_weight has missing values; drop those rows or fill them."
+        )
+
+
 class SummedScore:
     """One score's row terms and how their sum becomes the score.
 
@@ -126,15 +153,8 @@ class PartitionTerms:
         self.score = score
         self.y = np.asarray(y)
         weight = np.ones(len(self.y)) if weight is None else np.asarray(weight, float)
-        if score.scoring in ("accuracy", "balanced_accuracy", "neg_log_loss"):
-            self.class_index = np.searchsorted(score.classes, self.y)
-            inside = self.class_index < len(score.classes)
-            inside[inside] = score.classes[self.class_index[inside]] == self.y[inside]
-            if not inside.all():
-                raise ValueError(
-                    f"y holds the label {self.y[~inside][0]!r}, which is not one "
-                    f"of the model's classes {list(score.classes)}."
-                )
+        if score.needs_classes:
+            self.class_index = class_indices(score.classes, self.y)
         if score.scoring == "balanced_accuracy":
             present = score.class_weight > 0
             weight = weight / (present.sum() * score.class_weight[self.class_index])
