@@ -123,3 +123,24 @@ def spark_session():
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A ``distributed`` LocalCluster of two single-threaded worker
+    processes and its Client, for one test module; skips without
+    ``distributed``."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client

@@ -1,8 +1,6 @@
 """Every parallel loop runs on a Dask cluster through joblib, with the
 results of a local run, and ships the data and the fitted model once."""
 
-import logging
-
 import joblib
 import numpy as np
 import pytest
@@ -29,18 +27,8 @@ distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
+def client(dask_client):
+    return dask_client
 
 
 def local_and_dask(compute):

@@ -72,18 +72,8 @@ def assert_equal_to_memory(result, reference, rtol=1e-9):
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
+def client(dask_client):
+    return dask_client
 
 
 def _classification(n_classes=2):
