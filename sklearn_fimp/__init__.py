@@ -6,7 +6,11 @@ Every importance function returns the same :class:`~sklearn.utils.Bunch`
 needed to reproduce the result).
 """
 
-from ._distributed import distributed_permutation_importance, permutation_sources
+from ._distributed import (
+    distributed_permutation_importance,
+    distributed_select_features,
+    permutation_sources,
+)
 from ._importance._conditional import conditional_permutation_importance
 from ._importance._dependence import feature_dependence
 from ._importance._drop_column import drop_column_importance
@@ -39,6 +43,7 @@ __all__ = [
     "ImportanceSelector",
     "conditional_permutation_importance",
     "distributed_permutation_importance",
+    "distributed_select_features",
     "RecursiveImportanceSelector",
     "RecursiveSelectionDisplay",
     "ProbeDisplay",

@@ -178,3 +178,58 @@ def partition_totals(frame, score):
         classes = np.zeros(0)
         target = float(np.sum(weight * y))
     return np.concatenate([[len(frame), weight.sum(), target], classes])
+
+
+#: columns of the selection's rows besides the features and probes: whether
+#: the row is held out of the round's fit
+HELD_OUT = "__held_out"
+
+
+def probe_column(k):
+    """The name of probe ``k``'s column in a round of the selection."""
+    return f"__probe{k}"
+
+
+def shadowed_rows(frame, n_layers, mirrored, n_features, held_out):
+    """One partition of a selection round (see ``_selection.py``): the rows
+    it received from :func:`send_rows` (each target's own row and one giver
+    per layer of probes) as one row per target with the features, the
+    probes (probe ``k`` is feature ``mirrored[k]`` of the giver of layer
+    ``k // n_features``), ``__y``, ``__w`` and ``__held_out``.
+
+    ``held_out`` is ``(permutation, n_held_out)``: a row is held out of the
+    fit when its index goes to one of the first ``n_held_out`` places of
+    that permutation (repeat 0), ``n_held_out`` rows in all; None holds out
+    none.
+    """
+    import pandas as pd
+
+    frame = frame.sort_values([TARGET, REPEAT], kind="stable")
+    width = 1 + n_layers
+    target = frame[TARGET].to_numpy()
+    repeat = frame[REPEAT].to_numpy()
+    if len(frame) % width or not (
+        np.all(target.reshape(-1, width) == target[::width, None])
+        and np.all(repeat.reshape(-1, width) == np.arange(-1, n_layers))
+    ):
+        raise RuntimeError(
+            "the rows received do not match the partition's rows (the data "
+            "changed between two passes over it?)"
+        )
+    columns = [feature_column(j) for j in range(n_features)]
+    values = frame[columns].to_numpy(dtype=np.float64)
+    values = values.reshape(len(frame) // width, width, n_features)
+    own = frame.iloc[::width]
+    layer = 1 + np.arange(len(mirrored)) // n_features
+    probes = values[:, layer, np.asarray(mirrored, dtype=np.intp)]
+    out = {name: values[:, 0, j] for j, name in enumerate(columns)}
+    out.update({probe_column(k): probes[:, k] for k in range(len(mirrored))})
+    out[LABEL] = own[LABEL].to_numpy()
+    out[WEIGHT] = own[WEIGHT].to_numpy()
+    ids = target[::width]
+    if held_out is None:
+        out[HELD_OUT] = np.zeros(len(ids), dtype=bool)
+    else:
+        permutation, n_held_out = held_out
+        out[HELD_OUT] = permutation.targets(ids, 0) < n_held_out
+    return pd.DataFrame(out)

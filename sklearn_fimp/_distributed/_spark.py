@@ -9,6 +9,7 @@ import numpy as np
 
 from .._importance._spark_trees import is_spark_model
 from ._partition import (
+    HELD_OUT,
     LABEL,
     REPEAT,
     TARGET,
@@ -17,7 +18,9 @@ from ._partition import (
     feature_column,
     partition_sums,
     partition_totals,
+    probe_column,
     send_rows,
+    shadowed_rows,
 )
 
 
@@ -50,6 +53,18 @@ def spark_model_snapshot(estimator):
     if snapshot is None:
         snapshot = _SNAPSHOTS[estimator] = SparkTreeModel.from_spark(estimator)
     return snapshot
+
+
+def _vector_size(X, column):
+    """The length of a vector column's vectors: from the column's ML
+    attributes (VectorAssembler writes them), else from its first row."""
+    size = X.schema[column].metadata.get("ml_attr", {}).get("num_attrs")
+    if size is None:
+        first = X.select(column).first()
+        if first is None:
+            raise ValueError(f"X has no rows: the size of {column!r} is unknown.")
+        size = first[0].size
+    return int(size)
 
 
 def _partition_id():
@@ -104,7 +119,10 @@ class SparkTable:
                 raise ValueError(f"features={features!r} is not a column of X.")
             from pyspark.ml.functions import vector_to_array
 
-            n_features = int(estimator.n_features_in_)
+            n_features = getattr(estimator, "n_features_in_", None)
+            if n_features is None:
+                n_features = _vector_size(X, features)
+            n_features = int(n_features)
             array = vector_to_array(F.col(features))
             selected = [array[j].alias(feature_column(j)) for j in range(n_features)]
             self.feature_names = np.array(
@@ -201,3 +219,66 @@ class SparkTable:
         rows = exchanged.mapInPandas(summed, "v array<double>").collect()
         model.unpersist()
         return np.sum([np.asarray(row["v"]) for row in rows], axis=0)
+
+    def counts(self):
+        """The number of rows of each partition, in order."""
+        import pandas as pd
+
+        def count(batches):
+            yield pd.DataFrame(
+                {"p": [_partition_id()], "n": [sum(len(b) for b in batches)]}
+            )
+
+        counts = np.zeros(self.n_partitions, dtype=np.int64)
+        for row in (
+            self.frame.select(LABEL).mapInPandas(count, "p long, n long").collect()
+        ):
+            counts[row["p"]] = row["n"]
+        return counts
+
+    def with_probes(self, first_ids, permutation, n_layers, mirrored, held_out):
+        """The rows with probe columns (see ``_partition.shadowed_rows``): a
+        Spark DataFrame of the feature columns, the probe columns, ``__y``,
+        ``__w`` and ``__held_out``, after one exchange of ``1 + n_layers``
+        copies of the rows (the partitions' rows numbered from
+        ``first_ids``)."""
+        n_features = self.n_features
+        first_ids = [int(first) for first in first_ids]
+        features = ", ".join(f"{feature_column(j)} double" for j in range(n_features))
+        probes = ", ".join(f"{probe_column(k)} double" for k in range(len(mirrored)))
+        sent = (
+            f"{TARGET} long, {REPEAT} int, {features}, {LABEL} {self.label_type}, "
+            f"{WEIGHT} double"
+        )
+        schema = (
+            f"{features}, {probes}, {LABEL} {self.label_type}, {WEIGHT} double, "
+            f"{HELD_OUT} boolean"
+        )
+
+        def send(batches):
+            first = first_ids[_partition_id()]
+            for batch in batches:
+                yield send_rows(batch, first, permutation, n_layers, n_features)
+                first += len(batch)
+
+        def assemble(batches):
+            import pandas as pd
+
+            frames = list(batches)
+            if frames:
+                yield shadowed_rows(
+                    pd.concat(frames, ignore_index=True),
+                    n_layers,
+                    mirrored,
+                    n_features,
+                    held_out,
+                )
+
+        n_exchanged = exchanged_partitions(
+            permutation.n_rows, n_layers, n_features, self.n_partitions
+        )
+        return (
+            self.frame.mapInPandas(send, sent)
+            .repartition(n_exchanged, TARGET)
+            .mapInPandas(assemble, schema)
+        )

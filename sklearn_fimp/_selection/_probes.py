@@ -10,10 +10,19 @@ from .._utils._frames import is_pandas, is_polars
 from .._utils._validation import text_columns_in_error
 
 
-def _probe_names(feature_names, copied):
+def draw_mirrors(n_groups, n_probes, rng):
+    """The group each of ``n_probes`` probes mirrors: layers of a random
+    order of the ``n_groups`` groups, every group once before any twice
+    (probe ``k`` lies in layer ``k // n_groups``)."""
+    layers = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
+    return np.concatenate(layers)[:n_probes]
+
+
+def probe_names(feature_names, labels, mirrored, kind):
     """Probe names that no feature of X uses: ``probe_<i>``, followed for a
-    shadow by the name of the feature (or group) it copies
+    shadow by the label of the feature (or group) it copies
     (``probe_3_age``), so that a reader sees what each probe stands for."""
+    copied = [labels[g] if kind == "shadow" else None for g in mirrored]
     taken = set(map(str, feature_names))
     prefix = "probe_"
     while any(name.startswith(prefix) for name in taken):
@@ -67,13 +76,8 @@ def add_probes(
     copies. ``rows`` (a ``_rows.RowStructure``, None for independent rows)
     says how shadows draw their rows.
     """
-    n_groups = len(groups)
-    rounds = [rng.permutation(n_groups) for _ in range(-(-n_probes // n_groups))]
-    mirrored = np.concatenate(rounds)[:n_probes]
-    probe_labels = _probe_names(
-        feature_names,
-        [labels[g] if kind == "shadow" else None for g in mirrored],
-    )
+    mirrored = draw_mirrors(len(groups), n_probes, rng)
+    probe_labels = probe_names(feature_names, labels, mirrored, kind)
     n_features = X.shape[1]
     values, dtypes, names, probe_groups = [], [], [], []
     for label, g in zip(probe_labels, mirrored):

@@ -30,6 +30,7 @@ def measure_rounds(
     n_rounds,
     random_state,
     rows=None,
+    add=add_probes,
 ):
     """Importances of the features and of fresh probes in each round.
 
@@ -55,6 +56,10 @@ def measure_rounds(
         before the first round.
     rows : RowStructure or None
         How the rows hang together (``_rows.py``): the rows shadows copy.
+    add : callable
+        What appends the probes, with :func:`~._probes.add_probes`'s
+        signature and result (the distributed selection appends them on the
+        cluster).
 
     Returns
     -------
@@ -70,7 +75,7 @@ def measure_rounds(
     probes = np.empty((n_rounds, n_probes))
     owners = np.empty((n_rounds, n_probes), dtype=np.intp)
     for r, (probe_seed, measure_seed) in enumerate(seeds):
-        X_measured, probe_groups, probe_labels, mirrored = add_probes(
+        X_measured, probe_groups, probe_labels, mirrored = add(
             X,
             groups,
             feature_names,
@@ -105,12 +110,14 @@ def probe_rounds(
     n_rounds,
     seed,
     rows=None,
+    add=add_probes,
 ):
     """Every round's importances and the one result the selector keeps.
 
     ``measure_round(X_measured, all_groups, all_labels, seed, mirrored)``
     measures one round and returns ``(result, model)``: the importance result of the
     real groups followed by the probes, and the fitted model (or None).
+    ``rows`` and ``add`` are as :func:`measure_rounds` takes them.
 
     Returns ``(result, model, history)``: the last round's result with
     every round as a column of ``importances`` (the k-th probe row holds
@@ -142,6 +149,7 @@ def probe_rounds(
         n_rounds,
         np.random.RandomState(seed),
         rows=rows,
+        add=add,
     )
     last = results[-1]
     result = importance_result(

@@ -1,0 +1,384 @@
+"""Feature selection on a Spark DataFrame: :class:`ImportanceSelector`'s
+probe test with its rounds of fits run on the cluster.
+
+Each round appends shadow probes to the rows where they live (one exchange
+of the rows, ``_spark.SparkTable.with_probes``), fits the pyspark.ml tree
+estimator on them there, and measures every column's importance there
+(:func:`distributed_permutation_importance` on the round's held-out rows,
+or the model's impurity importance); the driver keeps one number per
+column and round and runs the probe test of ``_selection/_probe_test.py``
+on them, as the in-memory selector does (``_selection/_rounds.py`` runs the
+rounds for both).
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from .._selection._decisions import DECISIONS, probe_decision
+from .._selection._probes import draw_mirrors, probe_names
+from .._selection._rounds import probe_rounds
+from .._selection._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
+from .._selection._selector import MIN_AUTO_PROBES
+from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
+from .._utils._progress import Progress
+from .._utils._random import MAX_SEED, draw_seed
+from .._utils._result import importance_result
+from ._importance import distributed_permutation_importance
+from ._partition import HELD_OUT, LABEL, WEIGHT, feature_column, probe_column
+from ._permutations import GlobalPermutation
+from ._spark import SparkTable, is_spark_frame
+
+#: the pyspark.ml estimators whose fitted models the engine reads
+SPARK_TREE_ESTIMATORS = (
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "GBTClassifier",
+    "GBTRegressor",
+)
+METHODS = ("permutation", "mdi")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+#: the vector column of a round's features and probes
+ROUND_FEATURES = "__features"
+#: rows of y read in the data's order to look for dependent rows
+DEPENDENCE_ROWS = 10_000
+
+
+def _check_estimator(estimator):
+    cls = type(estimator)
+    if not (
+        cls.__module__.startswith("pyspark.ml")
+        and cls.__name__ in SPARK_TREE_ESTIMATORS
+    ):
+        raise TypeError(
+            f"estimator is a {cls.__name__}; distributed_select_features fits a "
+            "pyspark.ml tree estimator (not fitted): "
+            f"{', '.join(SPARK_TREE_ESTIMATORS)}. For data in memory and any "
+            "scikit-learn model, use ImportanceSelector."
+        )
+
+
+def _weight_column(estimator):
+    """The estimator's ``weightCol`` when it is set, else None."""
+    if estimator.hasParam("weightCol") and estimator.isSet("weightCol"):
+        return estimator.getWeightCol()
+    return None
+
+
+def _warn_if_dependent(X, y):
+    """Warn when the first rows of y, in the DataFrame's order, are strongly
+    autocorrelated (as :class:`ImportanceSelector` does without a time-aware
+    or group-aware cv)."""
+    values = X.select(y).limit(DEPENDENCE_ROWS).toPandas()[y].to_numpy()
+    rho = lag_one_autocorrelation(values)
+    if rho is None or rho < STRONG_AUTOCORRELATION:
+        return
+    warnings.warn(
+        f"y's neighbouring rows are strongly correlated (lag-1 autocorrelation "
+        f"{rho:.2f} over the first {len(values):,} rows in the DataFrame's "
+        "order), as in time-ordered or grouped rows. The probe test assumes "
+        "independent rows: shuffled probes lose the dependence a noise "
+        "feature keeps, and noise features beat them. "
+        "distributed_select_features does not handle such rows: select on "
+        "whole series or groups collected in memory with "
+        "ImportanceSelector(cv=TimeSeriesSplit(...)) or a group-aware cv. If "
+        "the rows are only sorted, shuffle them.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+@validate_params(
+    {
+        "estimator": [object],
+        "X": [object],
+        "y": [str, None],
+        "features": [list, tuple, str, None],
+        "method": [StrOptions(set(METHODS))],
+        "n_probes": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 3, None, closed="left"),
+        ],
+        "n_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "alpha": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "correction": [StrOptions(set(CORRECTIONS)), None],
+        "keep_tentative": ["boolean"],
+        "test_size": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "scoring": [str, None],
+        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def distributed_select_features(
+    estimator,
+    X,
+    y=None,
+    *,
+    features=None,
+    method="permutation",
+    n_probes="auto",
+    n_rounds=10,
+    alpha=0.01,
+    correction="holm",
+    keep_tentative=False,
+    test_size=0.2,
+    scoring=None,
+    n_repeats=5,
+    verbose=0,
+    random_state=None,
+):
+    """Select the features a pyspark.ml tree model uses, on a Spark
+    DataFrame, with :class:`ImportanceSelector`'s probe test.
+
+    Each of ``n_rounds`` rounds appends shadow probes (copies of the
+    features, each shuffled over all the rows by a global permutation, so a
+    shadow keeps its feature's distribution and loses any link to y) to the
+    rows where they live, fits a copy of ``estimator`` on them on the
+    cluster, and measures the importance of every feature and probe there.
+    Only one number per column and round reaches the driver, which runs the
+    probe test of :class:`ImportanceSelector` (each feature standardized by
+    its own shadows, rounds combined by a rule valid under any dependence,
+    Holm's correction by default). The rows need not fit on the driver.
+
+    Parameters
+    ----------
+    estimator : pyspark.ml estimator
+        Not fitted: a DecisionTree, RandomForest or GBT classifier or
+        regressor. Each round fits a copy, with its parameters, on a vector
+        column of the features and probes (its ``featuresCol`` and
+        ``labelCol`` are set for the round; a ``weightCol`` it has is used
+        as the rows' weights; its ``seed`` changes with the round).
+    X : pyspark.sql.DataFrame
+        The rows, with the features and the target.
+    y : str or None
+        The target column; None: the estimator's ``labelCol``.
+    features : list of str, str or None
+        Numeric feature columns, or one vector column
+        (``pyspark.ml.linalg.Vector``) holding every feature; None: the
+        estimator's ``featuresCol``.
+    method : {"permutation", "mdi"}, default="permutation"
+        How a round measures importance. "permutation": the drop in score
+        when a column is permuted over the round's held-out rows
+        (:func:`distributed_permutation_importance`, exact tree engine),
+        the model being fitted on the others. "mdi": the fitted model's
+        ``featureImportances`` (impurity decrease on the training rows,
+        normalized by Spark; no held-out rows), cheaper, biased towards
+        many-valued features, which the shadows share.
+    n_probes : "auto" or int, default="auto"
+        Probes per round; "auto": one per feature, and at least 20. Probe
+        ``k`` copies a feature; every feature is copied once before any
+        twice.
+    n_rounds : int, default=10
+        Rounds of fresh probes, each one fit of the estimator.
+    alpha : float in (0, 1), default=0.01
+        Level of the test: with Holm's correction, the probability of
+        keeping any feature that is no better than the probes.
+    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
+        Adjustment of the p-values for testing many features.
+    keep_tentative : bool, default=False
+        Select the "tentative" features (they beat the probes before the
+        correction, not after) as well as the confirmed ones.
+    test_size : float in (0, 1), default=0.2
+        Share of the rows held out of each round's fit for
+        ``method="permutation"`` (drawn afresh in each round).
+    scoring : str or None
+        The score of ``method="permutation"``, as
+        :func:`distributed_permutation_importance` takes it.
+    n_repeats : int, default=5
+        Permutations per column for ``method="permutation"``.
+    verbose : int, default=0
+        Progress messages on stderr, one per stage, from the driver.
+    random_state : int, RandomState instance or None
+        Seed of the probes, the held-out rows, the permutations and the
+        estimator's seed in each round.
+
+    Returns
+    -------
+    result : Bunch
+        feature_names : ndarray of str
+            The features: the columns, or ``"<vector>[j]"`` for a vector
+            column.
+        support : ndarray of bool
+            The selected features.
+        selected : list of str
+            Their names.
+        decisions : ndarray of str
+            "confirmed", "tentative" or "rejected", per feature, as
+            :class:`ImportanceSelector`'s ``decisions_``.
+        ranking, statistics, pvalues, pvalues_corrected : ndarray
+            As the in-memory selector's ``ranking_``, and the score, raw and
+            corrected p-value of each feature.
+        importances : Bunch
+            Every round's importance of every feature and probe (as
+            :func:`permutation_importance` returns importances, one column
+            per round), with ``is_probe`` and ``mirrors``.
+        method, n_rounds, n_probes, alpha, correction, random_state, n_rows
+            What ran; ``engine`` is "spark".
+
+    Notes
+    -----
+    Cost: per round, one exchange of ``1 + ceil(n_probes / n_features)``
+    copies of the rows (the probes), one fit of the estimator on twice the
+    columns (or more), and for "permutation" the distributed permutation
+    importance of the held-out rows. The rows must be independent (the
+    probes are shuffled over all rows): the function warns when the first
+    rows' targets are strongly autocorrelated. The user guide's "Data beyond
+    one machine" has the measured error rates and costs.
+
+    See Also
+    --------
+    ImportanceSelector : The same test on data in memory, any model.
+    distributed_permutation_importance : The importance a round measures.
+    """
+    progress = Progress("distributed_select_features", verbose)
+    _check_estimator(estimator)
+    if not is_spark_frame(X):
+        raise TypeError(
+            f"X is a {type(X).__name__}; distributed_select_features takes a "
+            "Spark DataFrame (pyspark.sql.DataFrame). For data in memory, use "
+            "ImportanceSelector."
+        )
+    y = estimator.getLabelCol() if y is None else y
+    weight = _weight_column(estimator)
+    table = SparkTable(
+        None, X, y, weight, estimator.getFeaturesCol() if features is None else features
+    )
+    n_features = table.n_features
+    n_probes = max(n_features, MIN_AUTO_PROBES) if n_probes == "auto" else n_probes
+    _warn_if_dependent(X, y)
+    progress(f"counting the rows ({table.n_partitions} partitions)")
+    counts = table.counts()
+    n_rows = int(counts.sum())
+    first_ids = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    n_held_out = int(round(test_size * n_rows))
+    if method == "permutation" and not 0 < n_held_out < n_rows:
+        raise ValueError(
+            f"test_size={test_size} holds out {n_held_out} of X's {n_rows} rows; "
+            "a round needs rows to fit on and rows to measure on."
+        )
+    groups = [np.array([j]) for j in range(n_features)]
+    labels = table.feature_names
+
+    def add(table, groups, feature_names, kind, n_probes, rng, **_):
+        mirrored = draw_mirrors(len(groups), n_probes, rng)
+        permutation = GlobalPermutation(rng.randint(MAX_SEED + 1), n_rows)
+        held_out = None
+        if method == "permutation":
+            held_out = (
+                GlobalPermutation(rng.randint(MAX_SEED + 1), n_rows),
+                n_held_out,
+            )
+        frame = table.with_probes(
+            first_ids, permutation, -(-n_probes // n_features), mirrored, held_out
+        )
+        probe_groups = [np.array([n_features + k]) for k in range(n_probes)]
+        return (
+            frame,
+            probe_groups,
+            probe_names(feature_names, labels, mirrored, kind),
+            mirrored,
+        )
+
+    rounds_done = []
+
+    def measure_round(frame, all_groups, all_labels, round_seed, mirrored):
+        from pyspark import StorageLevel
+        from pyspark.ml.feature import VectorAssembler
+
+        progress(f"round {len(rounds_done) + 1} of {n_rounds}: fitting")
+        columns = [feature_column(j) for j in range(n_features)]
+        columns += [probe_column(k) for k in range(len(mirrored))]
+        assembled = (
+            VectorAssembler(inputCols=columns, outputCol=ROUND_FEATURES)
+            .transform(frame)
+            .select(ROUND_FEATURES, LABEL, WEIGHT, HELD_OUT)
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        try:
+            fitted = estimator.copy()
+            fitted.setFeaturesCol(ROUND_FEATURES).setLabelCol(LABEL)
+            if weight is not None:
+                fitted.setWeightCol(WEIGHT)
+            if fitted.hasParam("seed"):
+                fitted.setSeed(int(round_seed))
+            train = (
+                assembled if method == "mdi" else assembled.filter(~assembled[HELD_OUT])
+            )
+            model = fitted.fit(train)
+            if method == "mdi":
+                result = importance_result(
+                    model.featureImportances.toArray()[:, None],
+                    all_labels,
+                    method="mdi",
+                )
+            else:
+                progress(f"round {len(rounds_done) + 1} of {n_rounds}: measuring")
+                result = distributed_permutation_importance(
+                    model,
+                    assembled.filter(assembled[HELD_OUT]),
+                    LABEL,
+                    features=ROUND_FEATURES,
+                    scoring=scoring,
+                    n_repeats=n_repeats,
+                    sample_weight=None if weight is None else WEIGHT,
+                    random_state=int(round_seed),
+                )
+        finally:
+            assembled.unpersist()
+        rounds_done.append(True)
+        return result, None
+
+    seed = draw_seed(random_state)
+    result, _, history = probe_rounds(
+        measure_round,
+        table,
+        groups,
+        labels,
+        labels,
+        "shadow",
+        n_probes,
+        n_rounds,
+        seed,
+        add=add,
+    )
+    passed, _, _, scores, pvalues, corrected, ranking = probe_decision(
+        history,
+        n_features,
+        alpha=alpha,
+        correction=correction,
+        keep_tentative=keep_tentative,
+    )
+    if not np.any(passed):
+        warnings.warn(
+            f"none of the {n_features} features beat the probes at alpha={alpha} "
+            f"(correction={correction!r}). The model may predict y no better "
+            "than chance, or the rounds are too few: check result.importances.",
+            UserWarning,
+            stacklevel=2,
+        )
+    progress("done")
+    return Bunch(
+        feature_names=labels,
+        support=passed,
+        selected=[str(name) for name in labels[passed]],
+        decisions=DECISIONS[np.minimum(ranking, 3) - 1],
+        ranking=ranking,
+        statistics=scores,
+        pvalues=pvalues,
+        pvalues_corrected=corrected,
+        importances=result,
+        method=method,
+        n_rounds=n_rounds,
+        n_probes=n_probes,
+        alpha=alpha,
+        correction=correction,
+        random_state=seed,
+        engine=table.engine,
+        n_rows=n_rows,
+    )
