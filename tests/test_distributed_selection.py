@@ -1,0 +1,220 @@
+"""distributed_select_features: the probe columns built where the rows
+live equal the features permuted in memory (the same permutations), and
+the selection on a local Spark session keeps strong features and rejects
+noise. The Spark tests are marked ``slow`` (the JVM takes most of a
+minute to start); the partitions' function runs in the default run."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_fimp import distributed_select_features
+from sklearn_fimp._distributed._partition import (
+    HELD_OUT,
+    LABEL,
+    WEIGHT,
+    feature_column,
+    probe_column,
+    send_rows,
+    shadowed_rows,
+)
+from sklearn_fimp._distributed._permutations import GlobalPermutation
+from sklearn_fimp._selection._probes import draw_mirrors
+
+
+def expected_probes(X, seed, mirrored):
+    """The slow reference: probe ``k`` of row ``t`` is feature
+    ``mirrored[k]`` of the row that layer ``k // n_features``'s permutation
+    sends to ``t``."""
+    n, n_features = X.shape
+    permutation = GlobalPermutation(seed, n)
+    out = np.empty((n, len(mirrored)))
+    for k, feature in enumerate(mirrored):
+        out[:, k] = X[permutation.sources(k // n_features), feature]
+    return out
+
+
+def partitions_after_exchange(frame, first_ids, permutation, n_layers, n_parts, rng):
+    """What an engine does between ``send_rows`` and ``shadowed_rows``:
+    each partition sends its rows, the rows go to the partition of their
+    target, in any order."""
+    n_features = sum(c.startswith("__x") for c in frame.columns)
+    bounds = [*first_ids, len(frame)]
+    sent = pd.concat(
+        [
+            send_rows(
+                frame.iloc[bounds[i] : bounds[i + 1]],
+                bounds[i],
+                permutation,
+                n_layers,
+                n_features,
+            )
+            for i in range(len(first_ids))
+        ],
+        ignore_index=True,
+    )
+    sent = sent.iloc[rng.permutation(len(sent))]
+    return [sent[sent["__target"] % n_parts == p] for p in range(n_parts)]
+
+
+@pytest.mark.parametrize("n_probes", [2, 3, 7])
+def test_shadowed_rows_equal_the_features_permuted_in_memory(n_probes):
+    rng = np.random.RandomState(0)
+    n, n_features, seed = 37, 3, 12345
+    X = rng.normal(size=(n, n_features))
+    frame = pd.DataFrame({feature_column(j): X[:, j] for j in range(n_features)})
+    frame[LABEL] = rng.randint(2, size=n)
+    frame[WEIGHT] = rng.uniform(size=n)
+    mirrored = draw_mirrors(n_features, n_probes, rng)
+    n_layers = -(-n_probes // n_features)
+    split, n_held_out = GlobalPermutation(7, n), 9
+    parts = partitions_after_exchange(
+        frame, [0, 20], GlobalPermutation(seed, n), n_layers, 3, rng
+    )
+    out = pd.concat(
+        [
+            shadowed_rows(part, n_layers, mirrored, n_features, (split, n_held_out))
+            for part in parts
+        ]
+    )
+    rows = np.argsort(X[:, 0])[
+        np.searchsorted(np.sort(X[:, 0]), out[feature_column(0)])
+    ]
+    assert np.array_equal(np.sort(rows), np.arange(n))
+    columns = [feature_column(j) for j in range(n_features)]
+    np.testing.assert_array_equal(out[columns].to_numpy(), X[rows])
+    probes = out[[probe_column(k) for k in range(n_probes)]].to_numpy()
+    np.testing.assert_array_equal(probes, expected_probes(X, seed, mirrored)[rows])
+    np.testing.assert_array_equal(out[LABEL].to_numpy(), frame[LABEL].to_numpy()[rows])
+    np.testing.assert_array_equal(
+        out[WEIGHT].to_numpy(), frame[WEIGHT].to_numpy()[rows]
+    )
+    held = out[HELD_OUT].to_numpy()
+    assert held.sum() == n_held_out
+    np.testing.assert_array_equal(held, split.targets(rows, 0) < n_held_out)
+
+
+def test_shadowed_rows_refuse_rows_that_do_not_match():
+    rng = np.random.RandomState(1)
+    frame = pd.DataFrame({feature_column(0): rng.normal(size=10), LABEL: 0.0})
+    frame[WEIGHT] = 1.0
+    (part,) = partitions_after_exchange(frame, [0], GlobalPermutation(3, 10), 1, 1, rng)
+    with pytest.raises(RuntimeError, match="do not match"):
+        shadowed_rows(part.iloc[1:], 1, [0], 1, None)
+
+
+def test_refuses_what_is_not_a_spark_tree_estimator_or_frame():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "y": [0.0, 1.0]})
+    with pytest.raises(TypeError, match="pyspark.ml tree estimator"):
+        distributed_select_features(RandomForestRegressor(), frame, "y")
+    with pytest.raises(InvalidParameterError, match="method"):
+        distributed_select_features(RandomForestRegressor(), frame, "y", method="shap")
+
+
+# --------------------------------------------------------------------------
+# on Spark
+
+
+def regression_frame(spark, n_rows, seed, n_partitions=3):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_rows, 6))
+    y = 2 * X[:, 0] + 1.5 * X[:, 1] + X[:, 2] + 0.5 * rng.normal(size=n_rows)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    frame["y"] = y
+    frame["w"] = rng.uniform(0.5, 1.5, size=n_rows)
+    return frame, spark.createDataFrame(frame).repartition(n_partitions)
+
+
+@pytest.mark.slow
+def test_probes_on_spark_equal_the_features_permuted_in_memory(spark_session):
+    from sklearn_fimp._distributed._spark import SparkTable
+
+    frame, data = regression_frame(spark_session, 101, 0)
+    data = spark_session.createDataFrame(frame, schema=data.schema)  # data's order
+    features = [f"x{j}" for j in range(6)]
+    table = SparkTable(None, data, "y", "w", features)
+    counts = table.counts()
+    first_ids = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    mirrored = draw_mirrors(6, 8, np.random.RandomState(0))
+    split = GlobalPermutation(5, 101)
+    out = table.with_probes(
+        first_ids, GlobalPermutation(99, 101), 2, mirrored, (split, 20)
+    ).toPandas()
+    X = frame[features].to_numpy()
+    rows = np.argsort(X[:, 0])[
+        np.searchsorted(np.sort(X[:, 0]), out[feature_column(0)])
+    ]
+    assert np.array_equal(np.sort(rows), np.arange(101))
+    probes = out[[probe_column(k) for k in range(8)]].to_numpy()
+    np.testing.assert_array_equal(probes, expected_probes(X, 99, mirrored)[rows])
+    np.testing.assert_array_equal(out[LABEL].to_numpy(), frame["y"].to_numpy()[rows])
+    np.testing.assert_array_equal(out[WEIGHT].to_numpy(), frame["w"].to_numpy()[rows])
+    assert out[HELD_OUT].sum() == 20
+
+
+@pytest.mark.slow
+def test_selects_the_signal_with_held_out_permutations(spark_session):
+    from pyspark.ml.regression import RandomForestRegressor as SparkForest
+
+    _, data = regression_frame(spark_session, 500, 1)
+    forest = SparkForest(numTrees=10, maxDepth=4, labelCol="y", weightCol="w")
+    result = distributed_select_features(
+        forest, data, features=[f"x{j}" for j in range(6)], n_rounds=3, random_state=0
+    )
+    assert result.selected == ["x0", "x1", "x2"]
+    assert list(result.decisions[:3]) == ["confirmed"] * 3
+    assert result.n_rows == 500 and result.engine == "spark"
+    assert result.n_probes == 20
+    importances = result.importances
+    assert importances.importances.shape == (6 + 20, 3)
+    assert importances.is_probe.sum() == 20
+    np.testing.assert_array_equal(
+        result.support, (result.pvalues_corrected <= 0.01) & result.support
+    )
+
+
+@pytest.mark.slow
+def test_selects_the_signal_with_impurity_on_a_vector_column(spark_session):
+    from pyspark.ml.classification import GBTClassifier
+    from pyspark.ml.feature import VectorAssembler
+
+    frame, _ = regression_frame(spark_session, 500, 2)
+    frame["label"] = (frame["y"] > frame["y"].median()).astype(float)
+    data = spark_session.createDataFrame(frame).repartition(2)
+    data = VectorAssembler(
+        inputCols=[f"x{j}" for j in range(6)], outputCol="features"
+    ).transform(data)
+    result = distributed_select_features(
+        GBTClassifier(maxIter=10, maxDepth=3),
+        data,
+        method="mdi",
+        n_rounds=3,
+        random_state=0,
+    )
+    assert list(result.feature_names) == [f"features[{j}]" for j in range(6)]
+    # the two strongest features are kept, no noise feature is (x2, the
+    # weakest, needs more than 3 rounds of 10 depth-3 boosting iterations)
+    assert {"features[0]", "features[1]"} <= set(result.selected)
+    assert set(result.selected) <= {"features[0]", "features[1]", "features[2]"}
+
+
+@pytest.mark.slow
+def test_warns_on_dependent_rows_and_refuses_a_test_size_that_holds_out_none(
+    spark_session,
+):
+    from pyspark.ml.regression import DecisionTreeRegressor
+
+    rng = np.random.RandomState(3)
+    y = np.zeros(400)
+    for t in range(1, 400):
+        y[t] = 0.95 * y[t - 1] + rng.normal()
+    frame = pd.DataFrame({"x0": rng.normal(size=400), "y": y})
+    data = spark_session.createDataFrame(frame).coalesce(1)
+    tree = DecisionTreeRegressor(maxDepth=2, labelCol="y")
+    with (
+        pytest.warns(UserWarning, match="lag-1 autocorrelation 0.9"),
+        pytest.raises(ValueError, match="test_size=0.001 holds out 0"),
+    ):
+        distributed_select_features(tree, data, features=["x0"], test_size=0.001)
