@@ -310,7 +310,7 @@ def page(calibration, cost, args, command):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", type=int, default=20)
+    parser.add_argument("--datasets", type=int, default=60)
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--cost-rows", type=int, default=200_000)

@@ -6,11 +6,7 @@ Every importance function returns the same :class:`~sklearn.utils.Bunch`
 needed to reproduce the result).
 """
 
-from ._distributed import (
-    distributed_permutation_importance,
-    distributed_select_features,
-    permutation_sources,
-)
+from ._distributed import distributed_permutation_importance, permutation_sources
 from ._importance._conditional import conditional_permutation_importance
 from ._importance._dependence import feature_dependence
 from ._importance._drop_column import drop_column_importance
@@ -28,6 +24,7 @@ from ._plot import (
     RecursiveSelectionDisplay,
 )
 from ._selection._dependence_analyzer import DependenceAnalyzer
+from ._selection._distributed import distributed_select_features
 from ._selection._recursive import RecursiveImportanceSelector
 from ._selection._selector import ImportanceSelector
 from ._show_versions import show_versions

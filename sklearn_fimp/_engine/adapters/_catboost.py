@@ -281,20 +281,21 @@ def _oblivious_tree(tree, column, ranks, scale, n_outputs):
     feature = np.zeros(n_nodes, dtype=np.intp)
     threshold = np.zeros(n_nodes)
     value = np.zeros((n_nodes, n_outputs))
-    # depth first, left (bit 0) before right: (node, level, leaf bits so far);
-    # a node's left subtree takes the ids after it, its right one those next
-    stack = [(0, 0, 0)]
-    while stack:
-        node, level, bits = stack.pop()
+    # depth first, left (bit 0) before right: a node's left child is the next
+    # id, its right child follows the left subtree, so the node at level l
+    # reached by bits b_0 .. b_(l-1) has id l + sum_k b_k (2**(depth-k) - 1)
+    skip = 2 ** (depth - np.arange(depth)) - 1
+    for level in range(depth + 1):
+        bits = np.arange(2**level)
+        taken = (bits[:, None] >> np.arange(level)) & 1
+        ids = level + taken @ skip[:level]
         if level == depth:
-            value[node] = leaves[bits]
-            continue
-        feature[node] = features[level]
-        threshold[node] = level_ranks[level]
-        subtree_size = 2 ** (depth - level) - 1
-        left[node], right[node] = node + 1, node + 1 + subtree_size
-        stack.append((right[node], level + 1, bits | (1 << level)))
-        stack.append((left[node], level + 1, bits))
+            value[ids] = leaves[bits]
+            break
+        feature[ids] = features[level]
+        threshold[ids] = level_ranks[level]
+        left[ids] = ids + 1
+        right[ids] = ids + 1 + skip[level]
     return FlatTree(
         left,
         right,

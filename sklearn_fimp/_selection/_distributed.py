@@ -2,13 +2,14 @@
 probe test with its rounds of fits run on the cluster.
 
 Each round appends shadow probes to the rows where they live (one exchange
-of the rows, ``_spark.SparkTable.with_probes``), fits the pyspark.ml tree
+of the rows, ``_distributed._spark.SparkTable.with_probes``), fits the
+pyspark.ml tree
 estimator on them there, and measures every column's importance there
 (:func:`distributed_permutation_importance` on the round's held-out rows,
 or the model's impurity importance); the driver keeps one number per
 column and round and runs the probe test of ``_selection/_probe_test.py``
-on them, as the in-memory selector does (``_selection/_rounds.py`` runs the
-rounds for both).
+on them, as the in-memory selector does (``_rounds.py`` runs the rounds
+for both).
 """
 
 import numbers
@@ -17,19 +18,25 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
-from .._selection._decisions import DECISIONS, probe_decision
-from .._selection._probes import draw_mirrors, probe_names
-from .._selection._rounds import probe_rounds
-from .._selection._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
-from .._selection._selector import MIN_AUTO_PROBES
+from .._distributed import distributed_permutation_importance
+from .._distributed._partition import (
+    HELD_OUT,
+    LABEL,
+    WEIGHT,
+    feature_column,
+    probe_column,
+)
+from .._distributed._permutations import GlobalPermutation
+from .._distributed._spark import SparkTable, is_spark_frame
 from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
-from ._importance import distributed_permutation_importance
-from ._partition import HELD_OUT, LABEL, WEIGHT, feature_column, probe_column
-from ._permutations import GlobalPermutation
-from ._spark import SparkTable, is_spark_frame
+from ._decisions import DECISIONS, probe_decision
+from ._probes import draw_mirrors, probe_names
+from ._rounds import probe_rounds
+from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
+from ._selector import MIN_AUTO_PROBES
 
 #: the pyspark.ml estimators whose fitted models the engine reads
 SPARK_TREE_ESTIMATORS = (
@@ -235,6 +242,22 @@ def distributed_select_features(
     --------
     ImportanceSelector : The same test on data in memory, any model.
     distributed_permutation_importance : The importance a round measures.
+
+    Examples
+    --------
+    On a Spark DataFrame ``listings`` (not run here: it needs a Spark
+    session):
+
+    >>> from pyspark.ml.regression import RandomForestRegressor  # doctest: +SKIP
+    >>> from sklearn_fimp import distributed_select_features
+    >>> result = distributed_select_features(  # doctest: +SKIP
+    ...     RandomForestRegressor(labelCol="price"),
+    ...     listings,
+    ...     features=["bedrooms", "bathrooms", "latitude", "longitude"],
+    ...     random_state=0,
+    ... )
+    >>> result.selected  # doctest: +SKIP
+    ['bedrooms', 'bathrooms', 'latitude', 'longitude']
     """
     progress = Progress("distributed_select_features", verbose)
     _check_estimator(estimator)
