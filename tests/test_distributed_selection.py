@@ -10,7 +10,7 @@ import pytest
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_fimp import distributed_select_features
+from sklearn_fimp import ProbeDisplay, distributed_select_features
 from sklearn_fimp._distributed._partition import (
     HELD_OUT,
     LABEL,
@@ -173,6 +173,16 @@ def test_selects_the_signal_with_held_out_permutations(spark_session):
     np.testing.assert_array_equal(
         result.support, (result.pvalues_corrected <= 0.01) & result.support
     )
+    assert result.importance_history.shape == (3, 6)
+    assert result.probe_history.shape == (3, 20)
+    pytest.importorskip("matplotlib").use("Agg")
+    display = ProbeDisplay(
+        result.importance_history,
+        result.probe_history,
+        result.feature_names,
+        result.decisions,
+    ).plot()
+    assert len(display.order_) == 6
 
 
 @pytest.mark.slow

@@ -225,6 +225,12 @@ def distributed_select_features(
             Every round's importance of every feature and probe (as
             :func:`permutation_importance` returns importances, one column
             per round), with ``is_probe`` and ``mirrors``.
+        importance_history, probe_history : ndarray of shape (n_rounds, \
+                n_features) and (n_rounds, n_probes)
+            The features' and the probes' importance in each round, as
+            :class:`ImportanceSelector`'s attributes of these names:
+            ``ProbeDisplay(result.importance_history, result.probe_history,
+            result.feature_names, result.decisions).plot()`` draws them.
         method, n_rounds, n_probes, alpha, correction, random_state, n_rows
             What ran; ``engine`` is "spark".
 
@@ -396,6 +402,8 @@ def distributed_select_features(
         pvalues=pvalues,
         pvalues_corrected=corrected,
         importances=result,
+        importance_history=history.real,
+        probe_history=history.probes,
         method=method,
         n_rounds=n_rounds,
         n_probes=n_probes,
