@@ -109,6 +109,12 @@ def test_refuses_what_is_not_a_spark_tree_estimator_or_frame():
     frame = pd.DataFrame({"a": [1.0, 2.0], "y": [0.0, 1.0]})
     with pytest.raises(TypeError, match="pyspark.ml tree estimator"):
         distributed_select_features(RandomForestRegressor(), frame, "y")
+    pipeline = type("Pipeline", (), {"__module__": "pyspark.ml.pipeline"})()
+    with pytest.raises(TypeError, match="feature stages"):
+        distributed_select_features(pipeline, frame, "y")
+    model = type("RandomForestRegressionModel", (), {"__module__": "pyspark.ml.x"})()
+    with pytest.raises(TypeError, match="cannot be refitted"):
+        distributed_select_features(model, frame, "y")
     with pytest.raises(InvalidParameterError, match="method"):
         distributed_select_features(RandomForestRegressor(), frame, "y", method="shap")
 

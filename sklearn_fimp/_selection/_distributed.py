@@ -57,16 +57,27 @@ DEPENDENCE_ROWS = 10_000
 
 def _check_estimator(estimator):
     cls = type(estimator)
-    if not (
-        cls.__module__.startswith("pyspark.ml")
-        and cls.__name__ in SPARK_TREE_ESTIMATORS
-    ):
-        raise TypeError(
-            f"estimator is a {cls.__name__}; distributed_select_features fits a "
-            "pyspark.ml tree estimator (not fitted): "
-            f"{', '.join(SPARK_TREE_ESTIMATORS)}. For data in memory and any "
-            "scikit-learn model, use ImportanceSelector."
+    spark = cls.__module__.startswith("pyspark.ml")
+    if spark and cls.__name__ in SPARK_TREE_ESTIMATORS:
+        return
+    hint = "For data in memory and any scikit-learn model, use ImportanceSelector."
+    if spark and cls.__name__ == "Pipeline":
+        hint = (
+            "For a pyspark.ml Pipeline, transform the rows with its fitted "
+            "feature stages (indexers, assemblers) and pass its last stage, "
+            "the tree estimator, with features= the columns it reads."
         )
+    elif spark and cls.__name__.endswith("Model"):
+        hint = (
+            "A fitted model cannot be refitted with probes: pass the estimator "
+            "it came from, or measure the model with "
+            "distributed_permutation_importance."
+        )
+    raise TypeError(
+        f"estimator is a {cls.__name__}; distributed_select_features fits a "
+        "pyspark.ml tree estimator (not fitted): "
+        f"{', '.join(SPARK_TREE_ESTIMATORS)}. {hint}"
+    )
 
 
 def _weight_column(estimator):
