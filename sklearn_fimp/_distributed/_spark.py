@@ -177,18 +177,18 @@ class SparkTable:
             table[row["p"]] = row["v"]
         return table
 
-    def sums(self, payload, permutation, groups, n_repeats, score, first_ids, lengths):
-        """The partitions' :func:`partition_sums`, added."""
-        import pandas as pd
+    def _feature_schema(self):
+        return ", ".join(f"{feature_column(j)} double" for j in range(self.n_features))
 
-        spark = self.frame.sparkSession
-        model = spark.sparkContext.broadcast(payload)
+    def _exchanged(self, first_ids, permutation, n_repeats):
+        """The rows :func:`send_rows` sends (each row as itself and once per
+        repeat; the partitions' rows numbered from ``first_ids``), moved to
+        the partitions of their targets: one exchange."""
         n_features = self.n_features
         first_ids = [int(first) for first in first_ids]
-        columns = ", ".join(f"{feature_column(j)} double" for j in range(n_features))
         schema = (
-            f"{TARGET} long, {REPEAT} int, {columns}, {LABEL} {self.label_type}, "
-            f"{WEIGHT} double"
+            f"{TARGET} long, {REPEAT} int, {self._feature_schema()}, "
+            f"{LABEL} {self.label_type}, {WEIGHT} double"
         )
 
         def send(batches):
@@ -196,6 +196,20 @@ class SparkTable:
             for batch in batches:
                 yield send_rows(batch, first, permutation, n_repeats, n_features)
                 first += len(batch)
+
+        n_exchanged = exchanged_partitions(
+            permutation.n_rows, n_repeats, n_features, self.n_partitions
+        )
+        return self.frame.mapInPandas(send, schema).repartition(n_exchanged, TARGET)
+
+    def sums(self, payload, permutation, groups, n_repeats, score, first_ids, lengths):
+        """The partitions' :func:`partition_sums`, added (``lengths``, each
+        partition's rows, is the tables' common signature: Dask cuts its
+        pieces by them; Spark's partitions stay as they are)."""
+        import pandas as pd
+
+        model = self.frame.sparkSession.sparkContext.broadcast(payload)
+        n_features = self.n_features
 
         def summed(batches):
             frames = list(batches)
@@ -210,12 +224,7 @@ class SparkTable:
                 )
                 yield pd.DataFrame({"v": [values]})
 
-        n_exchanged = exchanged_partitions(
-            int(np.sum(lengths)), n_repeats, n_features, self.n_partitions
-        )
-        exchanged = self.frame.mapInPandas(send, schema).repartition(
-            n_exchanged, TARGET
-        )
+        exchanged = self._exchanged(first_ids, permutation, n_repeats)
         rows = exchanged.mapInPandas(summed, "v array<double>").collect()
         model.unpersist()
         return np.sum([np.asarray(row["v"]) for row in rows], axis=0)
@@ -242,28 +251,16 @@ class SparkTable:
         ``__w`` and ``__held_out``, after one exchange of ``1 + n_layers``
         copies of the rows (the partitions' rows numbered from
         ``first_ids``)."""
-        n_features = self.n_features
-        first_ids = [int(first) for first in first_ids]
-        features = ", ".join(f"{feature_column(j)} double" for j in range(n_features))
-        probes = ", ".join(f"{probe_column(k)} double" for k in range(len(mirrored)))
-        sent = (
-            f"{TARGET} long, {REPEAT} int, {features}, {LABEL} {self.label_type}, "
-            f"{WEIGHT} double"
-        )
-        schema = (
-            f"{features}, {probes}, {LABEL} {self.label_type}, {WEIGHT} double, "
-            f"{HELD_OUT} boolean"
-        )
+        import pandas as pd
 
-        def send(batches):
-            first = first_ids[_partition_id()]
-            for batch in batches:
-                yield send_rows(batch, first, permutation, n_layers, n_features)
-                first += len(batch)
+        n_features = self.n_features
+        probes = ", ".join(f"{probe_column(k)} double" for k in range(len(mirrored)))
+        schema = (
+            f"{self._feature_schema()}, {probes}, {LABEL} {self.label_type}, "
+            f"{WEIGHT} double, {HELD_OUT} boolean"
+        )
 
         def assemble(batches):
-            import pandas as pd
-
             frames = list(batches)
             if frames:
                 yield shadowed_rows(
@@ -274,11 +271,5 @@ class SparkTable:
                     held_out,
                 )
 
-        n_exchanged = exchanged_partitions(
-            permutation.n_rows, n_layers, n_features, self.n_partitions
-        )
-        return (
-            self.frame.mapInPandas(send, sent)
-            .repartition(n_exchanged, TARGET)
-            .mapInPandas(assemble, schema)
-        )
+        exchanged = self._exchanged(first_ids, permutation, n_layers)
+        return exchanged.mapInPandas(assemble, schema)
