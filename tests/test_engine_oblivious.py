@@ -49,8 +49,11 @@ def _assert_oblivious_path_matches(monkeypatch, model, X, y, function, **kwargs)
 
 @pytest.mark.parametrize("n_classes", [0, 2, 3])
 @pytest.mark.parametrize("groups", [None, [[0, 3], 1, [2, 4]]])
+# depth 5 on 150 rows: the kernel's flipped-bit table of one-output trees
+# (leaves at most a quarter of the rows); depth 7: without it
+@pytest.mark.parametrize("depth", [5, 7])
 def test_engine_oblivious_catboost_equals_the_descent_kernels(
-    monkeypatch, n_classes, groups
+    monkeypatch, n_classes, groups, depth
 ):
     catboost = pytest.importorskip("catboost")
     X, y = make_data(n_classes)
@@ -62,7 +65,7 @@ def test_engine_oblivious_catboost_equals_the_descent_kernels(
     )
     model = model_class(
         iterations=15,
-        depth=5,
+        depth=depth,
         nan_mode="Max",
         random_seed=0,
         thread_count=1,

@@ -594,10 +594,20 @@ int64_t oblivious_changes(int64_t n_trees, const int64_t *level_offset,
     int32_t *slot = malloc((n_columns > 0 ? n_columns : 1) * sizeof(int32_t));
     int64_t *levels = malloc(deepest * sizeof(int64_t));
     const float **level_values = malloc(deepest * sizeof(float *));
-    if (slot == NULL || levels == NULL || level_values == NULL) {
+    /* each leaf's change of value when one level's bit flips, for trees
+     * whose leaves are few next to the rows (computing it costs a pass over
+     * the leaves) */
+    int64_t n_leaves = (int64_t)1 << deepest;
+    double *flipped = NULL;
+    if (n_outputs == 1 && 4 * n_leaves <= n_rows) {
+        flipped = malloc(n_leaves * sizeof(double));
+    }
+    if (slot == NULL || levels == NULL || level_values == NULL ||
+        (flipped == NULL && n_outputs == 1 && 4 * n_leaves <= n_rows)) {
         free(slot);
         free(levels);
         free(level_values);
+        free(flipped);
         return -1;
     }
     for (int64_t c = 0; c < n_columns; c++) {
@@ -640,6 +650,24 @@ int64_t oblivious_changes(int64_t n_trees, const int64_t *level_offset,
                 const float *column_values = level_values[0];
                 double threshold = level_threshold[first_level + d];
                 uint8_t missing_left = level_missing_left[first_level + d];
+                if (flipped != NULL) {
+                    /* table[leaf] - table[old] is flipped[old] when the bit
+                     * changed and +0.0 when it did not; flipped[old] * 0.0
+                     * is +-0.0, which leaves the sum as it was (it is never
+                     * -0.0): the same sums, without a branch */
+                    for (int64_t leaf = 0; leaf < ((int64_t)1 << depth); leaf++) {
+                        flipped[leaf] = table[leaf ^ mask] - table[leaf];
+                    }
+                    for (int64_t i = 0; i < n_rows; i++) {
+                        int32_t old = tree_bits[i];
+                        int32_t moved =
+                            ((old >> d) & 1) !=
+                            goes_right(column_values[i], threshold, missing_left);
+                        n_moved += moved;
+                        task_out[i] += flipped[old] * (double)moved;
+                    }
+                    continue;
+                }
                 for (int64_t i = 0; i < n_rows; i++) {
                     int32_t old = tree_bits[i];
                     int32_t leaf =
@@ -675,6 +703,7 @@ int64_t oblivious_changes(int64_t n_trees, const int64_t *level_offset,
     free(slot);
     free(levels);
     free(level_values);
+    free(flipped);
     return n_moved;
 }
 
