@@ -239,6 +239,7 @@ def cost_rows(spark, args):
             "y",
             features=features,
             method=method,
+            n_rounds=args.cost_rounds,
             random_state=0,
         )
         rows.append(
@@ -300,8 +301,8 @@ def page(calibration, cost, args, command):
         f"{args.cost_rows:,} rows of Friedman's first function (x0 to x4 "
         "informative, x5 to x9 noise) generated and cached on the cluster; "
         "one plain fit of the same forest (on an assembled, cached vector "
-        "column) against the selection with its defaults (10 rounds, "
-        "``alpha=0.01``), in one run.",
+        f"column) against the selection with its defaults ({args.cost_rounds} "
+        "rounds, ``alpha=0.01``), in one run.",
         "",
     ]
     lines += _common.list_table(None, *cost)
@@ -314,6 +315,7 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--cost-rows", type=int, default=200_000)
+    parser.add_argument("--cost-rounds", type=int, default=10)
     parser.add_argument("--log", default=str(LOG))
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--quick", action="store_true")
@@ -321,6 +323,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if args.quick:
         args.datasets, args.rows, args.rounds, args.cost_rows = 1, 300, 2, 2000
+        args.cost_rounds = 2
         args.log = None
     try:
         import pyspark  # noqa: F401
