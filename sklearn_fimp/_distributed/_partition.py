@@ -191,11 +191,12 @@ def probe_column(k):
 
 
 def shadowed_rows(frame, n_layers, mirrored, n_features, held_out):
-    """One partition of a selection round (see ``_selection.py``): the rows
-    it received from :func:`send_rows` (each target's own row and one giver
-    per layer of probes) as one row per target with the features, the
-    probes (probe ``k`` is feature ``mirrored[k]`` of the giver of layer
-    ``k // n_features``), ``__y``, ``__w`` and ``__held_out``.
+    """One partition of a round of the selection on Spark (see
+    ``_selection/_distributed.py``): the rows it received from
+    :func:`send_rows` (each target's own row and one giver per layer of
+    probes) as one row per target with the features, the probes (probe
+    ``k`` is feature ``mirrored[k]`` of the giver of layer ``k //
+    n_features``), ``__y``, ``__w`` and ``__held_out``.
 
     ``held_out`` is ``(permutation, n_held_out)``: a row is held out of the
     fit when its index goes to one of the first ``n_held_out`` places of
