@@ -161,7 +161,7 @@ def calibration_table(rows, args):
         "any noise kept",
         "95% upper bound",
         "informative kept",
-        "seconds per data set",
+        "s per data set",
     ]
     table = []
     for regime in REGIMES:
@@ -178,7 +178,7 @@ def calibration_table(rows, args):
                 continue
             n = len(chosen)
             errors = sum(r["noise_kept"] > 0 for r in chosen)
-            power = "-"
+            power = "n/a"
             if chosen[0]["informative"]:
                 share = sum(r["informative_kept"] / r["informative"] for r in chosen)
                 power = f"{share / n:.2f}"
@@ -255,13 +255,13 @@ def cost_rows(spark, args):
 
 def cost_table(rows):
     fit = rows[0]["seconds"]
-    header = ["", "seconds", "plain fits", "selected"]
+    header = ["run", "seconds", "plain fits", "selected"]
     table = [
         [
             row["what"],
             f"{row['seconds']:.1f}",
             f"{row['seconds'] / fit:.1f}",
-            ", ".join(row.get("selected", [])) or "-",
+            ", ".join(row.get("selected", [])) or "n/a",
         ]
         for row in rows
     ]
@@ -270,7 +270,7 @@ def cost_table(rows):
 
 def page(calibration, cost, args, command):
     lines = _common.written_by("bench_distributed_selection.py")
-    lines += _common.heading("Feature selection on Spark: calibration and cost")
+    lines += _common.heading("Benchmark: feature selection on Spark")
     lines += [
         "",
         ":func:`~sklearn_fimp.distributed_select_features` on Spark in local "
@@ -290,7 +290,9 @@ def page(calibration, cost, args, command):
         f"(20 trees, depth 5), {args.rounds} rounds, 'auto' probes, "
         f"``alpha={ALPHA}`` with Holm's correction: a valid test keeps any "
         "noise feature in at most 5% of data sets. The regimes are described "
-        "in the script's docstring.",
+        "in the script's docstring. The rows come from "
+        f"``{_common.shown(args.log or 'no log (--quick)')}``, appended as "
+        "each data set finished (by this run or the runs it resumed).",
         "",
     ]
     lines += _common.list_table(None, *calibration)

@@ -186,8 +186,11 @@ def distributed_select_features(
         (:func:`distributed_permutation_importance`, exact tree engine),
         the model being fitted on the others. "mdi": the fitted model's
         ``featureImportances`` (impurity decrease on the training rows,
-        normalized by Spark; no held-out rows), cheaper, biased towards
-        many-valued features, which the shadows share.
+        normalized by Spark; no held-out rows), biased towards many-valued
+        features, which the shadows share. On the benchmark's binary data
+        sets (1,000 rows), "mdi" kept 1.00 of the informative columns and
+        "permutation" 0.73 (its 200 held-out rows score by accuracy, a
+        coarse measure on few rows), at half the time per round.
     n_probes : "auto" or int, default="auto"
         Probes per round; "auto": one per feature, and at least 20. Probe
         ``k`` copies a feature; every feature is copied once before any
@@ -196,7 +199,13 @@ def distributed_select_features(
         Rounds of fresh probes, each one fit of the estimator.
     alpha : float in (0, 1), default=0.01
         Level of the test: with Holm's correction, the probability of
-        keeping any feature that is no better than the probes.
+        keeping any feature that is no better than the probes. Measured at
+        ``alpha=0.05`` (``docs/bench_distributed_selection.rst``, Spark's
+        default forest, 10 rounds, 60 data sets of 1,000 rows per regime):
+        noise kept in 0/60 data sets of pure-noise regression (continuous
+        and three-level columns) with either method, and in 0/60
+        ("permutation") and 1/60 ("mdi") of binary data sets with three
+        informative and five noise columns.
     correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
         Adjustment of the p-values for testing many features.
     keep_tentative : bool, default=False
