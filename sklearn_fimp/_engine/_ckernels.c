@@ -598,12 +598,10 @@ int64_t oblivious_changes(int64_t n_trees, const int64_t *level_offset,
      * whose leaves are few next to the rows (computing it costs a pass over
      * the leaves) */
     int64_t n_leaves = (int64_t)1 << deepest;
-    double *flipped = NULL;
-    if (n_outputs == 1 && 4 * n_leaves <= n_rows) {
-        flipped = malloc(n_leaves * sizeof(double));
-    }
+    int use_flipped = n_outputs == 1 && 4 * n_leaves <= n_rows;
+    double *flipped = use_flipped ? malloc(n_leaves * sizeof(double)) : NULL;
     if (slot == NULL || levels == NULL || level_values == NULL ||
-        (flipped == NULL && n_outputs == 1 && 4 * n_leaves <= n_rows)) {
+        (use_flipped && flipped == NULL)) {
         free(slot);
         free(levels);
         free(level_values);

@@ -83,10 +83,10 @@ def threshold_decision(means, threshold):
 
 def probe_decision(history, n_real, *, alpha, correction, keep_tentative):
     """The probe test on the rounds' importances (``history``: ``real``,
-    ``probes``, ``owners``): a Bunch-like dict of the scores, raw and
-    corrected p-values, decisions and ranking, which features passed, their
-    order of significance and the threshold (the score at the level the
-    correction reached)."""
+    ``probes``, ``owners``): which features passed, their order of
+    significance, the threshold (the score at the level the correction
+    reached), the scores, raw and corrected p-values, the ranking and the
+    decisions ("confirmed", "tentative", "rejected")."""
     scores, pvalues, null = round_test(
         history.real, history.probes, history.owners, n_real
     )
@@ -99,7 +99,7 @@ def probe_decision(history, n_real, *, alpha, correction, keep_tentative):
     if keep_tentative:
         passed |= decisions == "tentative"
     order = np.lexsort((-scores, pvalues))
-    return passed, order, threshold, scores, pvalues, corrected, ranking
+    return passed, order, threshold, scores, pvalues, corrected, ranking, decisions
 
 
 def apply_counts(passed, order, *, max_features, min_features, detail):
@@ -208,7 +208,7 @@ def select(
     n_real = len(groups)
     if history is not None:
         warn_if_probes_unseen(history, estimator)
-        passed, order, value, scores, pvalues, corrected, ranking = probe_decision(
+        passed, order, value, scores, pvalues, corrected, ranking, _ = probe_decision(
             history,
             n_real,
             alpha=alpha,

@@ -32,7 +32,7 @@ from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
-from ._decisions import DECISIONS, probe_decision
+from ._decisions import probe_decision
 from ._probes import draw_mirrors, probe_names
 from ._rounds import probe_rounds
 from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
@@ -334,13 +334,14 @@ def distributed_select_features(
             mirrored,
         )
 
-    rounds_done = []
+    round_numbers = iter(range(1, n_rounds + 1))
 
     def measure_round(frame, all_groups, all_labels, round_seed, mirrored):
         from pyspark import StorageLevel
         from pyspark.ml.feature import VectorAssembler
 
-        progress(f"round {len(rounds_done) + 1} of {n_rounds}: fitting")
+        stage = f"round {next(round_numbers)} of {n_rounds}"
+        progress(f"{stage}: fitting")
         columns = [feature_column(j) for j in range(n_features)]
         columns += [probe_column(k) for k in range(len(mirrored))]
         assembled = (
@@ -367,7 +368,7 @@ def distributed_select_features(
                     method="mdi",
                 )
             else:
-                progress(f"round {len(rounds_done) + 1} of {n_rounds}: measuring")
+                progress(f"{stage}: measuring")
                 result = distributed_permutation_importance(
                     model,
                     assembled.filter(assembled[HELD_OUT]),
@@ -380,7 +381,6 @@ def distributed_select_features(
                 )
         finally:
             assembled.unpersist()
-        rounds_done.append(True)
         return result, None
 
     seed = draw_seed(random_state)
@@ -396,7 +396,7 @@ def distributed_select_features(
         seed,
         add=add,
     )
-    passed, _, _, scores, pvalues, corrected, ranking = probe_decision(
+    passed, _, _, scores, pvalues, corrected, ranking, decisions = probe_decision(
         history,
         n_features,
         alpha=alpha,
@@ -416,7 +416,7 @@ def distributed_select_features(
         feature_names=labels,
         support=passed,
         selected=[str(name) for name in labels[passed]],
-        decisions=DECISIONS[np.minimum(ranking, 3) - 1],
+        decisions=decisions,
         ranking=ranking,
         statistics=scores,
         pvalues=pvalues,
