@@ -231,3 +231,34 @@ def test_warns_on_dependent_rows_and_refuses_a_test_size_that_holds_out_none(
         pytest.raises(ValueError, match="test_size=0.001 holds out 0"),
     ):
         distributed_select_features(tree, data, features=["x0"], test_size=0.001)
+
+
+@pytest.mark.slow
+def test_warns_when_a_vector_column_holds_categorical_features(spark_session):
+    from pyspark.ml.feature import VectorAssembler, VectorIndexer
+    from pyspark.ml.regression import DecisionTreeRegressor
+
+    rng = np.random.RandomState(4)
+    frame = pd.DataFrame(
+        {
+            "level": rng.randint(3, size=200).astype(float),
+            "x": rng.normal(size=200),
+            "y": rng.normal(size=200),
+        }
+    )
+    data = VectorAssembler(inputCols=["level", "x"], outputCol="raw").transform(
+        spark_session.createDataFrame(frame)
+    )
+    data = (
+        VectorIndexer(inputCol="raw", outputCol="features", maxCategories=4)
+        .fit(data)
+        .transform(data)
+    )
+    with pytest.warns(UserWarning, match="as categorical"):
+        distributed_select_features(
+            DecisionTreeRegressor(maxDepth=2, labelCol="y"),
+            data,
+            method="mdi",
+            n_rounds=1,
+            random_state=0,
+        )

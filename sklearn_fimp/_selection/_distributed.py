@@ -87,6 +87,30 @@ def _weight_column(estimator):
     return None
 
 
+def _warn_if_categorical(X, features):
+    """Warn when a vector column's ML attributes mark features as
+    categorical (``VectorIndexer``, ``OneHotEncoder`` output): the rounds
+    assemble the features and probes as plain numbers, so the rounds' models
+    split those features as continuous, unlike the user's model."""
+    if not isinstance(features, str) or features not in X.columns:
+        return
+    attributes = X.schema[features].metadata.get("ml_attr", {}).get("attrs", {})
+    nominal = attributes.get("nominal", []) + attributes.get("binary", [])
+    if not nominal:
+        return
+    names = [str(a.get("name", a.get("idx"))) for a in nominal][:5]
+    warnings.warn(
+        f"{features!r} marks {len(nominal)} feature(s) as categorical "
+        f"({', '.join(names)}{', ...' if len(nominal) > 5 else ''}); each round "
+        "fits its model on the features and probes as plain numbers, so those "
+        "features are split as ordered values there, not as categories as "
+        "your model splits them. The selection is that of a model that "
+        "orders the category codes.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def _warn_if_dependent(X, y):
     """Warn when the first rows of y, in the DataFrame's order, are strongly
     autocorrelated (as :class:`ImportanceSelector` does without a time-aware
@@ -300,6 +324,9 @@ def distributed_select_features(
     )
     n_features = table.n_features
     n_probes = max(n_features, MIN_AUTO_PROBES) if n_probes == "auto" else n_probes
+    _warn_if_categorical(
+        X, estimator.getFeaturesCol() if features is None else features
+    )
     _warn_if_dependent(X, y)
     progress(f"counting the rows ({table.n_partitions} partitions)")
     counts = table.counts()
