@@ -590,12 +590,20 @@ def exact_difference(result, model, X, y, key):
     return float(np.max(np.abs(expected - result.importances)))
 
 
+#: differences of importances at most this are the rounding of sums added in
+#: another order, not a disagreement
+ROUNDING = 1e-12
+
+
 def agreement(a, b):
     """(largest |mean a - mean b|, largest |difference| / its standard
     error) over features, for two (n_features, n_repeats) importances from
     independent permutations."""
     a, b = np.asarray(a), np.asarray(b)
     difference = np.abs(a.mean(axis=1) - b.mean(axis=1))
+    # a feature no tree uses has importance 0 up to the rounding of sums
+    # added in another order (1e-16): that is no difference
+    difference[difference <= ROUNDING] = 0.0
     if a.shape[1] < 2 or b.shape[1] < 2:
         return float(difference.max()), float("nan")
     error = np.sqrt(
