@@ -918,7 +918,8 @@ def page(results, context, command):
         "",
         f"- date: {utc_stamp()}, commit {context['commit']}",
         f"- cores (os.cpu_count()): {os.cpu_count()}, memory "
-        f"{context['memory_gib']:.0f} GiB, shared with another developer's work",
+        f"{context['memory_gib']:.0f} GiB (other work on the machine shows in "
+        "the load average below)",
         "- "
         + versions(
             "numpy",
