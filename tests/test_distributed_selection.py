@@ -21,6 +21,7 @@ from sklearn_fimp._distributed._partition import (
     shadowed_rows,
 )
 from sklearn_fimp._distributed._permutations import GlobalPermutation
+from sklearn_fimp._selection._distributed import multi_level_categorical
 from sklearn_fimp._selection._probes import draw_mirrors
 
 
@@ -231,6 +232,29 @@ def test_warns_on_dependent_rows_and_refuses_a_test_size_that_holds_out_none(
         pytest.raises(ValueError, match="test_size=0.001 holds out 0"),
     ):
         distributed_select_features(tree, data, features=["x0"], test_size=0.001)
+
+
+def test_only_categorical_features_of_more_than_two_levels_are_reported():
+    # Spark's ML attributes of a vector column: a two-level feature (binary,
+    # or nominal with two values) splits the same way as an ordered code
+    metadata = {
+        "ml_attr": {
+            "attrs": {
+                "binary": [{"idx": 0, "name": "flag"}],
+                "nominal": [
+                    {"idx": 1, "name": "two", "vals": ["a", "b"]},
+                    {"idx": 2, "name": "three", "vals": ["a", "b", "c"]},
+                    {"idx": 3, "name": "counted", "num_vals": 4},
+                    {"idx": 4, "name": "pair", "num_vals": 2},
+                    {"idx": 5},
+                ],
+                "numeric": [{"idx": 6, "name": "x"}],
+            },
+            "num_attrs": 7,
+        }
+    }
+    assert multi_level_categorical(metadata) == ["three", "counted", "5"]
+    assert multi_level_categorical({}) == []
 
 
 @pytest.mark.slow

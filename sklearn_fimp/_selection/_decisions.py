@@ -6,6 +6,7 @@ selector."""
 import numbers
 import re
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -81,12 +82,26 @@ def threshold_decision(means, threshold):
     return means >= value, order, value, ranking
 
 
+class ProbeDecision(NamedTuple):
+    """The probe test's outcome, per feature (or group)."""
+
+    #: kept: confirmed, or tentative with ``keep_tentative``
+    passed: np.ndarray
+    #: the features by significance (p-value, then score)
+    order: np.ndarray
+    #: the score at the level the correction reached
+    threshold: float
+    scores: np.ndarray
+    pvalues: np.ndarray
+    corrected: np.ndarray
+    ranking: np.ndarray
+    #: "confirmed", "tentative" or "rejected"
+    decisions: np.ndarray
+
+
 def probe_decision(history, n_real, *, alpha, correction, keep_tentative):
     """The probe test on the rounds' importances (``history``: ``real``,
-    ``probes``, ``owners``): which features passed, their order of
-    significance, the threshold (the score at the level the correction
-    reached), the scores, raw and corrected p-values, the ranking and the
-    decisions ("confirmed", "tentative", "rejected")."""
+    ``probes``, ``owners``), as a :class:`ProbeDecision`."""
     scores, pvalues, null = round_test(
         history.real, history.probes, history.owners, n_real
     )
@@ -99,7 +114,9 @@ def probe_decision(history, n_real, *, alpha, correction, keep_tentative):
     if keep_tentative:
         passed |= decisions == "tentative"
     order = np.lexsort((-scores, pvalues))
-    return passed, order, threshold, scores, pvalues, corrected, ranking, decisions
+    return ProbeDecision(
+        passed, order, threshold, scores, pvalues, corrected, ranking, decisions
+    )
 
 
 def apply_counts(passed, order, *, max_features, min_features, detail):
@@ -158,7 +175,7 @@ def max_features_count(max_features, X, n_groups):
     return max(1, int(max_features * n_groups))
 
 
-def warn_if_probes_unseen(history, estimator):
+def warn_if_probes_unseen(history, estimator, stacklevel=7):
     """Warn when every probe scored exactly 0 in every round: the test then
     compares the features with 0, and the probes likely never reached the
     model."""
@@ -171,7 +188,7 @@ def warn_if_probes_unseen(history, estimator):
             "name), let it pass them (remainder='passthrough' or "
             "make_column_selector), or use a numeric threshold.",
             UserWarning,
-            stacklevel=7,
+            stacklevel=stacklevel,
         )
 
 
@@ -208,13 +225,20 @@ def select(
     n_real = len(groups)
     if history is not None:
         warn_if_probes_unseen(history, estimator)
-        passed, order, value, scores, pvalues, corrected, ranking, _ = probe_decision(
+        test = probe_decision(
             history,
             n_real,
             alpha=alpha,
             correction=correction,
             keep_tentative=keep_tentative,
         )
+        passed, order, value, ranking = (
+            test.passed,
+            test.order,
+            test.threshold,
+            test.ranking,
+        )
+        scores, pvalues, corrected = test.scores, test.pvalues, test.corrected
         missing = np.full(len(result.groups) - n_real, np.nan)
         result.statistics = np.concatenate([scores, missing])
         result.pvalues = np.concatenate([pvalues, missing])

@@ -32,7 +32,7 @@ from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
-from ._decisions import probe_decision
+from ._decisions import probe_decision, warn_if_probes_unseen
 from ._probes import draw_mirrors, probe_names
 from ._rounds import probe_rounds
 from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
@@ -87,25 +87,40 @@ def _weight_column(estimator):
     return None
 
 
+def multi_level_categorical(metadata):
+    """The names of the features that a vector column's ML attributes
+    (``metadata``, as Spark stores it) mark as categorical with more than
+    two levels (or an unknown number). Two-level ones (``binary``, or
+    ``nominal`` with two values) are left out: a threshold between the two
+    codes splits them as a category set does."""
+    attributes = metadata.get("ml_attr", {}).get("attrs", {})
+    names = []
+    for attribute in attributes.get("nominal", []):
+        levels = len(attribute["vals"]) if "vals" in attribute else None
+        levels = attribute.get("num_vals", levels)
+        if levels is None or levels > 2:
+            names.append(str(attribute.get("name", attribute.get("idx"))))
+    return names
+
+
 def _warn_if_categorical(X, features):
     """Warn when a vector column's ML attributes mark features as
-    categorical (``VectorIndexer``, ``OneHotEncoder`` output): the rounds
-    assemble the features and probes as plain numbers, so the rounds' models
-    split those features as continuous, unlike the user's model."""
+    categorical of more than two levels (``VectorIndexer``'s output): the
+    rounds assemble the features and probes as plain numbers, so the
+    rounds' models split those features as ordered codes, unlike the
+    user's model."""
     if not isinstance(features, str) or features not in X.columns:
         return
-    attributes = X.schema[features].metadata.get("ml_attr", {}).get("attrs", {})
-    nominal = attributes.get("nominal", []) + attributes.get("binary", [])
-    if not nominal:
+    names = multi_level_categorical(X.schema[features].metadata)
+    if not names:
         return
-    names = [str(a.get("name", a.get("idx"))) for a in nominal][:5]
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
     warnings.warn(
-        f"{features!r} marks {len(nominal)} feature(s) as categorical "
-        f"({', '.join(names)}{', ...' if len(nominal) > 5 else ''}); each round "
-        "fits its model on the features and probes as plain numbers, so those "
-        "features are split as ordered values there, not as categories as "
-        "your model splits them. The selection is that of a model that "
-        "orders the category codes.",
+        f"{features!r} marks {len(names)} feature(s) as categorical with more "
+        f"than two levels ({shown}); each round fits its model on the features "
+        "and probes as plain numbers, so those features are split as ordered "
+        "values there, not as categories as your model splits them. The "
+        "selection is that of a model that orders the category codes.",
         UserWarning,
         stacklevel=3,
     )
@@ -423,13 +438,15 @@ def distributed_select_features(
         seed,
         add=add,
     )
-    passed, _, _, scores, pvalues, corrected, ranking, decisions = probe_decision(
+    warn_if_probes_unseen(history, estimator, stacklevel=2)
+    test = probe_decision(
         history,
         n_features,
         alpha=alpha,
         correction=correction,
         keep_tentative=keep_tentative,
     )
+    passed = test.passed
     if not np.any(passed):
         warnings.warn(
             f"none of the {n_features} features beat the probes at alpha={alpha} "
@@ -443,11 +460,11 @@ def distributed_select_features(
         feature_names=labels,
         support=passed,
         selected=[str(name) for name in labels[passed]],
-        decisions=decisions,
-        ranking=ranking,
-        statistics=scores,
-        pvalues=pvalues,
-        pvalues_corrected=corrected,
+        decisions=test.decisions,
+        ranking=test.ranking,
+        statistics=test.scores,
+        pvalues=test.pvalues,
+        pvalues_corrected=test.corrected,
         importances=result,
         importance_history=history.real,
         probe_history=history.probes,
