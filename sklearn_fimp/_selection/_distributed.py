@@ -122,7 +122,7 @@ def _warn_if_categorical(X, features):
         "values there, not as categories as your model splits them. The "
         "selection is that of a model that orders the category codes.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
 
 
@@ -145,7 +145,7 @@ def _warn_if_dependent(X, y):
         "ImportanceSelector(cv=TimeSeriesSplit(...)) or a group-aware cv. If "
         "the rows are only sorted, shuffle them.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
 
 
@@ -438,7 +438,8 @@ def distributed_select_features(
         seed,
         add=add,
     )
-    warn_if_probes_unseen(history, estimator, stacklevel=2)
+    # warnings point at the caller's line, past validate_params' wrapper
+    warn_if_probes_unseen(history, estimator, stacklevel=3)
     test = probe_decision(
         history,
         n_features,
@@ -453,7 +454,7 @@ def distributed_select_features(
             f"(correction={correction!r}). The model may predict y no better "
             "than chance, or the rounds are too few: check result.importances.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     progress("done")
     return Bunch(
