@@ -8,15 +8,83 @@ probe test can average each feature over rounds and compare it with many
 probes of its own kind.
 """
 
+import math
+
 import numpy as np
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch
 
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
 from ._probes import add_probes
 
+#: Bagged forests, whose importances average independent trees: a round may
+#: fit fewer of them than the model has (``round_trees``).
+FORESTS = (
+    RandomForestClassifier,
+    RandomForestRegressor,
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+)
+#: round_trees="auto": each round fits this share of the forest's trees ...
+ROUND_TREE_SHARE = 0.3
+#: ... and at least this many (the calibration benchmark's rounds), or all
+#: of them when the forest has fewer.
+MIN_ROUND_TREES = 30
+
 #: Keys of a round's result that the combined result computes anew.
 _RECOMPUTED = ("importances", "importances_mean", "importances_std", "feature_names")
+
+
+def forest_trees(estimator):
+    """``(parameter, n_estimators)`` of the bagged forest that ``estimator``
+    is or ends with (the last step of a Pipeline, nested ones included), or
+    None: the parameter is the name ``set_params`` takes."""
+    prefix = ""
+    while isinstance(estimator, Pipeline):
+        name, estimator = estimator.steps[-1]
+        prefix += f"{name}__"
+    if isinstance(estimator, FORESTS):
+        return f"{prefix}n_estimators", estimator.n_estimators
+    return None
+
+
+def round_tree_params(estimator, round_trees):
+    """The parameters that set the trees of each round's forest: ``{}`` when
+    the rounds fit the estimator as given.
+
+    ``round_trees`` is "auto" (``ROUND_TREE_SHARE`` of a bagged forest's
+    trees, rounded up, at least ``MIN_ROUND_TREES`` and at most all of
+    them), None (all of them) or an int (that many, for a bagged forest
+    only).
+    """
+    forest = forest_trees(estimator)
+    if forest is None:
+        if isinstance(round_trees, str) or round_trees is None:
+            return {}
+        raise ValueError(
+            f"round_trees={round_trees!r} sets how many trees each round of "
+            "probes fits, and only a bagged forest (RandomForest or "
+            "ExtraTrees, alone or as a Pipeline's last step) has trees that "
+            f"can be spread over rounds; the estimator is "
+            f"{type(estimator).__name__}. Use round_trees='auto' or None, "
+            "which fit it as given."
+        )
+    parameter, n_estimators = forest
+    if round_trees is None:
+        count = n_estimators
+    elif isinstance(round_trees, str):  # "auto"
+        share = math.ceil(ROUND_TREE_SHARE * n_estimators)
+        count = min(n_estimators, max(MIN_ROUND_TREES, share))
+    else:
+        count = int(round_trees)
+    return {parameter: count}
 
 
 def measure_rounds(

@@ -31,7 +31,7 @@ from ._decisions import (
 from ._measure import check_importance_getter, measure
 from ._pipeline_probes import selects_through, with_probe_inputs
 from ._probes import check_probes_reach_model, explain_failed_shadows
-from ._rounds import probe_rounds
+from ._rounds import probe_rounds, round_tree_params
 from ._rows import INDEPENDENT, row_structure
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -39,10 +39,6 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 #: "auto" adds one probe per feature (or group), and at least this many, so
 #: that the spread of the probes' importances is estimated well enough.
 MIN_AUTO_PROBES = 20
-#: Trees of the default forest in each round of probes (the calibration
-#: benchmark's setting); the refit on the selected features has
-#: scikit-learn's default 100.
-DEFAULT_ROUND_TREES = 30
 
 
 class ImportanceSelector(BaseImportanceSelector):
@@ -115,8 +111,9 @@ class ImportanceSelector(BaseImportanceSelector):
         or Pipeline (cloned; with ``prefit=True``, an already fitted one).
         None: a RandomForestClassifier for class labels, a
         RandomForestRegressor otherwise (scikit-learn's defaults), with 30
-        trees in each round of probes (the calibration benchmark's rounds)
-        and the default 100 in the refit: ``fit`` cost 5.0 to 6.0 plain fits
+        trees in each round of probes (``round_trees="auto"``, the
+        calibration benchmark's rounds) and the default 100 in the refit:
+        ``fit`` cost 5.0 to 6.0 plain fits
         of that default forest on the five data sets of
         ``docs/bench_selection.rst`` (each round fits twice the columns, the
         features and their probes), and found every relevant feature there.
@@ -171,8 +168,9 @@ class ImportanceSelector(BaseImportanceSelector):
         at least three rounds to standardize each feature by its own
         shadows; with fewer, features are compared with all probes pooled
         (one round of 20 probes cannot give a p-value below 1/21).
-        Each round fits the estimator as given, so its trees set the cost
-        and the power: on 600 rows x 300 features (8 informative, 16 seeds,
+        Each round fits the estimator as given, but for a bagged forest,
+        whose rounds fit ``round_trees`` of its trees; the trees set the
+        cost and the power: on 600 rows x 300 features (8 informative, 16 seeds,
         ``alpha=0.05``), 100-tree rounds reached F1 0.78 (BorutaPy 0.78,
         keeping noise in 12 of 16 data sets, ours in 1) at 0.28-0.36 of
         BorutaPy's time, 30-tree rounds F1 0.75 at about a third of that
@@ -182,6 +180,24 @@ class ImportanceSelector(BaseImportanceSelector):
         sparse): on three columns with HistGradientBoosting and held-out
         permutation, an important feature got p = 0.008 with the defaults,
         0.0013 with ``n_probes=60`` and below 1e-4 with ``n_rounds=30``.
+    round_trees : "auto", int or None, default="auto"
+        Trees fitted in each round of probes when the estimator is a bagged
+        forest (RandomForest or ExtraTrees, alone or as a Pipeline's last
+        step); the refit on the selected features keeps all of its trees,
+        and other estimators are fitted as given. A forest's importance is
+        an average over independent trees, so the rounds can share its
+        trees out instead of each fitting all of them; the test stays valid
+        with any number (it compares each round's features with that
+        round's probes). "auto": 30% of ``n_estimators``, rounded up, and at
+        least 30 (all of them below 30): 30 of scikit-learn's default 100,
+        60 of a 200-tree forest, so that 10 rounds fit about three times
+        the forest's trees. None: every round fits all of them (cost about
+        ``n_rounds`` fits). An int: that many. On the calibration page,
+        10 rounds of 30-tree forests kept noise in at most 3 of 60 data sets
+        per regime and found 0.973 of the informative columns of
+        friedman-600 (100-tree rounds: 0.990); weak signals lose more (see
+        ``n_rounds``, and the cost against power on
+        ``docs/bench_calibration.rst``).
     keep_tentative : bool, default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones.
@@ -382,6 +398,11 @@ class ImportanceSelector(BaseImportanceSelector):
             Interval(numbers.Integral, 2, None, closed="left"),
         ],
         "n_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "round_trees": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+            None,
+        ],
         "keep_tentative": ["boolean"],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "correction": [StrOptions(set(CORRECTIONS)), None],
@@ -407,6 +428,7 @@ class ImportanceSelector(BaseImportanceSelector):
         probes="shadow",
         n_probes="auto",
         n_rounds=10,
+        round_trees="auto",
         keep_tentative=False,
         alpha=0.01,
         correction="holm",
@@ -430,6 +452,7 @@ class ImportanceSelector(BaseImportanceSelector):
         self.probes = probes
         self.n_probes = n_probes
         self.n_rounds = n_rounds
+        self.round_trees = round_trees
         self.keep_tentative = keep_tentative
         self.alpha = alpha
         self.correction = correction
@@ -574,6 +597,8 @@ class ImportanceSelector(BaseImportanceSelector):
             options=options,
             use_probes=use_probes,
             rows=rows,
+            # trees of a bagged forest in each round (the refit keeps all)
+            round_params=round_tree_params(estimator, self.round_trees),
             # a Pipeline's preprocessing transforms each shadow as the column
             # it copies (_pipeline_probes.py); drop-column refits without
             # columns, which that wrapper cannot follow
@@ -649,8 +674,7 @@ class ImportanceSelector(BaseImportanceSelector):
                 plan.options, labels=all_labels, groups=all_groups, seed=importance_seed
             )
             estimator = self._estimator_to_measure(y, int(estimator_seed))
-            if self.estimator is None:  # the default forest: 30-tree rounds
-                estimator.set_params(n_estimators=DEFAULT_ROUND_TREES)
+            estimator.set_params(**plan.round_params)  # a forest's trees
             if plan.probes_through:  # probes transformed as their originals
                 originals = [plan.groups[g] for g in mirrored]
                 probes = list(zip(all_groups[n_groups:], originals))
