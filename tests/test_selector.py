@@ -6,6 +6,7 @@ import sklearn
 from sklearn.compose import make_column_transformer
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import (
+    BaggingRegressor,
     ExtraTreesRegressor,
     GradientBoostingRegressor,
     HistGradientBoostingClassifier,
@@ -464,6 +465,7 @@ class CountingForest(RandomForestRegressor):
             "auto",
             {"pipeline__randomforestregressor__n_estimators": 30},
         ),
+        (BaggingRegressor(n_estimators=50), "auto", {"n_estimators": 30}),
         (GradientBoostingRegressor(n_estimators=300), "auto", {}),
         (make_pipeline(StandardScaler(), Ridge()), None, {}),
     ],
@@ -496,7 +498,7 @@ def test_selector_rounds_fit_a_share_of_the_forest(round_trees, n_estimators, ro
 def test_selector_round_trees_needs_a_forest():
     X, y = make_friedman1(n_samples=100, n_features=5, random_state=0)
     selector = ImportanceSelector(HistGradientBoostingClassifier(), round_trees=20)
-    with pytest.raises(ValueError, match=r"round_trees=20 .* bagged forest"):
+    with pytest.raises(ValueError, match=r"round_trees=20 .* bagged ensemble"):
         selector.fit(X, y > np.median(y))
 
 

@@ -11,28 +11,16 @@ probes of its own kind.
 import math
 
 import numpy as np
-from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-)
 from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch
 
+from .._utils._models import BAGGED_ENSEMBLES
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
 from ._probes import add_probes
 
-#: Bagged forests, whose importances average independent trees: a round may
-#: fit fewer of them than the model has (``round_trees``).
-FORESTS = (
-    RandomForestClassifier,
-    RandomForestRegressor,
-    ExtraTreesClassifier,
-    ExtraTreesRegressor,
-)
-#: round_trees="auto": each round fits this share of the forest's trees ...
+#: round_trees="auto": a bagged ensemble (whose importance averages
+#: independent members) fits this share of its members in each round ...
 ROUND_TREE_SHARE = 0.3
 #: ... and at least this many (the calibration benchmark's rounds), or all
 #: of them when the forest has fewer.
@@ -43,14 +31,15 @@ _RECOMPUTED = ("importances", "importances_mean", "importances_std", "feature_na
 
 
 def forest_trees(estimator):
-    """``(parameter, n_estimators)`` of the bagged forest that ``estimator``
-    is or ends with (the last step of a Pipeline, nested ones included), or
-    None: the parameter is the name ``set_params`` takes."""
+    """``(parameter, n_estimators)`` of the bagged ensemble (a forest, or
+    scikit-learn's Bagging) that ``estimator`` is or ends with (the last
+    step of a Pipeline, nested ones included), or None: the parameter is the
+    name ``set_params`` takes."""
     prefix = ""
     while isinstance(estimator, Pipeline):
         name, estimator = estimator.steps[-1]
         prefix += f"{name}__"
-    if isinstance(estimator, FORESTS):
+    if isinstance(estimator, BAGGED_ENSEMBLES):
         return f"{prefix}n_estimators", estimator.n_estimators
     return None
 
@@ -70,9 +59,9 @@ def round_tree_params(estimator, round_trees):
             return {}
         raise ValueError(
             f"round_trees={round_trees!r} sets how many trees each round of "
-            "probes fits, and only a bagged forest (RandomForest or "
-            "ExtraTrees, alone or as a Pipeline's last step) has trees that "
-            f"can be spread over rounds; the estimator is "
+            "probes fits, and only a bagged ensemble (RandomForest, "
+            "ExtraTrees or Bagging, alone or as a Pipeline's last step) has "
+            f"trees that can be shared out over rounds; the estimator is "
             f"{type(estimator).__name__}. Use round_trees='auto' or None, "
             "which fit it as given."
         )

@@ -184,8 +184,9 @@ class ImportanceSelector(BaseImportanceSelector):
         0.0013 with ``n_probes=60`` and below 1e-4 with ``n_rounds=30``.
     round_trees : "auto", int or None, default="auto"
         Trees fitted in each round of probes when the estimator is a bagged
-        forest (RandomForest or ExtraTrees, alone or as a Pipeline's last
-        step); the refit on the selected features keeps all of its trees,
+        ensemble (RandomForest, ExtraTrees or Bagging, alone or as a
+        Pipeline's last step); the refit on the selected features keeps all
+        of its trees (members),
         and other estimators are fitted as given. A forest's importance is
         an average over independent trees, so the rounds can share its
         trees out instead of each fitting all of them; the test stays valid
