@@ -113,12 +113,11 @@ class ImportanceSelector(BaseImportanceSelector):
         RandomForestRegressor otherwise (scikit-learn's defaults), with 30
         trees in each round of probes (``round_trees="auto"``, the
         calibration benchmark's rounds) and the default 100 in the refit:
-        ``fit`` cost 5.0 to 6.0 plain fits
-        of that default forest on the five data sets of
-        ``docs/bench_selection.rst`` (each round fits twice the columns, the
-        features and their probes), and found every relevant feature there;
-        wrapping a 200-tree forest (60-tree rounds), 4.7 to 6.3 plain fits
-        of it.
+        ``fit`` cost 5.0 to 6.0 plain fits of that default forest on the
+        five data sets of ``docs/bench_selection.rst`` (each round fits
+        twice the columns, the features and their probes), and found every
+        relevant feature there; wrapping a 200-tree forest (60-tree rounds),
+        4.7 to 6.3 plain fits of it.
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
             "conditional_permutation", "drop_column", "shap"}, default="auto"
         How importance is measured.
@@ -170,12 +169,12 @@ class ImportanceSelector(BaseImportanceSelector):
         at least three rounds to standardize each feature by its own
         shadows; with fewer, features are compared with all probes pooled
         (one round of 20 probes cannot give a p-value below 1/21).
-        Each round fits the estimator as given, but for a bagged forest,
+        Each round fits the estimator as given, but for a bagged ensemble,
         whose rounds fit ``round_trees`` of its trees; the trees set the
-        cost and the power: on 600 rows x 300 features (8 informative, 16 seeds,
-        ``alpha=0.05``), 100-tree rounds reached F1 0.78 (BorutaPy 0.78,
-        keeping noise in 12 of 16 data sets, ours in 1) at 0.28-0.36 of
-        BorutaPy's time, 30-tree rounds F1 0.75 at about a third of that
+        cost and the power: on 600 rows x 300 features (8 informative, 16
+        seeds, ``alpha=0.05``), 100-tree rounds reached F1 0.78 (BorutaPy
+        0.78, keeping noise in 12 of 16 data sets, ours in 1) at 0.28-0.36
+        of BorutaPy's time, 30-tree rounds F1 0.75 at about a third of that
         (``docs/bench_calibration.rst``). Tentative features get more
         evidence from more rounds or probes (a round's p-value cannot go
         much below ``1 / (n_rounds * n_probes)`` where importances are
@@ -186,18 +185,17 @@ class ImportanceSelector(BaseImportanceSelector):
         Trees fitted in each round of probes when the estimator is a bagged
         ensemble (RandomForest, ExtraTrees or Bagging, alone or as a
         Pipeline's last step); the refit on the selected features keeps all
-        of its trees (members),
-        and other estimators are fitted as given. A forest's importance is
-        an average over independent trees, so the rounds can share its
-        trees out instead of each fitting all of them; the test stays valid
-        with any number (it compares each round's features with that
-        round's probes). "auto": 30% of ``n_estimators``, rounded up, and at
-        least 30 (all of them below 30): 30 of scikit-learn's default 100,
-        60 of a 200-tree forest, so that 10 rounds fit about three times
-        the forest's trees. None: every round fits all of them (cost about
-        ``n_rounds`` fits). An int: that many. On the calibration page,
-        10 rounds of 30-tree forests kept noise in at most 3 of 60 data sets
-        per regime and found 0.973 of the informative columns of
+        of them, and other estimators are fitted as given. A bagged model's
+        importance is an average over independent trees, so the rounds can
+        share its trees out instead of each fitting all of them; the test
+        stays valid with any number (it compares each round's features with
+        that round's probes). "auto": 30% of ``n_estimators``, rounded up,
+        and at least 30 (all of them below 30): 30 of scikit-learn's default
+        100, 60 of a 200-tree forest, so that 10 rounds fit about three
+        times the model's trees. None: every round fits all of them (cost
+        about ``n_rounds`` fits). An int: that many. On the calibration
+        page, 10 rounds of 30-tree forests kept noise in at most 3 of 60
+        data sets per regime and found 0.973 of the informative columns of
         friedman-600 (100-tree rounds: 0.990); weak signals lose more (see
         ``n_rounds``, and the cost against power on
         ``docs/bench_calibration.rst``).
