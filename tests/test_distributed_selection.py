@@ -21,7 +21,7 @@ from sklearn_fimp._distributed._partition import (
     shadowed_rows,
 )
 from sklearn_fimp._distributed._permutations import GlobalPermutation
-from sklearn_fimp._selection._distributed import multi_level_categorical
+from sklearn_fimp._selection._distributed import _round_trees, multi_level_categorical
 from sklearn_fimp._selection._probes import draw_mirrors
 
 
@@ -120,6 +120,29 @@ def test_refuses_what_is_not_a_spark_tree_estimator_or_frame():
         distributed_select_features(RandomForestRegressor(), frame, "y", method="shap")
 
 
+def _spark_like(name, **methods):
+    """An object that looks like a pyspark.ml estimator of that class name."""
+    return type(name, (), {"__module__": "pyspark.ml.regression", **methods})()
+
+
+@pytest.mark.parametrize(
+    "num_trees, round_trees, expected",
+    [(100, "auto", 30), (200, "auto", 60), (20, "auto", 20), (100, None, 100)]
+    + [(100, 7, 7)],
+)
+def test_round_trees_share_out_a_spark_forest(num_trees, round_trees, expected):
+    forest = _spark_like("RandomForestRegressor", getNumTrees=lambda self: num_trees)
+    assert _round_trees(forest, round_trees) == expected
+
+
+def test_round_trees_fit_other_spark_trees_as_given():
+    boosted = _spark_like("GBTRegressor")
+    assert _round_trees(boosted, "auto") is None
+    assert _round_trees(boosted, None) is None
+    with pytest.raises(ValueError, match=r"round_trees=5 .* only a RandomForest"):
+        _round_trees(boosted, 5)
+
+
 # --------------------------------------------------------------------------
 # on Spark
 
@@ -190,6 +213,27 @@ def test_selects_the_signal_with_held_out_permutations(spark_session):
         result.decisions,
     ).plot()
     assert len(display.order_) == 6
+
+
+@pytest.mark.slow
+def test_rounds_fit_a_share_of_a_spark_forest(spark_session, capsys):
+    from pyspark.ml.regression import RandomForestRegressor as SparkForest
+
+    _, data = regression_frame(spark_session, 300, 4)
+    forest = SparkForest(numTrees=40, maxDepth=3, labelCol="y")
+    result = distributed_select_features(
+        forest,
+        data,
+        features=[f"x{j}" for j in range(6)],
+        method="mdi",
+        n_rounds=3,
+        verbose=1,
+        random_state=0,
+    )
+    assert result.round_trees == 30
+    assert "round 3 of 3: fitting 30 of the forest's trees" in capsys.readouterr().err
+    assert forest.getNumTrees() == 40  # the caller's estimator untouched
+    assert result.selected == ["x0", "x1", "x2"]
 
 
 @pytest.mark.slow

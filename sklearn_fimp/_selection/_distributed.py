@@ -34,7 +34,7 @@ from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
 from ._decisions import probe_decision, warn_if_probes_unseen
 from ._probes import draw_mirrors, probe_names
-from ._rounds import probe_rounds
+from ._rounds import probe_rounds, round_tree_count
 from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
 from ._selector import MIN_AUTO_PROBES
 
@@ -77,6 +77,21 @@ def _check_estimator(estimator):
         f"estimator is a {cls.__name__}; distributed_select_features fits a "
         "pyspark.ml tree estimator (not fitted): "
         f"{', '.join(SPARK_TREE_ESTIMATORS)}. {hint}"
+    )
+
+
+def _round_trees(estimator, round_trees):
+    """Trees of each round's forest (``round_tree_count``), or None to fit
+    the estimator as given: every estimator but a RandomForest."""
+    if type(estimator).__name__.startswith("RandomForest"):
+        return round_tree_count(estimator.getNumTrees(), round_trees)
+    if isinstance(round_trees, str) or round_trees is None:
+        return None
+    raise ValueError(
+        f"round_trees={round_trees!r} sets how many trees each round of probes "
+        "fits, and only a RandomForest has trees that can be shared out over "
+        f"rounds; the estimator is a {type(estimator).__name__}. Use "
+        "round_trees='auto' or None, which fit it as given."
     )
 
 
@@ -161,6 +176,11 @@ def _warn_if_dependent(X, y):
             Interval(numbers.Integral, 3, None, closed="left"),
         ],
         "n_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "round_trees": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+            None,
+        ],
         "alpha": [Interval(RealNotInt, 0, 1, closed="neither")],
         "correction": [StrOptions(set(CORRECTIONS)), None],
         "keep_tentative": ["boolean"],
@@ -181,6 +201,7 @@ def distributed_select_features(
     method="permutation",
     n_probes="auto",
     n_rounds=10,
+    round_trees="auto",
     alpha=0.01,
     correction="holm",
     keep_tentative=False,
@@ -236,6 +257,14 @@ def distributed_select_features(
         twice.
     n_rounds : int, default=10
         Rounds of fresh probes, each one fit of the estimator.
+    round_trees : "auto", int or None, default="auto"
+        Trees of each round's fit when the estimator is a RandomForest, as
+        :class:`ImportanceSelector` takes it: "auto" fits 30% of its
+        ``numTrees``, rounded up, at least 30 (all of them below 30: Spark's
+        default forest of 20 trees is fitted whole); None, all of them; an
+        int, that many (a RandomForest only). A forest's importance averages
+        independent trees, so the rounds share them out instead of each
+        fitting all of them.
     alpha : float in (0, 1), default=0.01
         Level of the test: with Holm's correction, the probability of
         keeping any feature that is no better than the probes. Measured at
@@ -292,15 +321,19 @@ def distributed_select_features(
             result.feature_names, result.decisions).plot()`` draws them.
         method, n_rounds, n_probes, alpha, correction, random_state, n_rows
             What ran; ``engine`` is "spark".
+        round_trees : int or None
+            The trees each round's forest fitted; None where the estimator
+            was fitted as given (not a RandomForest).
 
     Notes
     -----
     Cost: per round, one exchange of ``1 + ceil(n_probes / n_features)``
     copies of the rows (the probes), one fit of the estimator on twice the
-    columns (or more), and for "permutation" the distributed permutation
-    importance of the held-out rows. The rows must be independent (the
-    probes are shuffled over all rows): the function warns when the first
-    rows' targets are strongly autocorrelated. The user guide's "Data beyond
+    columns (or more; a forest with ``round_trees`` of its trees), and for
+    "permutation" the distributed permutation importance of the held-out
+    rows. The rows must be independent (the probes are shuffled over all
+    rows): the function warns when the first rows' targets are strongly
+    autocorrelated. The user guide's "Data beyond
     one machine" has the measured error rates and costs.
 
     See Also
@@ -334,6 +367,7 @@ def distributed_select_features(
         )
     y = estimator.getLabelCol() if y is None else y
     weight = _weight_column(estimator)
+    n_trees = _round_trees(estimator, round_trees)
     table = SparkTable(
         None, X, y, weight, estimator.getFeaturesCol() if features is None else features
     )
@@ -383,7 +417,10 @@ def distributed_select_features(
         from pyspark.ml.feature import VectorAssembler
 
         stage = f"round {next(round_numbers)} of {n_rounds}"
-        progress(f"{stage}: fitting")
+        progress(
+            f"{stage}: fitting"
+            + ("" if n_trees is None else f" {n_trees} of the forest's trees")
+        )
         columns = [feature_column(j) for j in range(n_features)]
         columns += [probe_column(k) for k in range(len(mirrored))]
         assembled = (
@@ -399,6 +436,8 @@ def distributed_select_features(
                 fitted.setWeightCol(WEIGHT)
             if fitted.hasParam("seed"):
                 fitted.setSeed(int(round_seed))
+            if n_trees is not None:
+                fitted.setNumTrees(n_trees)
             train = (
                 assembled if method == "mdi" else assembled.filter(~assembled[HELD_OUT])
             )
@@ -471,6 +510,7 @@ def distributed_select_features(
         probe_history=history.probes,
         method=method,
         n_rounds=n_rounds,
+        round_trees=n_trees,
         n_probes=n_probes,
         alpha=alpha,
         correction=correction,

@@ -66,14 +66,20 @@ def round_tree_params(estimator, round_trees):
             "which fit it as given."
         )
     parameter, n_estimators = forest
+    return {parameter: round_tree_count(n_estimators, round_trees)}
+
+
+def round_tree_count(n_estimators, round_trees):
+    """Trees of each round of a bagged model of ``n_estimators`` trees:
+    ``round_trees`` if an int, all of them if None, and for "auto"
+    ``ROUND_TREE_SHARE`` of them, rounded up, at least ``MIN_ROUND_TREES``
+    and at most all of them."""
     if round_trees is None:
-        count = n_estimators
-    elif isinstance(round_trees, str):  # "auto"
+        return int(n_estimators)
+    if isinstance(round_trees, str):  # "auto"
         share = math.ceil(ROUND_TREE_SHARE * n_estimators)
-        count = min(n_estimators, max(MIN_ROUND_TREES, share))
-    else:
-        count = int(round_trees)
-    return {parameter: count}
+        return int(min(n_estimators, max(MIN_ROUND_TREES, share)))
+    return int(round_trees)
 
 
 def measure_rounds(
