@@ -563,6 +563,8 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
         estimator,
         method=method,
         n_rounds=n_rounds,
+        # every round fits the model as built: ``trees`` trees per round
+        round_trees=None,
         alpha=ALPHA,
         min_features=0,
         refit=False,

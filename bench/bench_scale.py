@@ -1,9 +1,11 @@
 """Benchmark of feature selection at scale: time and peak memory by rows.
 
 Runs ``ImportanceSelector(RandomForestClassifier(n_estimators=100),
-method="oob_permutation")`` (the forest with scikit-learn's defaults, fully
-grown trees) on ``make_classification(n_features=100, n_informative=10,
-n_redundant=10)`` stored as float32, at 100k, 300k and 1M rows
+method="oob_permutation", round_trees=None)`` (the forest with
+scikit-learn's defaults, fully grown trees, all 100 of them in every round:
+the largest the rounds' forests get) on
+``make_classification(n_features=100, n_informative=10, n_redundant=10)``
+stored as float32, at 100k, 300k and 1M rows
 (``--sizes``), and reports how time and peak memory grow with the number of
 rows.
 
@@ -131,6 +133,7 @@ def child(x_path, y_path, fit_time, n_jobs, min_samples_leaf):
     selector = ImportanceSelector(
         forest,
         method="oob_permutation",
+        round_trees=None,
         refit=False,
         n_jobs=n_jobs,
         random_state=0,
@@ -226,7 +229,8 @@ def page(results, command, n_jobs, min_samples_leaf):
         "- " + versions("numpy", "scikit-learn", "sklearn_fimp"),
         "- ``ImportanceSelector(RandomForestClassifier(n_estimators=100"
         + ("" if min_samples_leaf == 1 else f", min_samples_leaf={min_samples_leaf}")
-        + '), method="oob_permutation")`` on make_classification with 100 '
+        + '), method="oob_permutation", round_trees=None)`` (every round fits '
+        "the 100 trees) on make_classification with 100 "
         "float32 features (100 shadow probes are added, so 200 columns are "
         "measured, n_repeats=5); the selection with ``refit=False``, then the "
         "refit of ``refit=True`` (a clone fitted on the selected columns) "

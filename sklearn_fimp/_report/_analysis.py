@@ -417,6 +417,7 @@ def select_features(inputs, options, verbose=0):
     selector = ImportanceSelector(
         forest,
         n_rounds=SELECTOR_ROUNDS,
+        round_trees=None,  # --selector-trees trees in every round
         refit=False,
         n_jobs=options.n_jobs,
         verbose=int(bool(verbose)),
