@@ -429,3 +429,40 @@ def test_pipeline_importance_on_sparse_inputs_reads_them_as_the_model_does(libra
     assert_equal_to_sklearn(
         pipeline, X[450:], y[450:], n_repeats=2, atol=TOLERANCE.get(library, 1e-12)
     )
+
+
+class CountingForest(RandomForestRegressor):
+    """A forest that counts the calls of its ``predict``."""
+
+    calls = 0
+
+    def predict(self, X):
+        type(self).calls += 1
+        return super().predict(X)
+
+
+@pytest.mark.parametrize("through_pipeline", [True, False])
+def test_the_engine_scores_the_unpermuted_rows_without_predict(through_pipeline):
+    # the baseline score comes from the engine's own outputs on the rows,
+    # which are the model's predictions (its trees added in its order)
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(1500, 4))
+    y = X[:, 0] + 0.5 * X[:, 1] + 0.1 * rng.normal(size=1500)
+    model = CountingForest(n_estimators=20, random_state=0)
+    estimator = make_pipeline(StandardScaler(), model) if through_pipeline else model
+    estimator.fit(X[:1000], y[:1000])
+    CountingForest.calls = 0
+    result = permutation_importance(
+        estimator, X[1000:], y[1000:], n_repeats=2, random_state=0
+    )
+    assert CountingForest.calls == 0
+    expected = estimator.score(X[1000:], y[1000:])
+    assert result.baseline_score == pytest.approx(expected, rel=0, abs=1e-12)
+    # several metrics: each scored by its scorer on the model's predictions
+    several = permutation_importance(
+        estimator, X[1000:], y[1000:], scoring=["r2"], n_repeats=2, random_state=0
+    )
+    assert several["r2"].baseline_score == pytest.approx(expected, abs=1e-12)
+    np.testing.assert_allclose(
+        several["r2"].importances, result.importances, rtol=0, atol=1e-12
+    )

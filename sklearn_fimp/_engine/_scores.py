@@ -303,12 +303,14 @@ def _scores_with_groups_replaced(
     tree_rows=None,
     scored=None,
     progress=None,
+    baseline=False,
 ):
     """Scores of the rows ``scored`` (a mask; None: all) with each group
     ``g`` replaced by each of ``replacements[g]``: summed chunk by chunk
     when the score is additive and the rows span several chunks, else by
     the scorer. Returns them with the unreplaced ``start + sum of leaf
-    values`` of every row.
+    values`` of every row, or with ``baseline=True`` the score of the
+    unreplaced rows (:func:`_base_score`) instead.
     ``progress`` (a :class:`~sklearn_fimp._utils._progress.Progress`, or
     None) is told of each chunk or batch done when there are several."""
     if scored is not None:
@@ -332,6 +334,12 @@ def _scores_with_groups_replaced(
             scored=scored,
             progress=progress,
         )
+        if baseline:
+            outputs = _base_outputs(ensemble, base_total, divisor)[scored_rows(scored)]
+            values = _scored_values(ensemble)(outputs)
+            base_total = additive.score(
+                additive.row_terms(values, np.arange(len(y))).sum()
+            )
         return np.vectorize(additive.score)(totals), base_total
     direct = DirectScore.for_scoring(estimator, scoring, y, sample_weight)
     scores = {}
@@ -356,7 +364,30 @@ def _scores_with_groups_replaced(
             value = score_outputs(scorer, stored, y, sample_weight)
         scores[g, r] = value
     n_repeats = len(replacements[0]) if len(groups) else 0
+    if baseline:
+        outputs = _base_outputs(ensemble, base_total, divisor)[scored_rows(scored)]
+        stored = ensemble.adapter.scorer_outputs(outputs)
+        value = None if direct is None else direct(stored)
+        base_total = (
+            score_outputs(scorer, stored, y, sample_weight) if value is None else value
+        )
     return score_table(scores, len(groups), n_repeats), base_total
+
+
+def scored_rows(scored):
+    """An index of the rows ``scored`` (a mask; None: every row)."""
+    return slice(None) if scored is None else scored
+
+
+def _base_outputs(ensemble, base_total, divisor):
+    """The model's outputs on the unreplaced rows: ``base_total`` is added
+    tree by tree in the model's order (``group_changes``), so these are its
+    ``predict``'s, and score as the replaced outputs do."""
+    divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
+    outputs = base_total / divisor
+    if ensemble.outputs_are_probabilities:
+        np.clip(outputs, 0.0, 1.0, out=outputs)
+    return outputs
 
 
 def permuted_scores(
@@ -371,10 +402,11 @@ def permuted_scores(
     n_jobs,
     scoring=None,
     progress=None,
+    baseline=False,
 ):
     """Scores with each group permuted, on validation rows (engine path of
     :func:`~sklearn_fimp.permutation_importance`): shape (n_groups,
-    n_permutations).
+    n_permutations); with ``baseline=True``, ``(scores, baseline score)``.
 
     ``X`` is already validated by :func:`engine_input`."""
     return replaced_scores(
@@ -389,6 +421,7 @@ def permuted_scores(
         n_jobs,
         scoring=scoring,
         progress=progress,
+        baseline=baseline,
     )
 
 
@@ -404,14 +437,17 @@ def replaced_scores(
     n_jobs,
     scoring=None,
     progress=None,
+    baseline=False,
 ):
     """Scores with each group ``g`` replaced by each of ``replacements[g]``
     (:class:`~._changes.Permutation` or :class:`~._changes.GivenValues`,
     the same number for every group), on validation rows: shape (n_groups,
-    n_replacements). ``X`` is already validated by :func:`engine_input`."""
+    n_replacements); with ``baseline=True``, ``(scores, baseline score)``,
+    the score of the unreplaced rows from the same outputs (no ``predict``
+    of its own). ``X`` is already validated by :func:`engine_input`."""
     start = ensemble.raw_start(X)
     divisor = float(len(ensemble.terms)) if ensemble.averaged else 1.0
-    scores, _ = _scores_with_groups_replaced(
+    scores, base = _scores_with_groups_replaced(
         estimator,
         ensemble,
         X,
@@ -425,8 +461,9 @@ def replaced_scores(
         start=start,
         divisor=divisor,
         progress=progress,
+        baseline=baseline,
     )
-    return scores
+    return (scores, base) if baseline else scores
 
 
 def oob_permuted_scores(

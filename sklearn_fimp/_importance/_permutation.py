@@ -1,6 +1,7 @@
 """Permutation importance on rows the model did not train on."""
 
 import numbers
+from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -28,6 +29,7 @@ from .._utils._random import (
 from .._utils._result import importance_result
 from .._utils._scoring import (
     MULTIMETRIC_SCORING_CONSTRAINT,
+    get_scorer,
     metric_scorer,
     per_metric,
     score,
@@ -276,9 +278,15 @@ def _permutation_importance(
     permutations = row_permutations(
         shuffle_seed, y_eval.shape[0], n_repeats, n_total=X.shape[0]
     )
-    scorer, baseline, metrics = metric_scorer(
-        estimator, scoring, X_eval, y_eval, weight_eval
-    )
+    if scoring is None or isinstance(scoring, str):
+        # one metric: the engine, where it runs, scores the unpermuted rows
+        # from the outputs it computes anyway (the model's own, added in its
+        # order), which saves the Pipeline's transform and the model's predict
+        scorer, baseline, metrics = get_scorer(estimator, scoring), None, None
+    else:
+        scorer, baseline, metrics = metric_scorer(
+            estimator, scoring, X_eval, y_eval, weight_eval
+        )
     scores = np.empty((len(groups), n_repeats, *np.shape(baseline)))
     ensemble = tree_ensemble(estimator)
     rerouted = np.zeros(len(groups), dtype=bool)
@@ -289,9 +297,9 @@ def _permutation_importance(
     through = (
         None if ensemble is not None else pipeline_inputs(estimator, X_eval, groups)
     )
+    unused = np.zeros(len(groups), dtype=bool)
     if through is not None:
         unused = ~through.feeds_model()
-        scores[unused] = baseline  # no prediction changes: importance 0
         fed = np.flatnonzero(~unused)
         rerouted[fed] = through.worth_rerouting(fed)
         rerouted[unused] = True
@@ -299,33 +307,37 @@ def _permutation_importance(
         f"scoring {len(groups)} features or groups x {n_repeats} repeats on "
         f"{y_eval.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
     )
-    if through is not None and rerouted.any():
-        engine_groups = np.flatnonzero(rerouted & ~unused)
-        scores[engine_groups] = through.permuted_scores(
-            groups,
-            engine_groups,
-            y_eval,
-            weight_eval,
-            permutations,
-            scorer,
-            n_jobs,
-            scoring,
-            progress,
+    engine_groups = np.flatnonzero(rerouted & ~unused)
+    if len(engine_groups):
+        adapter = (ensemble if through is None else through.ensemble).adapter
+        from_engine = baseline is None and adapter.exact_outputs
+        engine = (
+            partial(through.permuted_scores, groups, engine_groups)
+            if through is not None
+            else partial(
+                permuted_scores,
+                estimator,
+                ensemble,
+                X_engine,
+                groups=[groups[g] for g in engine_groups],
+            )
         )
-    elif rerouted.any():
-        scores[rerouted] = permuted_scores(
-            estimator,
-            ensemble,
-            X_engine,
-            y_eval,
-            weight_eval,
-            [groups[g] for g in np.flatnonzero(rerouted)],
-            permutations,
-            scorer,
-            n_jobs,
+        engine_scores = engine(
+            y=y_eval,
+            sample_weight=weight_eval,
+            permutations=permutations,
+            scorer=scorer,
+            n_jobs=n_jobs,
             scoring=scoring,
             progress=progress,
+            baseline=from_engine,
         )
+        if from_engine:
+            engine_scores, baseline = engine_scores
+        scores[engine_groups] = engine_scores
+    if baseline is None:
+        baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)
+    scores[unused] = baseline  # no prediction changes: importance 0
     if not rerouted.all():
         scores[~rerouted] = generic_permuted_scores(
             estimator,

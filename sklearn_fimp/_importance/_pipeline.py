@@ -313,10 +313,12 @@ class PipelineInputs:
         n_jobs,
         scoring,
         progress,
+        baseline=False,
     ):
         """Scores of the Pipeline with each group ``selected`` (positions in
         ``groups``, the original columns of each) permuted by each
-        permutation, computed by the engine on the model's inputs."""
+        permutation, computed by the engine on the model's inputs; with
+        ``baseline=True``, ``(scores, the Pipeline's score on the rows)``."""
         return replaced_scores(
             self.model,
             self.ensemble,
@@ -334,6 +336,7 @@ class PipelineInputs:
             n_jobs,
             scoring=scoring,
             progress=progress,
+            baseline=baseline,
         )
 
 

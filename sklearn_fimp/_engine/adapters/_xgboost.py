@@ -93,6 +93,8 @@ class XGBoost(ModelAdapter):
     trees (see the module docstring)."""
 
     averaged = False
+    #: XGBoost adds its trees' outputs in float32
+    exact_outputs = False
 
     @classmethod
     def accepts(cls, estimator):
