@@ -382,7 +382,8 @@ def scored_rows(scored):
 def _base_outputs(ensemble, base_total, divisor):
     """The model's outputs on the unreplaced rows: ``base_total`` is added
     tree by tree in the model's order (``group_changes``), so these are its
-    ``predict``'s, and score as the replaced outputs do."""
+    ``predict``'s where the adapter's ``exact_outputs`` says so, and they
+    are scored as the replaced outputs are."""
     divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
     outputs = base_total / divisor
     if ensemble.outputs_are_probabilities:

@@ -280,8 +280,9 @@ def _permutation_importance(
     )
     if scoring is None or isinstance(scoring, str):
         # one metric: the engine, where it runs, scores the unpermuted rows
-        # from the outputs it computes anyway (the model's own, added in its
-        # order), which saves the Pipeline's transform and the model's predict
+        # from the outputs it computes anyway (the model's predictions, its
+        # trees added in its order: the adapter's exact_outputs), which saves
+        # the Pipeline's transform and the model's predict
         scorer, baseline, metrics = get_scorer(estimator, scoring), None, None
     else:
         scorer, baseline, metrics = metric_scorer(

@@ -161,9 +161,10 @@ class ModelAdapter(ABC):
     input_dtype = np.float32
     #: whether the raw output divides the sum of the terms by their number
     averaged = True
-    #: whether the engine's unreplaced outputs (the terms added in order, in
-    #: float64) are the model's ``predict``'s to the last bit, so that the
-    #: baseline score can be computed from them
+    #: whether the engine's unreplaced outputs (the terms added in the
+    #: model's order, in float64) are the model's ``predict``'s, up to the
+    #: order a multi-threaded predict adds in (the tests: within 1e-12), so
+    #: that the baseline score can be computed from them
     exact_outputs = True
 
     def __init__(self, estimator):
