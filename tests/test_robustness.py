@@ -669,6 +669,23 @@ def test_infinity_names_the_column(name):
             CALLS[name](X_inf, y)
 
 
+def test_has_infinity_reads_arrays_frames_and_sparse_matrices():
+    # where X holds infinity, permutation_importance asks the model's predict
+    # for the baseline score (which names the column) instead of the engine
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from sklearn_fimp._utils._validation import has_infinity
+
+    X, _ = regression_data(n_rows=20)
+    X_inf = _with(X, [5], 1, np.inf)
+    assert not has_infinity(X) and has_infinity(X_inf)
+    assert has_infinity(pd.DataFrame(X_inf).assign(text="a"))
+    assert not has_infinity(pd.DataFrame(X).assign(text="a"))
+    assert has_infinity(sp.csr_matrix(X_inf)) and not has_infinity(sp.csr_matrix(X))
+    assert not has_infinity(X.astype(np.int64))
+
+
 def test_predict_names_the_column_the_refitted_model_rejects():
     X, y = regression_data(n_rows=60)
     selector = call_selector(X, y, estimator=Ridge())

@@ -35,7 +35,12 @@ from .._utils._scoring import (
     score,
     score_table,
 )
-from .._utils._validation import check_inputs, explain_input_errors, subset
+from .._utils._validation import (
+    check_inputs,
+    explain_input_errors,
+    has_infinity,
+    subset,
+)
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._pipeline import pipeline_inputs
 
@@ -311,7 +316,10 @@ def _permutation_importance(
     engine_groups = np.flatnonzero(rerouted & ~unused)
     if len(engine_groups):
         adapter = (ensemble if through is None else through.ensemble).adapter
-        from_engine = baseline is None and adapter.exact_outputs
+        # infinity: the model's predict decides (most reject it, by name)
+        from_engine = (
+            baseline is None and adapter.exact_outputs and not has_infinity(X_eval)
+        )
         engine = (
             partial(through.permuted_scores, groups, engine_groups)
             if through is not None

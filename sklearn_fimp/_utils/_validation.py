@@ -193,6 +193,18 @@ def _offending_columns(X, what, text=None):
     return found
 
 
+def has_infinity(X):
+    """Whether a numeric column of X (an array, a sparse matrix or a frame)
+    holds +-infinity, which a model's ``predict`` checks for and the tree
+    engine's inputs do not."""
+    data = getattr(X, "data", None) if hasattr(X, "tocsr") else None
+    if data is not None:
+        return bool(np.isinf(data).any()) if data.dtype.kind == "f" else False
+    if isinstance(X, np.ndarray):
+        return bool(np.isinf(X).any()) if X.dtype.kind == "f" else False
+    return bool(_offending_columns(X, "inf"))
+
+
 def _named(found):
     names = [repr(name) for name, _ in found[:MAX_NAMED_COLUMNS]]
     more = len(found) - MAX_NAMED_COLUMNS
