@@ -139,7 +139,9 @@ def test_round_trees_fit_other_spark_trees_as_given():
     boosted = _spark_like("GBTRegressor")
     assert _round_trees(boosted, "auto") is None
     assert _round_trees(boosted, None) is None
-    with pytest.raises(ValueError, match=r"round_trees=5 .* only a RandomForest"):
+    with pytest.raises(
+        ValueError, match=r"round_trees=5 .* \(on Spark, a RandomForest\)"
+    ):
         _round_trees(boosted, 5)
 
 

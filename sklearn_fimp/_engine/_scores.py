@@ -310,7 +310,8 @@ def _scores_with_groups_replaced(
     when the score is additive and the rows span several chunks, else by
     the scorer. Returns them with the unreplaced ``start + sum of leaf
     values`` of every row, or with ``baseline=True`` the score of the
-    unreplaced rows (:func:`_base_score`) instead.
+    unreplaced rows (:func:`_base_outputs`, scored as the replaced ones)
+    instead.
     ``progress`` (a :class:`~sklearn_fimp._utils._progress.Progress`, or
     None) is told of each chunk or batch done when there are several."""
     if scored is not None:
@@ -335,13 +336,16 @@ def _scores_with_groups_replaced(
             progress=progress,
         )
         if baseline:
-            outputs = _base_outputs(ensemble, base_total, divisor)[scored_rows(scored)]
-            values = _scored_values(ensemble)(outputs)
+            outputs = _base_outputs(ensemble, base_total, divisor)
+            values = _scored_values(ensemble)(
+                outputs if scored is None else outputs[scored]
+            )
             base_total = additive.score(
                 additive.row_terms(values, np.arange(len(y))).sum()
             )
         return np.vectorize(additive.score)(totals), base_total
     direct = DirectScore.for_scoring(estimator, scoring, y, sample_weight)
+    score_of = _outputs_scorer(ensemble, direct, scorer, y, sample_weight, scored)
     scores = {}
     for g, r, outputs, base_total in replaced_outputs(  # noqa: B007 (returned)
         ensemble,
@@ -356,27 +360,28 @@ def _scores_with_groups_replaced(
         ranks_matter=not scorer_reads_labels_only(scorer),
         progress=progress,
     ):
+        scores[g, r] = score_of(outputs)
+    n_repeats = len(replacements[0]) if len(groups) else 0
+    if baseline:
+        base_total = score_of(_base_outputs(ensemble, base_total, divisor))
+    return score_table(scores, len(groups), n_repeats), base_total
+
+
+def _outputs_scorer(ensemble, direct, scorer, y, sample_weight, scored):
+    """``score_of(outputs)``: the score of every row's outputs on the rows
+    ``scored`` (a mask; None: all), by ``direct``'s formula where it has
+    one, else by the scorer."""
+
+    def score_of(outputs):
         if scored is not None:
             outputs = outputs[scored]
         stored = ensemble.adapter.scorer_outputs(outputs)
         value = None if direct is None else direct(stored)
         if value is None:
             value = score_outputs(scorer, stored, y, sample_weight)
-        scores[g, r] = value
-    n_repeats = len(replacements[0]) if len(groups) else 0
-    if baseline:
-        outputs = _base_outputs(ensemble, base_total, divisor)[scored_rows(scored)]
-        stored = ensemble.adapter.scorer_outputs(outputs)
-        value = None if direct is None else direct(stored)
-        base_total = (
-            score_outputs(scorer, stored, y, sample_weight) if value is None else value
-        )
-    return score_table(scores, len(groups), n_repeats), base_total
+        return value
 
-
-def scored_rows(scored):
-    """An index of the rows ``scored`` (a mask; None: every row)."""
-    return slice(None) if scored is None else scored
+    return score_of
 
 
 def _base_outputs(ensemble, base_total, divisor):

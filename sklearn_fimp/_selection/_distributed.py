@@ -83,15 +83,12 @@ def _check_estimator(estimator):
 def _round_trees(estimator, round_trees):
     """Trees of each round's forest (``round_tree_count``), or None to fit
     the estimator as given: every estimator but a RandomForest."""
-    if type(estimator).__name__.startswith("RandomForest"):
-        return round_tree_count(estimator.getNumTrees(), round_trees)
-    if isinstance(round_trees, str) or round_trees is None:
-        return None
-    raise ValueError(
-        f"round_trees={round_trees!r} sets how many trees each round of probes "
-        "fits, and only a RandomForest has trees that can be shared out over "
-        f"rounds; the estimator is a {type(estimator).__name__}. Use "
-        "round_trees='auto' or None, which fit it as given."
+    forest = type(estimator).__name__.startswith("RandomForest")
+    return round_tree_count(
+        estimator.getNumTrees() if forest else None,
+        round_trees,
+        estimator=estimator,
+        bagged="on Spark, a RandomForest",
     )
 
 

@@ -46,34 +46,35 @@ def forest_trees(estimator):
 
 def round_tree_params(estimator, round_trees):
     """The parameters that set the trees of each round's forest: ``{}`` when
-    the rounds fit the estimator as given.
-
-    ``round_trees`` is "auto" (``ROUND_TREE_SHARE`` of a bagged forest's
-    trees, rounded up, at least ``MIN_ROUND_TREES`` and at most all of
-    them), None (all of them) or an int (that many, for a bagged forest
-    only).
-    """
+    the rounds fit the estimator as given (see :func:`round_tree_count`)."""
     forest = forest_trees(estimator)
-    if forest is None:
-        if isinstance(round_trees, str) or round_trees is None:
-            return {}
-        raise ValueError(
-            f"round_trees={round_trees!r} sets how many trees each round of "
-            "probes fits, and only a bagged ensemble (RandomForest, "
-            "ExtraTrees or Bagging, alone or as a Pipeline's last step) has "
-            f"trees that can be shared out over rounds; the estimator is "
-            f"{type(estimator).__name__}. Use round_trees='auto' or None, "
-            "which fit it as given."
-        )
-    parameter, n_estimators = forest
-    return {parameter: round_tree_count(n_estimators, round_trees)}
+    count = round_tree_count(
+        None if forest is None else forest[1],
+        round_trees,
+        estimator=estimator,
+        bagged="RandomForest, ExtraTrees or Bagging, alone or as a Pipeline's "
+        "last step",
+    )
+    return {} if count is None else {forest[0]: count}
 
 
-def round_tree_count(n_estimators, round_trees):
+def round_tree_count(n_estimators, round_trees, *, estimator, bagged):
     """Trees of each round of a bagged model of ``n_estimators`` trees:
     ``round_trees`` if an int, all of them if None, and for "auto"
     ``ROUND_TREE_SHARE`` of them, rounded up, at least ``MIN_ROUND_TREES``
-    and at most all of them."""
+    and at most all of them. ``n_estimators`` None (``estimator`` is no
+    bagged model): None, the model fitted as given, or an error for an int
+    (``bagged`` says which models have trees to share out)."""
+    if n_estimators is None:
+        if isinstance(round_trees, str) or round_trees is None:
+            return None
+        raise ValueError(
+            f"round_trees={round_trees!r} sets how many trees each round of "
+            f"probes fits, and only a bagged ensemble ({bagged}) has trees "
+            "that can be shared out over rounds; the estimator is a "
+            f"{type(estimator).__name__}. Use round_trees='auto' or None, "
+            "which fit it as given."
+        )
     if round_trees is None:
         return int(n_estimators)
     if isinstance(round_trees, str):  # "auto"
