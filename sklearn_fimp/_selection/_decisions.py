@@ -232,15 +232,10 @@ def select(
             correction=correction,
             keep_tentative=keep_tentative,
         )
-        passed, order, value, ranking = (
-            test.passed,
-            test.order,
-            test.threshold,
-            test.ranking,
-        )
-        scores, pvalues, corrected = test.scores, test.pvalues, test.corrected
+        passed, order, value = test.passed, test.order, test.threshold
+        ranking, pvalues, corrected = test.ranking, test.pvalues, test.corrected
         missing = np.full(len(result.groups) - n_real, np.nan)
-        result.statistics = np.concatenate([scores, missing])
+        result.statistics = np.concatenate([test.scores, missing])
         result.pvalues = np.concatenate([pvalues, missing])
         detail = f"beat the probes at alpha={alpha} (correction={correction!r})"
     else:
