@@ -15,7 +15,8 @@ script run in another environment stay as they were.
   and writing a page (a quick run prints it instead);
 - quick mode: which optional peers are missing, said once;
 - the workloads that more than one script runs (Q1-Q5 of
-  ``bench_selection.py`` and ``bench_recursive.py``, W1-W2 of
+  ``bench_selection.py`` and ``bench_recursive.py``, the wide classification
+  of ``bench_calibration.py`` and ``bench_wide_power.py``, W1-W2 of
   ``bench_permutation.py`` and ``bench_kernel_calls.py``, D1-D2 and
   rfpimp's forests of ``bench_dependence.py`` and
   ``dependence_stability_screen.py``), so that no script imports another.
@@ -506,3 +507,29 @@ def rfpimp_forests_alone(X, seeds, trees=RFPIMP_TREES):
             ]
         )
     return np.array(rows)
+
+
+# The wide classification: bench_calibration.py's power regime
+# "wide-classification" and bench_wide_power.py.
+
+#: Its informative columns (the first ones) and its clusters: scikit-learn's
+#: make_classification defaults, two clusters per class.
+WIDE_INFORMATIVE, WIDE_CLUSTERS = 8, 4
+
+
+def wide_classification(rng):
+    """600 rows, 300 columns of which the first 8 are informative:
+    ``make_classification(600, 300, n_informative=8, n_redundant=0,
+    shuffle=False)``; (X, y, informative mask)."""
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        600,
+        300,
+        n_informative=WIDE_INFORMATIVE,
+        n_redundant=0,
+        shuffle=False,
+        random_state=rng,
+    )
+    return X, y, np.arange(300) < WIDE_INFORMATIVE

@@ -167,6 +167,7 @@ from _common import (
     timed,
     utc_stamp,
     versions,
+    wide_classification,
     write_page,
     written_by,
 )
@@ -303,13 +304,6 @@ def bin_large_5000(rng):
     pairs = np.hstack([z, 0.8 * z + 0.6 * rng.standard_normal((n, 4))])
     X = np.hstack([signal, pairs, _levels(rng, n, 2, 4), _levels(rng, n, 7, 4)])
     return X, y, np.arange(20) < 4
-
-
-def wide_classification(rng):
-    X, y = make_classification(
-        600, 300, n_informative=8, n_redundant=0, shuffle=False, random_state=rng
-    )
-    return X, y, np.arange(300) < 8
 
 
 def wide_regression(rng):
