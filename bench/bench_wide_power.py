@@ -31,12 +31,15 @@ Selectors, as on the calibration page (alpha=0.05, Holm, min_features=0):
   default forest with 30 trees in each of 10 rounds;
 - 100-tree rounds: the same with ``RandomForestClassifier(n_estimators=100,
   random_state=seed)`` and ``round_trees=None`` (the page's '10 x 100');
-- a forest that considers 30% of the columns at each split:
-  ``RandomForestClassifier(n_estimators=100, max_features=0.3,
-  random_state=seed)`` with ``round_trees="auto"`` (30 trees per round), for
-  columns that matter only jointly with others: a split on one of them
-  gains little until the tree has split on the others, so the more
-  columns a split weighs, the likelier it is to be taken;
+- forests that weigh 30% of the columns at each split (``max_features=0.3``
+  instead of the classifier's default, the square root of the number of
+  columns), for columns that matter only jointly with others: a split on
+  one of them gains little until the tree has split on the others, so the
+  more columns a split weighs, the likelier it is to be taken.
+  ``RandomForestClassifier(n_estimators=200, max_features=0.3,
+  random_state=seed)`` with ``round_trees="auto"`` (60 trees per round),
+  and ``RandomForestClassifier(n_estimators=100, max_features=0.3,
+  random_state=seed)`` fitted whole in each of ``n_rounds=20`` rounds;
 - BorutaPy: ``BorutaPy(RandomForestClassifier(max_depth=5),
   n_estimators="auto", alpha=0.05, max_iter=50, random_state=seed)``,
   confirmed features only.
@@ -113,13 +116,19 @@ def column_kinds(X, y):
     return np.array(kinds)
 
 
-def ours(trees=None, round_trees=None, **forest):
+def ours(trees=None, round_trees=None, n_rounds=10, **forest):
     """ImportanceSelector as the calibration page runs it: its default
     estimator (trees=None), or a ``trees``-tree forest with ``forest``'s
-    parameters and ``round_trees``."""
+    parameters and ``round_trees``; ``n_rounds`` rounds."""
 
     def select(X, y, seed):
-        settings = dict(alpha=ALPHA, min_features=0, refit=False, random_state=seed)
+        settings = dict(
+            alpha=ALPHA,
+            min_features=0,
+            refit=False,
+            n_rounds=n_rounds,
+            random_state=seed,
+        )
         if trees is not None:
             settings["estimator"] = RandomForestClassifier(
                 n_estimators=trees, random_state=seed, **forest
@@ -297,8 +306,10 @@ def main(argv=None):
     selectors = {
         "ImportanceSelector(), default rounds": ours(),
         f"ImportanceSelector, {trees}-tree rounds": ours(trees),
-        "ImportanceSelector(RandomForestClassifier(max_features=0.3))": ours(
-            trees, round_trees="auto", max_features=0.3
+        f"ImportanceSelector(RandomForestClassifier({2 * trees} trees, "
+        "max_features=0.3))": ours(2 * trees, round_trees="auto", max_features=0.3),
+        f"ImportanceSelector, {trees}-tree rounds, max_features=0.3, n_rounds=20": ours(
+            trees, n_rounds=20, max_features=0.3
         ),
     }
     skipped = ""
