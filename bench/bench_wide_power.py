@@ -249,9 +249,21 @@ def page(rows, names, command, seeds, skipped):
         "classes' means are equal and the column tells them apart only "
         "together with other columns or through the clusters' spreads. The "
         "script reads the centres from the data (the sign of each cluster's "
-        "mean along the column). Selectors and settings are described at the "
-        "top of ``bench/bench_wide_power.py``; alpha=0.05 with Holm's "
-        "correction, as on the calibration page.",
+        "mean along the column).",
+        "",
+        "Selectors (alpha=0.05 with Holm's correction, as on the calibration "
+        "page; the settings in full at the top of ``bench/bench_wide_power.py``"
+        "): ImportanceSelector with its default estimator ('default', "
+        "scikit-learn's forest with 30 trees per round), with 10 rounds of a "
+        "whole 100-tree RandomForestClassifier ('100-tree rounds'), wrapping "
+        "``RandomForestClassifier(n_estimators=200, max_features=0.3)`` (60 of "
+        "its trees per round), and with 20 rounds of a whole 100-tree forest "
+        "with ``max_features=0.3``; and BorutaPy at the calibration page's "
+        "settings. ``max_features=0.3`` weighs 30% of the columns at each "
+        "split instead of the square root of their number (24 of the 600 "
+        "columns a round fits): a split on a column that only matters "
+        "together with others gains little until the tree has split on the "
+        "others, and a split that weighs more columns is likelier to take it.",
         "",
     ]
     if skipped:
@@ -303,12 +315,14 @@ def main(argv=None):
     n_seeds = QUICK["seeds"] if args.quick else args.seeds
     seeds = list(range(FIRST_SEED, FIRST_SEED + n_seeds))
     trees = QUICK["trees"] if args.quick else 100
+    # ImportanceSelector unless named otherwise (the page says so)
     selectors = {
-        "ImportanceSelector(), default rounds": ours(),
-        f"ImportanceSelector, {trees}-tree rounds": ours(trees),
-        f"ImportanceSelector(RandomForestClassifier({2 * trees} trees, "
-        "max_features=0.3))": ours(2 * trees, round_trees="auto", max_features=0.3),
-        f"ImportanceSelector, {trees}-tree rounds, max_features=0.3, n_rounds=20": ours(
+        "default (30-tree rounds)": ours(),
+        f"{trees}-tree rounds": ours(trees),
+        f"{2 * trees}-tree forest, max_features=0.3": ours(
+            2 * trees, round_trees="auto", max_features=0.3
+        ),
+        f"20 rounds of {trees} trees, max_features=0.3": ours(
             trees, n_rounds=20, max_features=0.3
         ),
     }
