@@ -107,6 +107,11 @@ def column_kinds(X, y):
             "a cluster's mean lies nearer 0 than 0.5: the rows are not in "
             "make_classification's cluster order (shuffle=False)"
         )
+    # cluster k is of class k % 2 (make_classification's order; 1% of its
+    # labels are flipped)
+    majority = [np.bincount(y[clusters == k]).argmax() for k in range(WIDE_CLUSTERS)]
+    if majority != [k % 2 for k in range(WIDE_CLUSTERS)]:
+        raise RuntimeError(f"the clusters' classes are {majority}, not 0, 1, 0, 1")
     signs = np.sign(centres)
     kinds = []
     for j in range(WIDE_INFORMATIVE):
