@@ -182,13 +182,14 @@ def test_add_probes_reports_the_mirrored_groups():
     assert sorted(mirrored[:3]) == [0, 1, 2]
 
 
-def test_measure_rounds_draws_fresh_probes_each_round():
+def test_measure_rounds_holds_probes_fixed_and_refits_with_fresh_seeds():
     X = np.arange(40.0).reshape(20, 2)
     groups = [np.array([0]), np.array([1])]
-    seen = []
+    seen, seeds = [], []
 
     def measure(X_measured, all_groups, all_labels, seed, mirrored):
         seen.append(X_measured[:, 2:].copy())
+        seeds.append(seed)
         return np.asarray(X_measured[0], dtype=float)
 
     real, probes, owners = measure_rounds(
@@ -204,7 +205,14 @@ def test_measure_rounds_draws_fresh_probes_each_round():
     )
     assert real.shape == (3, 2) and probes.shape == (3, 2)
     np.testing.assert_array_equal(real, np.tile(X[0], (3, 1)))
-    assert not np.array_equal(seen[0], seen[1])
+    # the same probe columns in every round, each a shuffled copy of the
+    # column it mirrors; a fresh seed for each round's measure
+    for later in seen[1:]:
+        np.testing.assert_array_equal(later, seen[0])
+    for k, owner in enumerate(owners[0]):
+        assert not np.array_equal(seen[0][:, k], X[:, owner])
+        np.testing.assert_array_equal(np.sort(seen[0][:, k]), X[:, owner])
+    assert len(set(seeds)) == 3
     np.testing.assert_array_equal(np.sort(owners, axis=1), [[0, 1]] * 3)
     again = measure_rounds(
         measure,

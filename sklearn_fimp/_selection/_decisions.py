@@ -14,8 +14,8 @@ from ._probe_test import (
     adjust_pvalues,
     critical_pvalue,
     decide,
-    round_critical_value,
-    round_test,
+    mean_critical_value,
+    mean_test,
 )
 
 _SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
@@ -99,17 +99,80 @@ class ProbeDecision(NamedTuple):
     decisions: np.ndarray
 
 
-def probe_decision(history, n_real, *, alpha, correction, keep_tentative):
+#: The share of ``alpha`` each look at the rounds spends (see look_rounds):
+#: a quarter at the first look, which settles what is clear early, and the
+#: rest at the last.
+LOOK_SPENDING = (0.25, 0.75)
+#: A feature whose p-value at the first look is above this is rejected if
+#: the rounds stop there (see stops_early).
+FUTILE_PVALUE = 0.1
+
+
+def look_rounds(n_rounds):
+    """The rounds after which the probe test looks at the evidence: half of
+    ``n_rounds`` (rounded up) and all of them, or only all of them below
+    four rounds."""
+    n_rounds = int(n_rounds)
+    return (n_rounds,) if n_rounds < 4 else (-(-n_rounds // 2), n_rounds)
+
+
+def _looks(history, n_real, correction, n_rounds):
+    """The mean test at every look the rounds reached: ``(statistics,
+    pvalues, null, corrected)`` for each, ``corrected`` already divided by
+    the look's share of alpha."""
+    looks = look_rounds(n_rounds)
+    spending = LOOK_SPENDING if len(looks) > 1 else (1.0,)
+    done = history.real.shape[0]
+    out = []
+    for rounds, share in zip(looks, spending):
+        if rounds > done:
+            break
+        statistics, pvalues, null = mean_test(
+            history.real[:rounds],
+            history.probes[:rounds],
+            history.owners[:rounds],
+            n_real,
+            classes=history.get("classes"),
+        )
+        corrected = adjust_pvalues(pvalues, correction) / share
+        out.append((statistics, pvalues, null, corrected, share))
+    return out
+
+
+def stops_early(history, n_real, *, alpha, correction, n_rounds):
+    """Whether the rounds can stop at the first look: every feature is
+    confirmed there, or has a p-value above ``FUTILE_PVALUE`` (the evidence
+    of a noise feature barely moves with more rounds: its mean keeps its
+    chance association with y; the later rounds would only cost)."""
+    looks = _looks(history, n_real, correction, n_rounds)
+    _, pvalues, _, corrected, _ = looks[0]
+    return bool(np.all((corrected <= alpha) | (pvalues > FUTILE_PVALUE)))
+
+
+def probe_decision(
+    history, n_real, *, alpha, correction, keep_tentative, n_rounds=None
+):
     """The probe test on the rounds' importances (``history``: ``real``,
-    ``probes``, ``owners``), as a :class:`ProbeDecision`."""
-    scores, pvalues, null = round_test(
-        history.real, history.probes, history.owners, n_real
-    )
-    corrected = adjust_pvalues(pvalues, correction)
+    ``probes``, ``owners`` and ``classes``), as a :class:`ProbeDecision`.
+
+    The test looks at the evidence after each round of :func:`look_rounds`
+    (``n_rounds``, the rounds planned; default: those in ``history``) that
+    the rounds reached, and spends ``LOOK_SPENDING`` of ``alpha`` at each
+    (Bonferroni over the looks: whatever happens between them, the chance
+    of a wrong confirmation at any look is at most the sum). The corrected
+    p-value is the smallest over the looks of the look's corrected p-value
+    divided by its share, so that a feature is confirmed when it is at most
+    ``alpha``; the p-value, the score and the threshold are those of the
+    last look."""
+    n_rounds = history.real.shape[0] if n_rounds is None else n_rounds
+    looks = _looks(history, n_real, correction, n_rounds)
+    scores, pvalues, null, _, share = looks[-1]
+    corrected = np.minimum(np.min([look[3] for look in looks], axis=0), 1.0)
     decisions, ranking = decide(pvalues, corrected, scores, alpha)
-    critical = critical_pvalue(corrected, alpha, correction)
-    n_rounds = history.real.shape[0]
-    threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
+    critical = critical_pvalue(
+        adjust_pvalues(pvalues, correction), alpha * share, correction
+    )
+    threshold = mean_critical_value(null, critical) if len(null) else 0.0
     passed = decisions == "confirmed"
     if keep_tentative:
         passed |= decisions == "tentative"
@@ -215,6 +278,7 @@ def select(
     max_features,
     min_features,
     estimator,
+    n_rounds=None,
 ):
     """The selection from a measured ``result`` (and, with the probe test,
     the rounds' ``history``; None without): a dict of ``support``,
@@ -231,6 +295,7 @@ def select(
             alpha=alpha,
             correction=correction,
             keep_tentative=keep_tentative,
+            n_rounds=n_rounds,
         )
         passed, order, value = test.passed, test.order, test.threshold
         ranking, pvalues, corrected = test.ranking, test.pvalues, test.corrected

@@ -117,11 +117,16 @@ def _fit_tail(null, min_exceedances, tail_size):
     if len(excess) < 2 * min_exceedances or not np.ptp(excess) > 0:
         return None
     shape, _, scale = stats.genpareto.fit(excess, floc=0.0)
-    if shape < 0:
-        # A bounded tail (shape < 0) would put a ceiling on the null values
-        # that a few hundred of them cannot vouch for; an exponential tail
-        # (shape 0, the normal distribution's limit) errs on the safe side.
-        shape, scale = 0.0, float(excess.mean())
+    # A bounded tail (shape < 0) would put a ceiling on the null values that
+    # a few hundred of them cannot vouch for; and the fitted shape is itself
+    # uncertain (its standard error is about (1 + shape) / sqrt(exceedances)),
+    # so the tail used is one standard error heavier than the fit, at least
+    # as heavy as the exponential tail (shape 0, the normal distribution's
+    # limit), with its scale refitted for that shape: extrapolating tens of
+    # times beyond the null values errs on the safe side.
+    shape = max(shape, 0.0)
+    shape += (1.0 + shape) / np.sqrt(len(excess))
+    _, _, scale = stats.genpareto.fit(excess, f0=shape, floc=0.0)
     return threshold, shape, scale, len(excess)
 
 
@@ -253,25 +258,45 @@ def _loo_scores(values, negligible):
     return out
 
 
-def _feature_scales(probes, owners, n_groups):
-    """Center and spread of each feature's own probes (see
-    standardized_scores), and the probes' null scores."""
-    probes = np.asarray(probes, dtype=np.float64).ravel()
-    owners = np.asarray(owners).ravel()
+def _feature_scales(probes, owners, n_groups, classes=None, fixed=False):
+    """Center and spread of each feature's probes (see standardized_scores),
+    and the probes' null scores.
+
+    ``classes`` (one per group, default: each group its own) says which
+    probes standardize a feature: the probes that mirror a group of the
+    same class. ``probes`` holds a round per row; with ``fixed`` the k-th
+    probe is the same column in every round, otherwise every value is a
+    column of its own. A class of fewer than three distinct probe columns
+    cannot standardize: one fixed column's values vary only by the model's
+    randomness, not by its chance association with y, and would understate
+    a feature's spread."""
+    probes = np.atleast_2d(np.asarray(probes, dtype=np.float64))
+    owners = np.broadcast_to(np.atleast_2d(np.asarray(owners)), probes.shape)
+    classes = np.arange(n_groups) if classes is None else np.asarray(classes)
+    column = (
+        np.broadcast_to(np.arange(probes.shape[1]), probes.shape)
+        if fixed
+        else np.arange(probes.size).reshape(probes.shape)
+    ).ravel()
+    probes, owners = probes.ravel(), owners.ravel()
+    probe_class = np.where(owners >= 0, classes[np.maximum(owners, 0)], -1)
     # A spread this small next to all probes' is rounding error: the model
     # (almost) never used these probes, so their importances are equal but
     # for the last bits, and dividing by that spread would turn a feature's
     # smallest importance into an enormous score.
     negligible = _NEGLIGIBLE_SPREAD * np.std(probes)
 
-    def usable(values):
-        return len(values) >= 3 and np.std(values) > negligible
+    def usable(members):
+        return (
+            len(np.unique(column[members])) >= 3
+            and np.std(probes[members]) > negligible
+        )
 
-    classes = {owner: probes[owners == owner] for owner in np.unique(owners)}
+    members = {c: probe_class == c for c in np.unique(probe_class)}
     null = np.full(len(probes), np.nan)
-    for owner, values in classes.items():
-        if usable(values):
-            null[owners == owner] = _loo_scores(values, negligible)
+    for mask in members.values():
+        if usable(mask):
+            null[mask] = _loo_scores(probes[mask], negligible)
     # A probe whose class cannot standardize, or whose class without it
     # cannot (the others are all equal: importances that take few values,
     # such as drop-column accuracies on a small validation set), is scored
@@ -280,12 +305,14 @@ def _feature_scales(probes, owners, n_groups):
     alone = np.isnan(null)
     if np.any(alone) and len(probes) >= 3:
         null[alone] = _loo_scores(probes, negligible)[alone]
-    fallback = classes.get(-1)
+    fallback = members.get(-1)
     center, spread = np.empty(n_groups), np.empty(n_groups)
+    everything = np.ones(len(probes), dtype=bool)
     for g in range(n_groups):
-        values = classes.get(g, fallback)
-        if values is None or not usable(values):
-            values = probes
+        mask = members.get(classes[g], fallback)
+        if mask is None or not usable(mask):
+            mask = everything
+        values = probes[mask]
         center[g], spread[g] = values.mean(), values.std(ddof=1)
     return center, spread, null[np.isfinite(null)]
 
@@ -347,8 +374,8 @@ def rounds_needed(n_rounds):
     return -(-int(n_rounds) // 3)
 
 
-def round_test(real, probes, owners, n_groups):
-    """The probe test: each round's evidence, combined over the rounds.
+def round_test(real, probes, owners, n_groups, *, classes=None, fixed=False):
+    """Each round's evidence, combined over the rounds.
 
     In one round a feature independent of y and of the other features is
     exchangeable with its shadows, so its importance in units of its own
@@ -366,7 +393,8 @@ def round_test(real, probes, owners, n_groups):
     Buehlmann, 2009, at the quantile 1/3).
 
     The statistic is the feature's k-th largest score over the rounds, so
-    that the p-value decreases with it.
+    that the p-value decreases with it. ``classes`` and ``fixed`` are as
+    :func:`_feature_scales` takes them.
 
     Returns
     -------
@@ -377,7 +405,7 @@ def round_test(real, probes, owners, n_groups):
     """
     real = np.asarray(real, dtype=np.float64)
     n_rounds = real.shape[0]
-    center, spread, null = _feature_scales(probes, owners, n_groups)
+    center, spread, null = _feature_scales(probes, owners, n_groups, classes, fixed)
     k = rounds_needed(n_rounds)
     statistics = np.sort(_in_units(real, center, spread), axis=0)[n_rounds - k]
     if len(null):
@@ -391,6 +419,74 @@ def round_critical_value(null, pvalue, n_rounds):
     """The smallest statistic of :func:`round_test` whose p-value is at most
     ``pvalue``."""
     return tail_critical_value(null, pvalue * rounds_needed(n_rounds) / n_rounds)
+
+
+#: A class of at least this many probes is its features' own null
+#: distribution in :func:`mean_test`; smaller classes share the pooled one.
+MIN_CLASS_NULL = 50
+
+
+def mean_test(real, probes, owners, n_groups, *, classes=None):
+    """The features' mean importance over the rounds against fixed probes'.
+
+    With the probes held fixed over the rounds (the k-th probe is the same
+    column in every round: ``owners`` the same in every row), a feature
+    independent of y and of the other features and its shadows are
+    exchangeable through all the rounds: each keeps its one chance
+    association with y, and the mean over rounds averages out only the
+    model's own randomness (the fit, the bootstrap, the permutations), for
+    the feature and for the probes alike. Fresh probes in each round would
+    average out their chance association too and not the feature's, which
+    makes the mean of a noise feature look significant.
+
+    Each feature's mean is standardized by the mean and standard deviation
+    of its class's probe means (``classes``: one per group; see
+    :func:`_feature_scales`, which falls back to all probes for a class too
+    small to standardize), each probe's mean by the others of its class
+    (leave one out). The p-value is the tail p-value of the feature's score
+    (:func:`tail_pvalues`) against its class's probe scores when the class
+    has at least ``MIN_CLASS_NULL`` probes (a continuous column's and a
+    four-level column's probe scores need not share a tail), and against
+    all probes' scores otherwise. Where no probe mean differs from the
+    others (the model never used them, or they tie), each feature is
+    ranked among the probe means, with which a noise feature is
+    exchangeable.
+
+    Returns
+    -------
+    statistics, pvalues : ndarray of shape (n_groups,)
+    null : ndarray of shape (n_null,)
+        All probes' standardized means.
+    """
+    real = np.asarray(real, dtype=np.float64)
+    probe_means = np.asarray(probes, dtype=np.float64).mean(axis=0)
+    owners = np.asarray(owners)[0]
+    classes = np.arange(n_groups) if classes is None else np.asarray(classes)
+    center, spread, null = _feature_scales(
+        probe_means[None, :], owners[None, :], n_groups, classes, fixed=True
+    )
+    means = real.mean(axis=0)
+    statistics = _in_units(means, center, spread)
+    if not len(null):
+        return statistics, rank_pvalues(means, probe_means), null
+    pvalues = tail_pvalues(statistics, null)
+    probe_class = np.where(owners >= 0, classes[np.maximum(owners, 0)], -1)
+    negligible = _NEGLIGIBLE_SPREAD * np.std(probe_means)
+    for c in np.unique(classes):
+        members = probe_means[probe_class == c]
+        if len(members) < MIN_CLASS_NULL or not np.std(members) > negligible:
+            continue
+        own = _loo_scores(members, negligible)
+        own = own[np.isfinite(own)]
+        mask = classes == c
+        pvalues[mask] = tail_pvalues(statistics[mask], own)
+    return statistics, pvalues, null
+
+
+def mean_critical_value(null, pvalue):
+    """The smallest score of :func:`mean_test` whose p-value is at most
+    ``pvalue``."""
+    return tail_critical_value(null, pvalue)
 
 
 def decide(pvalues, corrected, scores, alpha):

@@ -18,6 +18,42 @@ def draw_mirrors(n_groups, n_probes, rng):
     return np.concatenate(layers)[:n_probes]
 
 
+#: Upper ends of the bins of distinct values that make the classes of
+#: :func:`probe_classes`: binary, 3-4, 5-9, 10-19, 20-49, 50-99, 100 or more.
+_DISTINCT_BINS = (2, 4, 9, 19, 49, 99)
+
+
+def _distinct_values(X, column):
+    """Distinct non-missing values of one column of X (numpy, pandas or
+    polars)."""
+    if is_pandas(X):
+        return int(X.iloc[:, column].nunique(dropna=True))
+    if is_polars(X):
+        series = X.get_column(X.columns[column]).drop_nulls()
+        return int(series.n_unique())
+    values = X[:, column]
+    if values.dtype.kind == "f":
+        values = values[~np.isnan(values)]
+    return len(np.unique(values))
+
+
+def probe_classes(X, groups):
+    """The class of each group whose shadows standardize its importance:
+    groups of the same width whose columns have about as many distinct
+    values (the most of any of its columns, binned by ``_DISTINCT_BINS``)
+    share their shadows' spread. A shadow copies its column's distribution
+    and number of distinct values, which set how much importance chance
+    alone gives it (a continuous column's spreads wider than a three-level
+    one's), so a feature is compared with the shadows of features like it;
+    with one shadow per feature, its own would be too few."""
+    classes = np.empty(len(groups), dtype=np.intp)
+    for g, columns in enumerate(groups):
+        distinct = max(_distinct_values(X, c) for c in columns)
+        level = int(np.searchsorted(_DISTINCT_BINS, distinct))
+        classes[g] = level * 1000 + min(len(columns), 999)
+    return classes
+
+
 def probe_names(feature_names, labels, mirrored, kind):
     """Probe names that no feature of X uses: ``probe_<i>``, followed for a
     shadow by the label of the feature (or group) it copies

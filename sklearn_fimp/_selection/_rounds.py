@@ -1,11 +1,12 @@
-"""Rounds of probes: refit with fresh probes and collect every importance.
+"""Rounds of probes: refit with the probes and collect every importance.
 
-One fitted model makes the importances of all its columns dependent, and a
-single set of probes gives few null values. Each round appends fresh probe
-columns, measures every column's importance with a caller-given function,
-and keeps the real features' and the probes' importances, so that the
-probe test can average each feature over rounds and compare it with many
-probes of its own kind.
+One fitted model makes the importances of all its columns dependent, and
+its randomness (the bootstrap, the columns each split weighs) blurs weak
+features. The probe columns are appended once and held fixed; each round
+refits the model with a fresh seed, measures every column's importance
+with a caller-given function, and keeps the real features' and the probes'
+importances, so that the probe test can average each feature over rounds
+and compare it with probes of its own kind averaged alike.
 """
 
 import math
@@ -95,8 +96,10 @@ def measure_rounds(
     random_state,
     rows=None,
     add=add_probes,
+    stop=None,
 ):
-    """Importances of the features and of fresh probes in each round.
+    """Importances of the features and of the probes, held fixed, in each
+    round.
 
     Parameters
     ----------
@@ -113,10 +116,10 @@ def measure_rounds(
     feature_names : ndarray of str
     kind : {"shadow", "uniform", "normal"}
     n_probes : int
-        Probes per round.
+        Probes (the same columns in every round).
     n_rounds : int
     random_state : RandomState
-        Source of every round's two seeds (probes, measure), all drawn
+        Source of the probes' seed and of every round's seed, all drawn
         before the first round.
     rows : RowStructure or None
         How the rows hang together (``_rows.py``): the rows shadows copy.
@@ -124,32 +127,40 @@ def measure_rounds(
         What appends the probes, with :func:`~._probes.add_probes`'s
         signature and result (the distributed selection appends them on the
         cluster).
+    stop : callable or None
+        ``stop(real, probes, owners)``, called with the rounds so far after
+        each round, says whether to stop there (None: never).
 
     Returns
     -------
-    real : ndarray of shape (n_rounds, n_groups)
+    real : ndarray of shape (n_rounds_done, n_groups)
     probes : ndarray of shape (n_rounds, n_probes)
     owners : ndarray of shape (n_rounds, n_probes)
         The group each probe mirrors (-1 for uniform and normal probes,
         which mirror none but the group's width).
     """
-    seeds = random_state.randint(MAX_SEED + 1, size=(n_rounds, 2))
+    probe_seed = random_state.randint(MAX_SEED + 1)
+    seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
     n_groups = len(groups)
     real = np.empty((n_rounds, n_groups))
     probes = np.empty((n_rounds, n_probes))
-    owners = np.empty((n_rounds, n_probes), dtype=np.intp)
-    for r, (probe_seed, measure_seed) in enumerate(seeds):
-        X_measured, probe_groups, probe_labels, mirrored = add(
-            X,
-            groups,
-            feature_names,
-            kind,
-            n_probes,
-            np.random.RandomState(probe_seed),
-            mirrors=True,
-            labels=labels,
-            rows=rows,
-        )
+    # the probes are drawn once and held fixed over the rounds: a noise
+    # feature and its shadows then each keep one chance association with y,
+    # and the rounds average out the model's randomness alone (mean_test)
+    X_measured, probe_groups, probe_labels, mirrored = add(
+        X,
+        groups,
+        feature_names,
+        kind,
+        n_probes,
+        np.random.RandomState(probe_seed),
+        mirrors=True,
+        labels=labels,
+        rows=rows,
+    )
+    # the group each probe mirrors; -1 for uniform and normal probes
+    owner_of_probe = mirrored if kind == "shadow" else np.full(n_probes, -1)
+    for r, measure_seed in enumerate(seeds):
         means = measure(
             X_measured,
             list(groups) + list(probe_groups),
@@ -159,7 +170,14 @@ def measure_rounds(
         )
         real[r] = means[:n_groups]
         probes[r] = means[n_groups:]
-        owners[r] = mirrored if kind == "shadow" else -1
+        owners = np.tile(owner_of_probe, (r + 1, 1))
+        last = r + 1 == n_rounds
+        if (
+            not last
+            and stop is not None
+            and stop(real[: r + 1], probes[: r + 1], owners)
+        ):
+            return real[: r + 1], probes[: r + 1], owners
     return real, probes, owners
 
 
@@ -175,20 +193,25 @@ def probe_rounds(
     seed,
     rows=None,
     add=add_probes,
+    classes=None,
+    stop=None,
 ):
     """Every round's importances and the one result the selector keeps.
 
     ``measure_round(X_measured, all_groups, all_labels, seed, mirrored)``
     measures one round and returns ``(result, model)``: the importance result of the
     real groups followed by the probes, and the fitted model (or None).
-    ``rows`` and ``add`` are as :func:`measure_rounds` takes them.
+    ``rows`` and ``add`` are as :func:`measure_rounds` takes them;
+    ``classes`` (one per group, or None) says which groups' probes
+    standardize each other (:func:`~._probes.probe_classes`); ``stop(history)``
+    (or None) says, after each round, whether the rounds so far suffice.
 
     Returns ``(result, model, history)``: the last round's result with
     every round as a column of ``importances`` (the k-th probe row holds
     the k-th probe of each round) and ``groups``, ``is_probe``,
     ``n_probes``, ``n_rounds`` and ``mirrors`` added; the last round's
-    model; and the history (``real``, ``probes``, ``owners``) the probe
-    test reads.
+    model; and the history (``real``, ``probes``, ``owners``, ``classes``)
+    the probe test reads.
     """
     results, models = [], []
 
@@ -214,6 +237,11 @@ def probe_rounds(
         np.random.RandomState(seed),
         rows=rows,
         add=add,
+        stop=None
+        if stop is None
+        else lambda real, probes, owners: stop(
+            Bunch(real=real, probes=probes, owners=owners, classes=classes)
+        ),
     )
     last = results[-1]
     result = importance_result(
@@ -224,6 +252,7 @@ def probe_rounds(
     result.groups = list(last.groups)
     result.is_probe = np.arange(len(result.groups)) >= len(groups)
     result.n_probes = n_probes
-    result.n_rounds = n_rounds
+    result.n_rounds = len(real)
     result.mirrors = owners
-    return result, models[0], Bunch(real=real, probes=probes, owners=owners)
+    history = Bunch(real=real, probes=probes, owners=owners, classes=classes)
+    return result, models[0], history

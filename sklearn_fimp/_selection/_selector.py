@@ -17,6 +17,7 @@ from .._utils._compat import (
 )
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
+from .._utils._scoring import probability_scoring
 from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
@@ -24,13 +25,19 @@ from .._utils._validation import (
 from ._base import BaseImportanceSelector
 from ._decisions import (
     check_min_features,
+    look_rounds,
     max_features_count,
     select,
+    stops_early,
     uses_probe_test,
 )
 from ._measure import check_importance_getter, measure
 from ._pipeline_probes import selects_through, with_probe_inputs
-from ._probes import check_probes_reach_model, explain_failed_shadows
+from ._probes import (
+    check_probes_reach_model,
+    explain_failed_shadows,
+    probe_classes,
+)
 from ._rounds import probe_rounds, round_tree_params
 from ._rows import INDEPENDENT, row_structure
 
@@ -38,71 +45,54 @@ PROBE_KINDS = ("shadow", "uniform", "normal")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 #: "auto" adds one probe per feature (or group), and at least this many, so
 #: that the spread of the probes' importances is estimated well enough.
-MIN_AUTO_PROBES = 20
+MIN_AUTO_PROBES = 50
 
 
 class ImportanceSelector(BaseImportanceSelector):
     """Keep the features whose importance beats random probe columns.
 
-    ``fit`` runs ``n_rounds`` rounds: each appends fresh probe columns to X
-    (shuffled copies of the features by default), fits the estimator and
-    measures every column's importance with one of this package's
-    importance functions. A feature is kept only when a statistical test
-    says its importance is larger than that of probes of its own kind.
-    Probes never leave ``fit``: ``transform`` and the fitted ``estimator_``
-    see the real features only.
+    ``fit`` appends probe columns to X (shuffled copies of the features by
+    default), drawn once and held fixed, and runs ``n_rounds`` rounds: each
+    fits the estimator with a fresh seed and measures every column's
+    importance with one of this package's importance functions. A feature
+    is kept when its mean importance over the rounds beats the probes' by a
+    statistical test. Probes never leave ``fit``: ``transform`` and the
+    fitted ``estimator_`` see the real features only.
 
     **The test.** A shuffled copy (shadow) of a feature keeps its
-    distribution and number of distinct values, so a feature independent of
-    y and of the other features is exchangeable with its shadows. In each
-    round a feature's score is its importance standardized by the mean and
-    standard deviation of its own shadows' importances (a continuous
-    column's shadows spread two to three times wider than a three-level
-    one's); its p-value is the share of all probes' scores, pooled over
-    features and rounds, at least as large, with a generalized Pareto tail
-    (or Cantelli's bound where the scores tie) beyond the tenth largest.
-    The rounds share the feature's column, so they are combined by a rule
-    valid under any dependence (the k-th smallest round p-value times
-    ``n_rounds / k``, ``k`` a third of the rounds, rounded up), and the
-    p-values are then corrected for the number of features: Holm's method
-    by default, which bounds the probability of keeping any noise feature
-    by ``alpha``; "fdr_bh" bounds the expected share of noise among kept
-    features instead. Measured on data where the truth is known
-    (``docs/bench_calibration.rst``, ``alpha=0.05``, 10 rounds, 60 data
-    sets per regime): over nine forest regimes (regression, binary and
-    three or four classes; 100 to 5,000 rows; 5 to 500 columns; continuous,
-    few-valued and mutually correlated noise; pure noise and signal plus
-    noise) the share of data sets with any noise feature kept is at most
-    3/60 with 30-tree forests (none in two regimes), and at most 3/60 on
-    four of them with scikit-learn's default 100-tree forests; each of the
-    six methods, and a linear model through "permutation", kept noise in
-    0/60 data sets of 100 rows and 5 columns. The single-fit t test this
-    selector used before kept noise in up to 28/30 (500 columns of pure
-    noise), BorutaPy in up to 23/60 (48/60 on 500 columns). Where
-    importances are sparse (HistGradientBoosting on three columns with a
-    strong signal, held-out permutation importance exactly 0 for the probes
-    in almost every round) noise was kept in 0/60 data sets, against 9/60
-    for the previous version of this test, which averaged the rounds. The
-    test errs on the safe side: a noise feature's raw p-value is at most
-    0.01 in at most 0.8% of cases in every regime (a valid p-value allows
-    1%).
+    distribution and number of distinct values, so a feature independent
+    of y and of the other features is exchangeable with its shadows, round
+    after round: each keeps one chance association with y, and the mean
+    over rounds averages out the model's randomness alone. A feature's mean
+    is standardized by the probe means of features like it (as many
+    distinct values), and its p-value is the share of probe scores at least
+    as large, with a generalized Pareto tail beyond the largest. The
+    p-values are corrected for the number of features: by default
+    Benjamini-Hochberg's procedure, which bounds the expected share of
+    noise among the kept features by ``alpha`` (``correction="holm"``
+    bounds the probability of keeping any noise feature instead). The
+    rounds stop at half of ``n_rounds`` when every feature is settled
+    there (confirmed, or far from it); a quarter of ``alpha`` is spent at
+    that look and the rest at the end. The error rates measured on data
+    where the truth is known are on ``docs/bench_calibration.rst``, the
+    power against BorutaPy on ``docs/bench_power.rst``, and the details on
+    ``docs/probe_test.rst``.
 
     **Decisions.** ``decisions_`` says, per feature, "confirmed" (the
     corrected p-value is at most ``alpha``), "tentative" (only the raw
     p-value is: the feature beats the probes on its own, not after the
     correction for the number of features) or "rejected". Tentative
-    features are dropped unless ``keep_tentative=True``; more rounds
-    (``n_rounds``) sharpen the evidence on them. ``ranking_`` is 1 for
-    confirmed features, 2 for tentative ones and 3, 4, ... for rejected ones
-    by decreasing score, as BorutaPy's. ``importance_history_`` holds each
-    round's importances, drawn against the probes' by :class:`ProbeDisplay`.
+    features are dropped unless ``keep_tentative=True``. ``ranking_`` is 1
+    for confirmed features, 2 for tentative ones and 3, 4, ... for rejected
+    ones by decreasing score, as BorutaPy's. ``importance_history_`` holds
+    each round's importances, drawn against the probes' by
+    :class:`ProbeDisplay`.
 
-    **Defaults.** ``method="auto"`` measures MDI-oob (:func:`oob_mdi_importance`)
-    for bagged trees with bootstrap, permutation importance on held-out
-    rows otherwise (out-of-bag permutation with ``groups``). On the
-    selection benchmark (``docs/bench_selection.rst``) MDI-oob with shadow
-    probes, Holm's correction and ``alpha=0.01`` selected best, at almost
-    no cost beyond the fits.
+    **Defaults.** ``method="auto"`` measures MDI-oob
+    (:func:`oob_mdi_importance`) for bagged trees with bootstrap, and
+    permutation importance on held-out rows otherwise (out-of-bag
+    permutation with ``groups``), scored by log-loss for a classifier with
+    ``predict_proba``.
 
     Parameters
     ----------
@@ -111,13 +101,10 @@ class ImportanceSelector(BaseImportanceSelector):
         or Pipeline (cloned; with ``prefit=True``, an already fitted one).
         None: a RandomForestClassifier for class labels, a
         RandomForestRegressor otherwise (scikit-learn's defaults), with 30
-        trees in each round of probes (``round_trees="auto"``, the
-        calibration benchmark's rounds) and the default 100 in the refit:
-        ``fit`` cost 5.0 to 6.0 plain fits of that default forest on the
-        five data sets of ``docs/bench_selection.rst`` (each round fits
-        twice the columns, the features and their probes), and found every
-        relevant feature there; wrapping a 200-tree forest (60-tree rounds),
-        4.7 to 6.3 plain fits of it.
+        trees in each round of probes (``round_trees="auto"``) and the
+        default 100 in the refit. What ``fit`` costs, in plain fits of the
+        model, is on ``docs/bench_power.rst`` and
+        ``docs/bench_selection.rst``.
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
             "conditional_permutation", "drop_column", "shap"}, default="auto"
         How importance is measured.
@@ -160,53 +147,39 @@ class ImportanceSelector(BaseImportanceSelector):
         distribution, dtype and cardinality, which matters for MDI), or
         uniform or standard normal noise.
     n_probes : "auto" or int, default="auto"
-        Number of probes (probe groups, with ``groups``). "auto": one per
-        feature (or group), and at least 20.
+        Number of probes (probe groups, with ``groups``), the same columns
+        in every round. "auto": one per feature (or group), and at least 50
+        (the test's null distribution is the probes' means: fewer than 50
+        leave its tail to extrapolation).
     n_rounds : int, default=10
-        Rounds of fresh probes; each refits the estimator (or, for
-        "permutation" and "drop_column", does what one measure does), so
-        ``fit`` costs about ``n_rounds`` times one measure. The test needs
-        at least three rounds to standardize each feature by its own
-        shadows; with fewer, features are compared with all probes pooled
-        (one round of 20 probes cannot give a p-value below 1/21).
-        Each round fits the estimator as given, but for a bagged ensemble,
-        whose rounds fit ``round_trees`` of its trees; the trees set the
-        cost and the power: on 600 rows x 300 features (8 informative, 16
-        seeds, ``alpha=0.05``), 100-tree rounds reached F1 0.78 (BorutaPy
-        0.78, keeping noise in 12 of 16 data sets, ours in 1) at 0.28-0.36
-        of BorutaPy's time, 30-tree rounds F1 0.75 at about a third of that
-        (``docs/bench_calibration.rst``). Tentative features get more
-        evidence from more rounds or probes (a round's p-value cannot go
-        much below ``1 / (n_rounds * n_probes)`` where importances are
-        sparse): on three columns with HistGradientBoosting and held-out
-        permutation, an important feature got p = 0.008 with the defaults,
-        0.0013 with ``n_probes=60`` and below 1e-4 with ``n_rounds=30``.
+        The most rounds: each refits the estimator with a fresh seed (or,
+        for "permutation" and "drop_column", does what one measure does),
+        so ``fit`` costs about ``n_rounds`` times one measure. More rounds
+        average more of the model's randomness out of the features' means
+        and help weak features; the rounds stop at half of them when every
+        feature is settled there (``n_rounds_`` says how many ran). Below
+        four rounds the test looks once, at the end.
     round_trees : "auto", int or None, default="auto"
         Trees fitted in each round of probes when the estimator is a bagged
         ensemble (RandomForest, ExtraTrees or Bagging, alone or as a
         Pipeline's last step); the refit on the selected features keeps all
         of them, and other estimators are fitted as given. A bagged model's
-        importance is an average over independent trees, so the rounds can
-        share its trees out instead of each fitting all of them; the test
-        stays valid with any number (it compares each round's features with
-        that round's probes). "auto": 30% of ``n_estimators``, rounded up,
-        and at least 30 (all of them below 30): 30 of scikit-learn's default
-        100, 60 of a 200-tree forest, so that 10 rounds fit about three
-        times the model's trees. None: every round fits all of them (cost
-        about ``n_rounds`` fits). An int: that many. On the calibration
-        page, 10 rounds of 30-tree forests kept noise in at most 3 of 60
-        data sets per regime and found 0.973 of the informative columns of
-        friedman-600 (100-tree rounds: 0.990); weak signals lose more (see
-        ``n_rounds``, and the cost against power on
-        ``docs/bench_calibration.rst``).
+        importance is an average over independent trees, so the rounds share
+        its trees out instead of each fitting all of them. "auto": 30% of
+        ``n_estimators``, rounded up, and at least 30 (all of them below
+        30). None: every round fits all of them. An int: that many.
     keep_tentative : bool, default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones.
-    alpha : float in (0, 1), default=0.01
-        Level of the test: with Holm's correction, the probability of
-        keeping any feature that is no better than the probes.
-    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
-        Adjustment of the p-values for testing many features (or groups).
+    alpha : float in (0, 1), default=0.05
+        Level of the test: with the default correction, the expected share
+        of features no better than the probes among the kept ones; with
+        "holm" or "bonferroni", the probability of keeping any of them.
+    correction : {"fdr_bh", "holm", "bonferroni"} or None, default="fdr_bh"
+        Adjustment of the p-values for testing many features (or groups):
+        Benjamini-Hochberg's false discovery rate, or the family-wise
+        error rate of Holm's or Bonferroni's method (fewer features kept,
+        a stronger promise); None tests each feature alone.
     n_repeats : int, default=5
         Permutations per feature for the permutation methods.
     groups : None, "auto", list or dict, default=None
@@ -219,8 +192,11 @@ class ImportanceSelector(BaseImportanceSelector):
         shadow probe is a whole group shuffled together). Needs a
         permutation or drop-column method.
     scoring : str, callable or None, default=None
-        Scorer of the permutation and drop-column methods; None uses the
-        estimator's ``score`` (accuracy or R²). One metric, as for
+        Scorer of the permutation and drop-column methods. None: log-loss
+        ("neg_log_loss") for a classifier with ``predict_proba`` (a proper
+        scoring rule moves with every row's probability, where accuracy
+        moves only when a permuted column flips a predicted class), the
+        estimator's ``score`` (R², or accuracy) otherwise. One metric, as for
         scikit-learn's RFECV: the selection tests one importance per
         feature. Several metrics (a list or dict, or a callable returning a
         dict), which the importance functions accept, are an error here;
@@ -311,15 +287,19 @@ class ImportanceSelector(BaseImportanceSelector):
         ``n_probes``, ``statistics`` (the scores of the test) and
         ``pvalues`` added (the last two None without probes). With probes,
         ``importances`` has one column per round (the k-th probe row holds
-        the k-th probe of each round), and ``n_rounds`` and ``mirrors``
-        (n_rounds, n_probes: the feature or group each probe copied, -1 for
-        uniform and normal probes) are added.
+        the k-th probe of each round, the same column in every round), and
+        ``n_rounds`` (those run) and ``mirrors`` (n_rounds, n_probes: the
+        feature or group each probe copied, -1 for uniform and normal
+        probes) are added.
     threshold_ : float
-        For "probes": the score (a feature's importance in a round above its
-        shadows' mean, in units of their standard deviation; the statistic
-        is its k-th largest over the rounds, k a third of them) above which
-        a feature was confirmed, at the level reached by the correction.
-        Otherwise the mean importance above which a feature was kept.
+        For "probes": the score (a feature's mean importance over the rounds
+        above its probes' mean, in units of their standard deviation) above
+        which a feature was confirmed at the last look, at the level reached
+        by the correction, against all probes' scores. Otherwise the mean
+        importance above which a feature was kept.
+    n_rounds_ : int
+        Rounds of probes run: ``n_rounds``, or half of it when every feature
+        was settled at the first look; 0 without probes.
     decisions_ : ndarray of str of shape (n_features_in_,) or None
         "confirmed", "tentative" or "rejected" per feature (its group's,
         with ``groups``); None unless ``threshold="probes"``. ``support_``
@@ -329,9 +309,9 @@ class ImportanceSelector(BaseImportanceSelector):
         With probes: 1 confirmed, 2 tentative, 3, 4, ... rejected by
         decreasing score. Otherwise the rank of the mean importance
         (1 = largest).
-    importance_history_ : ndarray of shape (n_rounds, n_groups) or None
+    importance_history_ : ndarray of shape (n_rounds_, n_groups) or None
         Importance of each feature (or group) in each round of probes.
-    probe_history_ : ndarray of shape (n_rounds, n_probes) or None
+    probe_history_ : ndarray of shape (n_rounds_, n_probes) or None
         Importance of each probe in each round.
     pvalues_ : ndarray of shape (n_features_in_,) or None
         Unadjusted p-value of each feature (its group's, with ``groups``);
@@ -360,9 +340,8 @@ class ImportanceSelector(BaseImportanceSelector):
 
     Notes
     -----
-    Why the single-fit t test this selector used before was liberal, and
-    the measured figures of the candidate tests it was chosen from, are in
-    the user guide and ``docs/bench_calibration.rst``. The test assumes
+    The history of the test (the single-fit t test, then rounds of fresh
+    probes, now probes held fixed) is in ``docs/changes.rst``. The test assumes
     noise features independent of y and of the other features; a noise
     feature correlated with a relevant one is not noise to the model, and
     is not what this test rejects (see :class:`DependenceAnalyzer`).
@@ -431,8 +410,8 @@ class ImportanceSelector(BaseImportanceSelector):
         n_rounds=10,
         round_trees="auto",
         keep_tentative=False,
-        alpha=0.01,
-        correction="holm",
+        alpha=0.05,
+        correction="fdr_bh",
         n_repeats=5,
         groups=None,
         scoring=None,
@@ -580,7 +559,9 @@ class ImportanceSelector(BaseImportanceSelector):
             "labels": labels,
             "groups": groups,
             "sample_weight": score_weight,
-            "scoring": self.scoring,
+            # log-loss for a classifier with probabilities, unless the
+            # user chose a scoring
+            "scoring": probability_scoring(estimator, self.scoring),
             "n_repeats": self.n_repeats,
             "cv": cv,
             "n_jobs": self.n_jobs,
@@ -698,6 +679,8 @@ class ImportanceSelector(BaseImportanceSelector):
                 self.n_rounds,
                 probe_seed,
                 rows=plan.rows,
+                classes=probe_classes(X, plan.groups),
+                stop=self._stop_rule(n_groups),
             )
         except (ValueError, TypeError) as exc:
             if not measured and self.probes == "shadow" and not self.prefit:
@@ -708,6 +691,23 @@ class ImportanceSelector(BaseImportanceSelector):
                     self.estimator,
                 )
             raise
+
+    def _stop_rule(self, n_groups):
+        """``stop(history)`` for the rounds: at the first look of
+        ``_decisions.look_rounds``, whether every feature is settled
+        (``_decisions.stops_early``)."""
+        first_look = look_rounds(self.n_rounds)[0]
+
+        def stop(history):
+            return len(history.real) == first_look and stops_early(
+                history,
+                n_groups,
+                alpha=self.alpha,
+                correction=self.correction,
+                n_rounds=self.n_rounds,
+            )
+
+        return stop
 
     # ------------------------------------------------------------------
     # decide and refit
@@ -726,11 +726,13 @@ class ImportanceSelector(BaseImportanceSelector):
             max_features=None if self.max_features is None else self.max_features_,
             min_features=self.min_features,
             estimator=plan.estimator,
+            n_rounds=self.n_rounds,
         )
         self.method_ = plan.method_name
         self.importances_ = result
         self.groups_ = plan.groups
         for name, value in selection.items():
             setattr(self, f"{name}_", value)
+        self.n_rounds_ = 0 if history is None else len(history.real)
         self.importance_history_ = None if history is None else history.real
         self.probe_history_ = None if history is None else history.probes

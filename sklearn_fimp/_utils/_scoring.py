@@ -27,6 +27,18 @@ def get_scorer(estimator, scoring):
     return check_scoring(estimator, scoring=scoring)
 
 
+def probability_scoring(estimator, scoring):
+    """``scoring``, or for None and a classifier with ``predict_proba``,
+    ``"neg_log_loss"``: a proper scoring rule moves with every row's
+    probability, where accuracy changes only when a permutation flips a
+    predicted class (on a weak signal, almost never), so a selection scored
+    by it sees far more of what a feature adds. Other estimators keep their
+    ``score`` (None)."""
+    if scoring is not None or not is_classifier(estimator):
+        return scoring
+    return "neg_log_loss" if hasattr(estimator, "predict_proba") else None
+
+
 class MetricsScorer:
     """A multi-metric scorer (one returning a dict) whose values come back
     as one array, in the order of ``names``: the metrics of one score are
