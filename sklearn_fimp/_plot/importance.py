@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from .._methods import METHODS
+from .._methods import METHODS, signature_defaults, warn_ignored_options
 from ._common import check_matplotlib, is_axes, member_label, plain_text
 
 #: ``min_upper_bound="auto"``: the x axis of a unit-scale method extends at
@@ -417,6 +417,12 @@ class ImportanceDisplay:
                 "measures single features; drop groups or use the permutation "
                 "and drop-column methods."
             )
+        warn_ignored_options(
+            [METHODS[name] for name in names],
+            {"scoring": scoring, "n_repeats": n_repeats},
+            signature_defaults(cls.from_estimator, ("scoring", "n_repeats")),
+            owner=f"{cls.__name__}.from_estimator",
+        )
         results = {}
         for name in names:
             entry = METHODS[name]

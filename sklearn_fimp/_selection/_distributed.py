@@ -28,6 +28,8 @@ from .._distributed._partition import (
 )
 from .._distributed._permutations import GlobalPermutation
 from .._distributed._spark import SparkTable, is_spark_frame
+from .._methods import METHODS as REGISTRY
+from .._methods import signature_defaults, warn_ignored_options
 from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
@@ -355,6 +357,14 @@ def distributed_select_features(
     ['bedrooms', 'bathrooms', 'latitude', 'longitude']
     """
     progress = Progress("distributed_select_features", verbose)
+    warn_ignored_options(
+        [REGISTRY[method]],
+        {"scoring": scoring, "n_repeats": n_repeats, "test_size": test_size},
+        signature_defaults(
+            distributed_select_features, ("scoring", "n_repeats", "test_size")
+        ),
+        owner="distributed_select_features",
+    )
     _check_estimator(estimator)
     if not is_spark_frame(X):
         raise TypeError(
