@@ -10,6 +10,8 @@ messages. Adding a measure is one entry in ``METHODS`` (and its module in
 ``_importance/``).
 """
 
+import inspect
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -171,13 +173,6 @@ class ImportanceMethod:
         """Whether the method reads the rows it is given (not the model
         alone)."""
         return self.rows != MODEL_ONLY
-
-    @property
-    def scores_rows(self):
-        """Whether the method scores rows (``max_samples`` can limit them)."""
-        return self.rows in (TRAINING_ROWS, HELD_OUT_ROWS) and self.name not in (
-            "oob_mdi",
-        )
 
     def compute(self, estimator, X, y, **options):
         """Call the public function with the options it declares taking, of
@@ -503,3 +498,109 @@ def check_method(method, estimator, *, y=None, groups=None, prefit=False):
             "which prefit=True rules out. Use method='permutation' with "
             "validation rows, or prefit=False."
         )
+
+
+#: Options that choose the rows held out of the model's fit (a selector's
+#: ``cv``, ``distributed_select_features``'s ``test_size``): used by the
+#: methods that score held-out rows or refit on splits.
+SPLIT_OPTIONS = frozenset(("cv", "test_size"))
+
+
+def uses_option(method, option):
+    """Whether registry entry ``method`` uses ``option`` (None stands for a
+    selector's ``importance_getter``, which reads the model's own
+    importances and uses none): a split option (``SPLIT_OPTIONS``) where it
+    scores held-out rows or refits, any other where its public function
+    takes a parameter of that name (``ImportanceMethod.parameters``)."""
+    if method is None:
+        return False
+    if option in SPLIT_OPTIONS:
+        return method.rows in (HELD_OUT_ROWS, REFITS)
+    return option in method.parameters
+
+
+def signature_defaults(function, names):
+    """The defaults of ``function``'s parameters ``names``, by name."""
+    parameters = inspect.signature(function).parameters
+    return {name: parameters[name].default for name in names}
+
+
+def _is_default(value, default):
+    if value is default:
+        return True
+    scalar = (str, bool, int, float, type(None))
+    return (
+        isinstance(value, scalar)
+        and isinstance(default, scalar)
+        and (type(value) is type(default) and value == default)
+    )
+
+
+def warn_ignored_options(methods, options, defaults, *, owner):
+    """Warn once per option that is set away from its default and that none
+    of ``methods`` uses (``uses_option``): a ``UserWarning`` that names the
+    option, its value, the method(s) that ignore it and those that would use
+    it.
+
+    A warning rather than an error, as scikit-learn warns of a parameter
+    the chosen variant ignores (LogisticRegression's ``l1_ratio`` without
+    the elastic-net penalty): ``method="auto"`` resolves by the estimator,
+    so the same parameters go to a search over estimators or methods in
+    which some candidates ignore them, and what is computed is otherwise
+    what was asked. Combinations that cannot be computed are errors
+    (``check_method``).
+
+    Parameters
+    ----------
+    methods : list of ImportanceMethod or None
+        The resolved method(s); None for ``importance_getter``.
+    options : dict
+        Option name to the value passed.
+    defaults : dict
+        Option name to its default (an option without one is never
+        reported).
+    owner : str
+        Who takes the options, for the message ("ImportanceSelector").
+    """
+    names = [
+        "importance_getter (the model's own importances)"
+        if m is None
+        else f"method={m.name!r}"
+        for m in methods
+    ]
+    for option, value in options.items():
+        if option not in defaults or _is_default(value, defaults[option]):
+            continue
+        if any(uses_option(method, option) for method in methods):
+            continue
+        users = [name for name, entry in METHODS.items() if uses_option(entry, option)]
+        which = (
+            f"{names[0]} ignores it"
+            if len(names) == 1
+            else f"none of {', '.join(names)} uses it"
+        )
+        warnings.warn(
+            f"{owner}: {option}={value!r} has no effect: {which}. It applies "
+            f"to method={' or '.join(repr(u) for u in users)}; leave {option} "
+            f"at its default ({defaults[option]!r}) to silence this warning.",
+            UserWarning,
+            stacklevel=_stacklevel_of_caller(),
+        )
+
+
+def _stacklevel_of_caller():
+    """The ``stacklevel`` of a warning issued by the caller of this function
+    that points at the first frame outside sklearn_fimp and scikit-learn
+    (the user's line, whatever the wrappers in between)."""
+    import os
+
+    import sklearn
+
+    # this module lies at the top of the sklearn_fimp package
+    inside = tuple(
+        os.path.dirname(path) + os.sep for path in (sklearn.__file__, __file__)
+    )
+    frame, level = inspect.currentframe().f_back, 1
+    while frame is not None and frame.f_code.co_filename.startswith(inside):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -260,3 +260,22 @@ def test_drop_column_importance_scatters_X_once(client, scattered):
             DecisionTreeRegressor(), X, y, cv=2, n_jobs=-1, random_state=0
         )
     assert sum(np.shape(item) == X.shape for item in scattered) == 1
+
+
+def test_distributed_importance_without_dask_dataframe_names_the_extra(monkeypatch):
+    """Without pandas, dask.dataframe fails to import: the error of
+    distributed_permutation_importance on a Dask Array names the extra that
+    brings what it needs (no cluster: it fails before computing)."""
+    import sys
+
+    import dask.array as da
+
+    from sklearn_fimp import distributed_permutation_importance
+
+    X, y = make_regression(n_samples=100, n_features=3, random_state=0)
+    model = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)
+    with pytest.raises(ImportError, match=r"pip install 'sklearn-fimp\[dask\]'"):
+        distributed_permutation_importance(
+            model, da.from_array(X, chunks=50), da.from_array(y, chunks=50)
+        )

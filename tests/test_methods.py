@@ -1,10 +1,20 @@
 """The registry of importance methods (``sklearn_fimp/_methods.py``)."""
 
 import inspect
+import warnings
 
 import pytest
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
 
-from sklearn_fimp._methods import METHODS
+from sklearn_fimp import (
+    ImportanceDisplay,
+    ImportanceSelector,
+    RecursiveImportanceSelector,
+    distributed_select_features,
+)
+from sklearn_fimp._methods import METHODS, uses_option, warn_ignored_options
 
 
 def _keywords(function):
@@ -34,3 +44,135 @@ def test_method_option_no_method_takes_is_an_error():
         method.measure(None, None, None, n_repeat=3)
     with pytest.raises(TypeError, match=r"no importance method takes .*random_sate"):
         method.compute(None, None, None, random_sate=0)
+
+
+# --------------------------------------------------------------------------
+# options a method ignores: one rule (warn_ignored_options) for every owner
+
+#: per option, a value away from every owner's default
+IGNORABLE = {"scoring": "roc_auc", "n_repeats": 3, "max_samples": 50, "cv": 3}
+
+
+@pytest.mark.parametrize("option", sorted(IGNORABLE))
+@pytest.mark.parametrize("name", METHODS)
+def test_warn_ignored_options_warns_exactly_where_the_method_ignores(name, option):
+    method = METHODS[name]
+    value = IGNORABLE[option]
+    defaults = {option: None}
+    if uses_option(method, option):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warn_ignored_options([method], {option: value}, defaults, owner="Owner")
+        return
+    with pytest.warns(UserWarning) as record:
+        warn_ignored_options([method], {option: value}, defaults, owner="Owner")
+    (message,) = [str(w.message) for w in record]
+    assert message.startswith(f"Owner: {option}={value!r} has no effect")
+    assert f"method={name!r} ignores it" in message
+    users = [other for other in METHODS if uses_option(METHODS[other], option)]
+    assert users and all(repr(user) in message for user in users)
+    assert f"leave {option} at its default (None)" in message
+    # the warning points at the caller's line, not inside the package
+    assert record[0].filename == __file__
+
+
+def test_warn_ignored_options_quiet_at_default_and_when_one_method_uses_it():
+    mdi, permutation = METHODS["mdi"], METHODS["permutation"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_ignored_options([mdi], {"n_repeats": 5}, {"n_repeats": 5}, owner="O")
+        warn_ignored_options(
+            [mdi, permutation], {"n_repeats": 3}, {"n_repeats": 5}, owner="O"
+        )
+    with pytest.warns(UserWarning, match=r"none of method='mdi', method='shap'"):
+        warn_ignored_options(
+            [mdi, METHODS["shap"]], {"n_repeats": 3}, {"n_repeats": 5}, owner="O"
+        )
+
+
+@pytest.fixture(scope="module")
+def small_classification():
+    return make_classification(
+        n_samples=80, n_features=4, n_informative=2, random_state=0
+    )
+
+
+def _forest():
+    return RandomForestClassifier(n_estimators=5, random_state=0)
+
+
+def _importance_selector(**params):
+    return ImportanceSelector(_forest(), threshold="mean", **params)
+
+
+def _recursive_selector(**params):
+    params.setdefault("cv", 2)
+    return RecursiveImportanceSelector(_forest(), step=2, **params)
+
+
+@pytest.mark.parametrize(
+    "make, method, option, value",
+    [
+        # the issue's case: "auto" resolves to MDI-oob, which ignores scoring
+        (_importance_selector, "auto", "scoring", "roc_auc"),
+        (_importance_selector, "mdi", "n_repeats", 3),
+        (_importance_selector, "oob_mdi", "max_samples", 20),
+        (_importance_selector, "oob_permutation", "cv", 3),
+        (_importance_selector, "drop_column", "n_repeats", 3),
+        (_recursive_selector, "mdi", "n_repeats", 3),
+        (_recursive_selector, "auto", "max_samples", 20),
+    ],
+)
+def test_selector_warns_of_a_parameter_its_method_ignores(
+    small_classification, make, method, option, value
+):
+    X, y = small_classification
+    selector = make(method=method, **{option: value})
+    with pytest.warns(UserWarning, match=rf"{option}={value!r} has no effect") as rec:
+        selector.fit(X, y)
+    assert type(selector).__name__ in str(rec[0].message)
+    assert rec[0].filename == __file__
+
+
+@pytest.mark.parametrize(
+    "make, params",
+    [
+        (_importance_selector, {"method": "permutation", "scoring": "roc_auc"}),
+        (_importance_selector, {"method": "oob_permutation", "n_repeats": 2}),
+        (_importance_selector, {"method": "permutation", "cv": 2}),
+        # the recursive selector scores its subsets with scoring on cv's splits
+        (_recursive_selector, {"method": "mdi", "scoring": "roc_auc", "cv": 3}),
+    ],
+)
+def test_selector_quiet_when_its_method_uses_the_parameter(
+    small_classification, make, params
+):
+    X, y = small_classification
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        make(**params).fit(X, y)
+
+
+def test_selector_importance_getter_warns_of_method_parameters(small_classification):
+    X, y = small_classification
+    selector = ImportanceSelector(
+        LogisticRegression(), importance_getter="auto", threshold="mean", scoring="f1"
+    )
+    with pytest.warns(UserWarning, match=r"scoring='f1' has no effect: import"):
+        selector.fit(X, y)
+
+
+def test_display_from_estimator_warns_of_a_parameter_no_method_uses(
+    small_classification,
+):
+    pytest.importorskip("matplotlib")
+    X, y = small_classification
+    forest = _forest().fit(X, y)
+    with pytest.warns(UserWarning, match=r"n_repeats=3 has no effect"):
+        ImportanceDisplay.from_estimator(forest, X, y, method="mdi", n_repeats=3)
+
+
+def test_distributed_select_features_warns_before_checking_the_estimator():
+    ignored = r"test_size=0.5 has no effect: method='mdi'"
+    with pytest.warns(UserWarning, match=ignored), pytest.raises(TypeError):
+        distributed_select_features(_forest(), None, "y", method="mdi", test_size=0.5)

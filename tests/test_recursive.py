@@ -340,7 +340,7 @@ def test_recursive_bad_input_messages(friedman):
         RecursiveImportanceSelector(
             make_pipeline(StandardScaler(), Ridge()), method="oob_mdi"
         ).fit(X, y)
-    with pytest.raises(ValueError, match="max_samples=10 limits"):
+    with pytest.warns(UserWarning, match="max_samples=10 has no effect"):
         RecursiveImportanceSelector(
             RandomForestRegressor(n_estimators=5), method="mdi", max_samples=10
         ).fit(X, y)

@@ -306,7 +306,7 @@ def test_selector_importance_getter_errors(labels):
     model = LogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match=r"importance_getter='auto'.*method='mdi'"):
         ImportanceSelector(model, method="mdi", importance_getter="auto").fit(X, y)
-    with pytest.raises(ValueError, match=r"max_samples=10 .*importance_getter"):
+    with pytest.warns(UserWarning, match=r"max_samples=10 .*importance_getter"):
         ImportanceSelector(model, max_samples=10, importance_getter="auto").fit(X, y)
     pipeline = make_pipeline(StandardScaler(), LogisticRegression())
     with pytest.raises(ValueError, match="coef_"):

@@ -49,7 +49,16 @@ class DaskTable:
 
     def __init__(self, X, y, sample_weight, features):
         import dask.array as da
-        import dask.dataframe as dd
+
+        try:
+            import dask.dataframe as dd
+        except ImportError as error:
+            raise ImportError(
+                "distributed_permutation_importance moves the rows of Dask data "
+                "(a DataFrame or an Array) through dask.dataframe, which failed "
+                f"to import ({error}). Install the dask extra, which brings "
+                "pandas and pyarrow: pip install 'sklearn-fimp[dask]'."
+            ) from error
 
         if isinstance(X, da.Array):
             if X.ndim != 2:

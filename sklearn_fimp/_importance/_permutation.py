@@ -2,6 +2,7 @@
 
 import numbers
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -257,6 +258,94 @@ def permutation_importance(
     )
 
 
+class _EngineRoutes(NamedTuple):
+    """How the tree engine reaches the model, and which groups it scores.
+
+    ``ensemble`` is the estimator read as a tree ensemble (its input
+    ``X_engine``), or None; ``through`` is a Pipeline whose model the engine
+    reads (``pipeline_inputs``), or None. ``rerouted`` marks the groups the
+    engine scores, and ``unused`` those the Pipeline's model never reads
+    (rerouted too: nothing to score)."""
+
+    ensemble: object
+    X_engine: object
+    through: object
+    rerouted: np.ndarray
+    unused: np.ndarray
+
+
+def _engine_routes(estimator, X_eval, groups):
+    """The :class:`_EngineRoutes` of ``estimator`` on ``X_eval``."""
+    ensemble = tree_ensemble(estimator)
+    X_engine = None
+    rerouted = np.zeros(len(groups), dtype=bool)
+    if ensemble is not None:
+        X_engine = ensemble.adapter.engine_input(X_eval)
+        rerouted = worth_rerouting(ensemble, X_engine, groups)
+    # a Pipeline whose model the engine reads: the engine on the model's inputs
+    through = (
+        None if ensemble is not None else pipeline_inputs(estimator, X_eval, groups)
+    )
+    unused = np.zeros(len(groups), dtype=bool)
+    if through is not None:
+        unused = ~through.feeds_model()
+        fed = np.flatnonzero(~unused)
+        rerouted[fed] = through.worth_rerouting(fed)
+        rerouted[unused] = True
+    return _EngineRoutes(ensemble, X_engine, through, rerouted, unused)
+
+
+def _engine_permuted_scores(
+    estimator,
+    routes,
+    groups,
+    engine_groups,
+    X_eval,
+    y_eval,
+    weight_eval,
+    *,
+    permutations,
+    scorer,
+    baseline,
+    n_jobs,
+    scoring,
+    progress,
+):
+    """The permuted scores of ``engine_groups`` from the tree engine, and the
+    baseline score: ``baseline`` when given, else the engine's score of the
+    unpermuted rows when its outputs are the model's (else None)."""
+    through = routes.through
+    adapter = (routes.ensemble if through is None else through.ensemble).adapter
+    # infinity: the model's predict decides (most reject it, by name)
+    from_engine = (
+        baseline is None and adapter.exact_outputs and not has_infinity(X_eval)
+    )
+    engine = (
+        partial(through.permuted_scores, groups, engine_groups)
+        if through is not None
+        else partial(
+            permuted_scores,
+            estimator,
+            routes.ensemble,
+            routes.X_engine,
+            groups=[groups[g] for g in engine_groups],
+        )
+    )
+    engine_scores = engine(
+        y=y_eval,
+        sample_weight=weight_eval,
+        permutations=permutations,
+        scorer=scorer,
+        n_jobs=n_jobs,
+        scoring=scoring,
+        progress=progress,
+        baseline=from_engine,
+    )
+    if from_engine:
+        return engine_scores
+    return engine_scores, baseline
+
+
 def _permutation_importance(
     estimator,
     X,
@@ -294,56 +383,29 @@ def _permutation_importance(
             estimator, scoring, X_eval, y_eval, weight_eval
         )
     scores = np.empty((len(groups), n_repeats, *np.shape(baseline)))
-    ensemble = tree_ensemble(estimator)
-    rerouted = np.zeros(len(groups), dtype=bool)
-    if ensemble is not None:
-        X_engine = ensemble.adapter.engine_input(X_eval)
-        rerouted = worth_rerouting(ensemble, X_engine, groups)
-    # a Pipeline whose model the engine reads: the engine on the model's inputs
-    through = (
-        None if ensemble is not None else pipeline_inputs(estimator, X_eval, groups)
-    )
-    unused = np.zeros(len(groups), dtype=bool)
-    if through is not None:
-        unused = ~through.feeds_model()
-        fed = np.flatnonzero(~unused)
-        rerouted[fed] = through.worth_rerouting(fed)
-        rerouted[unused] = True
+    routes = _engine_routes(estimator, X_eval, groups)
+    rerouted, unused = routes.rerouted, routes.unused
     progress(
         f"scoring {len(groups)} features or groups x {n_repeats} repeats on "
         f"{y_eval.shape[0]} rows ({int(rerouted.sum())} with the tree engine)"
     )
     engine_groups = np.flatnonzero(rerouted & ~unused)
     if len(engine_groups):
-        adapter = (ensemble if through is None else through.ensemble).adapter
-        # infinity: the model's predict decides (most reject it, by name)
-        from_engine = (
-            baseline is None and adapter.exact_outputs and not has_infinity(X_eval)
-        )
-        engine = (
-            partial(through.permuted_scores, groups, engine_groups)
-            if through is not None
-            else partial(
-                permuted_scores,
-                estimator,
-                ensemble,
-                X_engine,
-                groups=[groups[g] for g in engine_groups],
-            )
-        )
-        engine_scores = engine(
-            y=y_eval,
-            sample_weight=weight_eval,
+        scores[engine_groups], baseline = _engine_permuted_scores(
+            estimator,
+            routes,
+            groups,
+            engine_groups,
+            X_eval,
+            y_eval,
+            weight_eval,
             permutations=permutations,
             scorer=scorer,
+            baseline=baseline,
             n_jobs=n_jobs,
             scoring=scoring,
             progress=progress,
-            baseline=from_engine,
         )
-        if from_engine:
-            engine_scores, baseline = engine_scores
-        scores[engine_groups] = engine_scores
     if baseline is None:
         baseline = score(scorer, estimator, X_eval, y_eval, weight_eval)
     scores[unused] = baseline  # no prediction changes: importance 0
@@ -361,7 +423,7 @@ def _permutation_importance(
         )
     progress("done")
     importances = baseline - scores
-    paths = None if through is None else through.paths(rerouted)
+    paths = None if routes.through is None else routes.through.paths(rerouted)
     return per_metric(
         metrics,
         scoring,

@@ -2,12 +2,13 @@
 
 import numbers
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from .._methods import METHODS
+from .._methods import METHODS, signature_defaults, warn_ignored_options
 from ._common import check_matplotlib, is_axes, member_label, plain_text
 
 #: ``min_upper_bound="auto"``: the x axis of a unit-scale method extends at
@@ -122,6 +123,71 @@ def _method_title(result, fallback):
     if method is not None:
         return method.title
     return fallback if fallback is not None else ""
+
+
+class _Rows(NamedTuple):
+    """The rows of an ImportanceDisplay, top to bottom: the features drawn
+    (``order``) and how each row looks."""
+
+    order: np.ndarray
+    positions: np.ndarray
+    heights: np.ndarray
+    colors: np.ndarray
+    alphas: np.ndarray
+    is_probe: np.ndarray
+    labels: list
+
+
+def _draw_bars(axis, rows, values, spread, errorbars, bar_kw):
+    """One method's bars on ``axis`` (probes hatched, features not kept
+    faded) and their error bars; the error bars are None when not drawn or
+    when there is no spread."""
+    bars = axis.barh(
+        rows.positions,
+        values,
+        **{"height": rows.heights, "color": list(rows.colors), **bar_kw},
+    )
+    for patch, alpha, probe in zip(bars.patches, rows.alphas, rows.is_probe):
+        patch.set_alpha(alpha)
+        if probe:
+            patch.set_hatch("//")
+            patch.set_edgecolor("0.3")
+    errorbar = None
+    if errorbars and np.any(spread > 0):
+        errorbar = axis.errorbar(
+            values,
+            rows.positions,
+            xerr=spread,
+            fmt="none",
+            ecolor="0.15",
+            elinewidth=1,
+            capsize=2,
+        )
+    return bars, errorbar
+
+
+def _tick_rows(axis, rows, names_them, first_axis):
+    """Name the rows on ``axis`` when ``names_them``; otherwise leave its row
+    labels blank, or hidden on axes that share ``first_axis``'s rows.
+    Returns whether it names them."""
+    if names_them:
+        axis.set_yticks(rows.positions)
+        axis.set_yticklabels(rows.labels)
+    elif not axis.get_shared_y_axes().joined(axis, first_axis):
+        axis.set_yticks(rows.positions)
+        axis.set_yticklabels([])
+    else:
+        axis.tick_params(axis="y", labelleft=False)
+    return names_them
+
+
+def _grey_probe_labels(axes, is_probe):
+    """Probes' row labels in grey italics, on the axes that name the rows."""
+    for axis in axes:
+        for label, probe in zip(axis.get_yticklabels(), is_probe):
+            if probe:
+                label.set_color("0.35")
+                label.set_fontstyle("italic")
 
 
 class ImportanceDisplay:
@@ -417,6 +483,12 @@ class ImportanceDisplay:
                 "measures single features; drop groups or use the permutation "
                 "and drop-column methods."
             )
+        warn_ignored_options(
+            [METHODS[name] for name in names],
+            {"scoring": scoring, "n_repeats": n_repeats},
+            signature_defaults(cls.from_estimator, ("scoring", "n_repeats")),
+            owner=f"{cls.__name__}.from_estimator",
+        )
         results = {}
         for name in names:
             entry = METHODS[name]
@@ -664,7 +736,7 @@ class ImportanceDisplay:
         """
         check_matplotlib(f"{type(self).__name__}.plot")
         means, stds, names = self._arrays()
-        n_methods, n_features = means.shape
+        n_methods = means.shape[0]
         method_names = self._method_names(n_methods)
         sort_row = self._sort_row(sort_by, method_names)
         if max_features is not None and (
@@ -675,7 +747,41 @@ class ImportanceDisplay:
             )
         bounds = self._upper_bounds(min_upper_bound, method_names)
         axes, figure = self._resolve_axes(ax, n_methods)
+        rows = self._rows(names, means[sort_row], show_probes, max_features)
+        order = rows.order
 
+        self.bars_, self.errorbars_ = [], []
+        labelled = []  # the axes that name the rows: the first of each row
+        bar_kw = {} if bar_kw is None else dict(bar_kw)
+        for m, axis in enumerate(axes):
+            values = means[m, order]
+            spread = stds[m, order] if errorbars else np.zeros(len(order))
+            bars, errorbar = _draw_bars(axis, rows, values, spread, errorbars, bar_kw)
+            self.bars_.append(bars)
+            self.errorbars_.append(errorbar)
+            axis.axvline(0, color="0.3", linewidth=0.8)
+            axis.set_title(plain_text(method_names[m]))
+            if self.units is not None:
+                axis.set_xlabel(plain_text(self.units[m]))
+            if _tick_rows(axis, rows, m == 0 or _first_in_row(axis), axes[0]):
+                labelled.append(axis)
+            axis.set_ylim(len(order) - 0.5, -0.5)  # largest on top
+            self._set_xlim(axis, values, spread, bounds[m], m == 0)
+
+        _grey_probe_labels(labelled, rows.is_probe)
+        self.threshold_line_ = self._draw_threshold(axes[0])
+        self._legend(axes[0], self.selected is not None, rows.is_probe.any())
+
+        self.feature_order_ = order
+        self.axes_ = axes
+        self.ax_ = axes[0]
+        self.figure_ = figure
+        return self
+
+    def _rows(self, names, sort_means, show_probes, max_features):
+        """The rows to draw, largest first under ``sort_means``, and how each
+        looks (height, colour, opacity, probe or not, label)."""
+        n_features = len(names)
         is_probe = (
             np.zeros(n_features, dtype=bool)
             if self.is_probe is None
@@ -684,7 +790,7 @@ class ImportanceDisplay:
         rows = np.arange(n_features)
         if not show_probes:
             rows = rows[~is_probe]
-        key = np.nan_to_num(means[sort_row, rows], nan=-np.inf)
+        key = np.nan_to_num(sort_means[rows], nan=-np.inf)
         order = rows[np.argsort(-key, kind="stable")]
         if max_features is not None:
             order = order[:max_features]
@@ -692,7 +798,6 @@ class ImportanceDisplay:
         grouped = np.array(
             [members[i] is not None and len(members[i]) > 1 for i in order]
         )
-        heights = np.where(grouped, GROUP_HEIGHT, SINGLE_HEIGHT)
         selected = None if self.selected is None else np.asarray(self.selected, bool)
         probe_rows = is_probe[order]
         colors = np.array([KEPT_COLOR] * len(order), dtype=object)
@@ -701,77 +806,27 @@ class ImportanceDisplay:
             alphas[~selected[order]] = 0.35
         colors[probe_rows] = PROBE_COLOR
         alphas[probe_rows] = 1.0
-        positions = np.arange(len(order))
-        labels = [plain_text(member_label(names[i], members[i])) for i in order]
+        return _Rows(
+            order=order,
+            positions=np.arange(len(order)),
+            heights=np.where(grouped, GROUP_HEIGHT, SINGLE_HEIGHT),
+            colors=colors,
+            alphas=alphas,
+            is_probe=probe_rows,
+            labels=[plain_text(member_label(names[i], members[i])) for i in order],
+        )
 
-        self.bars_, self.errorbars_ = [], []
-        labelled = []  # the axes that name the rows: the first of each row
-        bar_kw = {} if bar_kw is None else dict(bar_kw)
-        for m, axis in enumerate(axes):
-            values = means[m, order]
-            spread = stds[m, order] if errorbars else np.zeros(len(order))
-            bars = axis.barh(
-                positions,
-                values,
-                **{"height": heights, "color": list(colors), **bar_kw},
-            )
-            for patch, alpha, probe in zip(bars.patches, alphas, probe_rows):
-                patch.set_alpha(alpha)
-                if probe:
-                    patch.set_hatch("//")
-                    patch.set_edgecolor("0.3")
-            self.bars_.append(bars)
-            if errorbars and np.any(spread > 0):
-                errorbar = axis.errorbar(
-                    values,
-                    positions,
-                    xerr=spread,
-                    fmt="none",
-                    ecolor="0.15",
-                    elinewidth=1,
-                    capsize=2,
-                )
-            else:
-                errorbar = None
-            self.errorbars_.append(errorbar)
-            axis.axvline(0, color="0.3", linewidth=0.8)
-            axis.set_title(plain_text(method_names[m]))
-            if self.units is not None:
-                axis.set_xlabel(plain_text(self.units[m]))
-            if m == 0 or _first_in_row(axis):
-                axis.set_yticks(positions)
-                axis.set_yticklabels(labels)
-                labelled.append(axis)
-            elif not axis.get_shared_y_axes().joined(axis, axes[0]):
-                axis.set_yticks(positions)
-                axis.set_yticklabels([])
-            else:
-                axis.tick_params(axis="y", labelleft=False)
-            axis.set_ylim(len(order) - 0.5, -0.5)  # largest on top
-            self._set_xlim(axis, values, spread, bounds[m], m == 0)
-
-        for axis in labelled:
-            for label, probe in zip(axis.get_yticklabels(), probe_rows):
-                if probe:
-                    label.set_color("0.35")
-                    label.set_fontstyle("italic")
-
-        self.threshold_line_ = None
-        if self.threshold is not None:
-            self.threshold_line_ = axes[0].axvline(
-                self.threshold,
-                color=THRESHOLD_COLOR,
-                linestyle="--",
-                linewidth=1.5,
-                label=f"threshold ({self.threshold:.3g})",
-            )
-        self._legend(axes[0], selected is not None, probe_rows.any())
-
-        self.feature_order_ = order
-        self.axes_ = axes
-        self.ax_ = axes[0]
-        self.figure_ = figure
-        return self
+    def _draw_threshold(self, axis):
+        """The threshold's dashed line on ``axis``, or None without one."""
+        if self.threshold is None:
+            return None
+        return axis.axvline(
+            self.threshold,
+            color=THRESHOLD_COLOR,
+            linestyle="--",
+            linewidth=1.5,
+            label=f"threshold ({self.threshold:.3g})",
+        )
 
     def _method_names(self, n_methods):
         names = (

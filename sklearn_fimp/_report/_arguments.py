@@ -98,6 +98,17 @@ def build_parser():
 
 
 def _add_report_arguments(report):
+    """The options of ``report``, in the order of its help."""
+    _add_subject_arguments(report)
+    _add_file_format_arguments(report)
+    _add_measure_arguments(report)
+    _add_size_arguments(report)
+    _add_run_arguments(report)
+
+
+def _add_subject_arguments(report):
+    """The data and its target, the methods to compare, the page to write
+    and the kind of model."""
     report.add_argument(
         "data", nargs="?", metavar="DATA.csv", help="the CSV file (with a header)"
     )
@@ -129,6 +140,10 @@ def _add_report_arguments(report):
         default="auto",
         help="how to predict the target (default: auto, see above)",
     )
+
+
+def _add_file_format_arguments(report):
+    """How the CSV file is read: its separator, encoding and decimal mark."""
     report.add_argument(
         "--sep",
         default=None,
@@ -148,6 +163,11 @@ def _add_report_arguments(report):
         "commas and a column is written with decimal commas, else '.'; the "
         "page names the columns when it guesses ',')",
     )
+
+
+def _add_measure_arguments(report):
+    """What is measured: the scorer, the target's scale, the stages left
+    out."""
     report.add_argument(
         "--scoring",
         default=None,
@@ -168,6 +188,11 @@ def _add_report_arguments(report):
         help="stages to leave out, repeated or comma-separated, among "
         f"{', '.join(STAGES)}",
     )
+
+
+def _add_size_arguments(report):
+    """How much is computed: trees, rows, the drop-column time budget and
+    the features the charts and the dependence step take."""
     report.add_argument(
         "--n-estimators",
         type=_positive_int,
@@ -229,6 +254,10 @@ def _add_report_arguments(report):
         default=DEPENDENCE_TREES,
         help=f"trees of each dependence model (default: {DEPENDENCE_TREES})",
     )
+
+
+def _add_run_arguments(report):
+    """How the report runs: parallel jobs, the seed, progress messages."""
     report.add_argument(
         "--n-jobs",
         type=int,

@@ -654,6 +654,134 @@ def dependence_html(analyzer, n_features=None, n_rows=None, n_trees=None):
     )
 
 
+class _ComparedImportances:
+    """The columns of the comparison table: both importances of a feature,
+    its sampler's fit and, when the dependence step ran, its dependence."""
+
+    def __init__(self, ordinary, conditional, analyzer):
+        self.ordinary = _mean_and_std(ordinary)
+        self.conditional = _mean_and_std(conditional)
+        self.sampler_fits = dict(
+            zip(
+                map(str, conditional.feature_names),
+                (np.mean(s) for s in conditional.get("sampler_scores", [])),
+            )
+        )
+        self.dependences = {}
+        if analyzer is not None:
+            self.dependences = dict(
+                zip(
+                    map(str, analyzer.feature_names_in_),
+                    map(float, analyzer.dependence_),
+                )
+            )
+
+    @property
+    def header(self):
+        header = [
+            "feature",
+            "ordinary",
+            "± sd",
+            "conditional",
+            "± sd",
+            "its sampler's fit (out-of-bag R² or accuracy)",
+        ]
+        if self.dependences:
+            header.append("dependence (heatmap)")
+        return header
+
+    def cells(self, feature):
+        o_mean, o_std = self.ordinary[feature]
+        c_mean, c_std = self.conditional[feature]
+        fits, dependences = self.sampler_fits, self.dependences
+        cells = [
+            feature,
+            _fmt(float(o_mean)),
+            _fmt(float(o_std)),
+            _fmt(float(c_mean)),
+            _fmt(float(c_std)),
+            _fmt(float(fits[feature])) if feature in fits else "",
+        ]
+        if dependences:
+            cells.append(_fmt(dependences[feature]) if feature in dependences else "")
+        return cells
+
+
+def _mean_and_std(result):
+    """Each feature's (mean, standard deviation) of an importance result."""
+    return dict(
+        zip(
+            map(str, result.feature_names),
+            zip(result.importances_mean, result.importances_std),
+        )
+    )
+
+
+def _disagreement_html(disagree, partners, columns):
+    """The finding (which features the two importances disagree on, and
+    why that matters) and their table, empty when they agree."""
+    if not disagree:
+        finding = (
+            "<p>No disagreement: every compared feature keeps at least "
+            f"{CONDITIONAL_SHARE:.0%} of its importance under conditional "
+            "permutation, so each carries information the other features do "
+            "not.</p>"
+        )
+        return finding, ""
+    rows = [
+        [*columns.cells(feature), partners.get(feature) or ""] for feature in disagree
+    ]
+    one = len(disagree) == 1
+    finding = (
+        f"<p>They disagree on {len(disagree)} feature(s): "
+        f"<b>{_e(_names(disagree))}</b>. The model uses "
+        + ("this feature" if one else "these features")
+        + ", but most of the information it takes from "
+        + ("it" if one else "them")
+        + " is shared with correlated features: replaced by a plausible "
+        "value given the others, "
+        + ("it costs" if one else "each costs")
+        + " the model much less than when scrambled, because other features "
+        "carry the same information (the last column names the one that "
+        "explains it most, when the dependence step measured it).</p>"
+    )
+    table = _table(columns.header + ["explained most by (dependence step)"], rows)
+    return finding, table
+
+
+def _sampler_fit_text(with_dependence):
+    """What the sampler's fit column measures, and, when the heatmap is
+    shown too, why it is not the heatmap's dependence."""
+    return (
+        "The sampler's fit is how well the forest that draws a feature's "
+        "plausible values predicts it from every other column of the model (the "
+        "random one included), out of bag on the held-out rows measured here "
+        f"(accuracy for categories and for columns of at most {FEW_VALUES_AS_CLASSES} "
+        "distinct values, not corrected for chance)"
+        + (
+            ". It is not the dependence of the heatmap, which predicts the "
+            "feature from the leading features only, on other rows "
+            "(--dependence-rows), with other forests, and corrects accuracy for "
+            "chance: the two answer the same question on different inputs and "
+            "rows, so they differ (both are shown)."
+            if with_dependence
+            else "."
+        )
+    )
+
+
+def _comparison_scope(n_rows, n_held_out):
+    """A sentence when conditional permutation measured fewer rows than the
+    ordinary one (--dependence-rows), else nothing."""
+    if n_rows is not None and n_held_out is not None and n_rows < n_held_out:
+        return (
+            f" Conditional permutation was measured on {n_rows} of the "
+            f"{n_held_out} held-out rows (--dependence-rows), ordinary "
+            "permutation on all of them."
+        )
+    return ""
+
+
 def conditional_html(
     ordinary,
     conditional,
@@ -700,13 +828,6 @@ def conditional_html(
         "loses when the feature is scrambled is information that other features "
         "also carry."
     )
-    scope = ""
-    if n_rows is not None and n_held_out is not None and n_rows < n_held_out:
-        scope = (
-            f" Conditional permutation was measured on {n_rows} of the "
-            f"{n_held_out} held-out rows (--dependence-rows), ordinary "
-            "permutation on all of them."
-        )
     # the compared features (conditional permutation chosen with --method
     # measured every feature)
     names = {str(f) for f in conditional.feature_names}
@@ -716,108 +837,20 @@ def conditional_html(
         + (f"{n_features} leading ones " if n_features else "")
         + "that ordinary permutation puts clearly above the random column."
     )
-    disagree = list(disagree)
-    partners = partners or {}
-    ordinary_values = dict(
-        zip(
-            map(str, ordinary.feature_names),
-            zip(ordinary.importances_mean, ordinary.importances_std),
-        )
-    )
-    conditional_values = dict(
-        zip(
-            map(str, conditional.feature_names),
-            zip(conditional.importances_mean, conditional.importances_std),
-        )
-    )
-    model_scores = dict(
-        zip(
-            map(str, conditional.feature_names),
-            (np.mean(s) for s in conditional.get("sampler_scores", [])),
-        )
-    )
-    dependences = {}
-    if analyzer is not None:
-        dependences = dict(
-            zip(map(str, analyzer.feature_names_in_), map(float, analyzer.dependence_))
-        )
-
-    def row(feature):
-        o_mean, o_std = ordinary_values[feature]
-        c_mean, c_std = conditional_values[feature]
-        cells = [
-            feature,
-            _fmt(float(o_mean)),
-            _fmt(float(o_std)),
-            _fmt(float(c_mean)),
-            _fmt(float(c_std)),
-            _fmt(float(model_scores[feature])) if feature in model_scores else "",
-        ]
-        if dependences:
-            cells.append(_fmt(dependences[feature]) if feature in dependences else "")
-        return cells
-
-    header = [
-        "feature",
-        "ordinary",
-        "± sd",
-        "conditional",
-        "± sd",
-        "its sampler's fit (out-of-bag R² or accuracy)",
-    ]
-    if dependences:
-        header.append("dependence (heatmap)")
-    if disagree:
-        rows = []
-        for feature in disagree:
-            cells = row(feature)
-            partner = partners.get(feature)
-            cells.append(partner or "")
-            rows.append(cells)
-        finding = (
-            f"<p>They disagree on {len(disagree)} feature(s): "
-            f"<b>{_e(_names(disagree))}</b>. The model uses "
-            + ("this feature" if len(disagree) == 1 else "these features")
-            + ", but most of the information it takes from "
-            + ("it" if len(disagree) == 1 else "them")
-            + " is shared with correlated features: replaced by a plausible "
-            "value given the others, "
-            + ("it costs" if len(disagree) == 1 else "each costs")
-            + " the model much less than when scrambled, because other features "
-            "carry the same information (the last column names the one that "
-            "explains it most, when the dependence step measured it).</p>"
-        )
-        table = _table(header + ["explained most by (dependence step)"], rows)
-    else:
-        finding = (
-            "<p>No disagreement: every compared feature keeps at least "
-            f"{CONDITIONAL_SHARE:.0%} of its importance under conditional "
-            "permutation, so each carries information the other features do "
-            "not.</p>"
-        )
-        table = ""
+    columns = _ComparedImportances(ordinary, conditional, analyzer)
+    finding, table = _disagreement_html(list(disagree), partners or {}, columns)
     everything = _folded(
-        _table(header, [row(f) for f in [*measured, random_name]], sortable=True),
+        _table(
+            columns.header,
+            [columns.cells(f) for f in [*measured, random_name]],
+            sortable=True,
+        ),
         len(measured) + 1,
         0,
         "Both importances of every compared feature and the random column",
     )
-    fit_text = (
-        "The sampler's fit is how well the forest that draws a feature's "
-        "plausible values predicts it from every other column of the model (the "
-        "random one included), out of bag on the held-out rows measured here "
-        f"(accuracy for categories and for columns of at most {FEW_VALUES_AS_CLASSES} "
-        "distinct values, not corrected for chance)"
-        + (
-            ". It is not the dependence of the heatmap, which predicts the "
-            "feature from the leading features only, on other rows "
-            "(--dependence-rows), with other forests, and corrects accuracy for "
-            "chance: the two answer the same question on different inputs and "
-            "rows, so they differ (both are shown)."
-            if dependences
-            else "."
-        )
-    )
+    scope = _comparison_scope(n_rows, n_held_out)
+    fit_text = _sampler_fit_text(bool(columns.dependences))
     return (
         heading
         + intro

@@ -34,7 +34,14 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._importance._pipeline import for_columns
-from .._methods import METHODS, check_method, resolve_auto, takes_missing_values
+from .._methods import (
+    METHODS,
+    check_method,
+    resolve_auto,
+    signature_defaults,
+    takes_missing_values,
+    warn_ignored_options,
+)
 from .._utils._compat import (
     HasMethods,
     Interval,
@@ -294,9 +301,9 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self, estimator, y, X, *, groups=None, prefit=False, dependent_rows=False
     ):
         """The registry entry of ``method`` ("auto" resolved), after checking
-        that the estimator (and ``groups``, y, ``prefit``, ``max_samples``)
-        allow it. ``dependent_rows``: the user's cv splits time-ordered or
-        grouped rows (``_rows.py``)."""
+        that the estimator (and ``groups``, y, ``prefit``) allow it, and
+        warning of the parameters it ignores. ``dependent_rows``: the user's
+        cv splits time-ordered or grouped rows (``_rows.py``)."""
         name = self.method
         if name == "auto":
             name = resolve_auto(
@@ -308,14 +315,32 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             )
         method = METHODS[name]
         check_method(method, estimator, y=y, groups=groups, prefit=prefit)
-        if self.max_samples is not None and not method.scores_rows:
-            raise ValueError(
-                f"max_samples={self.max_samples!r} limits the rows importances "
-                f"are scored on, and method={name!r} scores none (or refits on "
-                "all of them). Use method='permutation' or 'oob_permutation', "
-                "or max_samples=None."
-            )
+        self._warn_ignored_parameters(method, dependent_rows=dependent_rows)
         return method
+
+    #: The parameters only the importance method reads: ``fit`` warns of
+    #: each one set away from its default that the resolved method ignores.
+    #: A selector that reads one itself leaves it out (RecursiveImportance-
+    #: Selector scores its subsets with ``scoring`` on the splits of ``cv``).
+    _method_parameters = ("scoring", "n_repeats", "max_samples", "cv")
+
+    def _warn_ignored_parameters(self, method, *, dependent_rows=False):
+        """A UserWarning for each of ``_method_parameters`` set away from its
+        default that ``method`` (None: ``importance_getter``) ignores
+        (``_methods.warn_ignored_options``). A ``cv`` that splits grouped or
+        time-ordered rows is used whatever the method: the probes keep the
+        rows' dependence (``_rows.py``)."""
+        names = [
+            name
+            for name in self._method_parameters
+            if not (name == "cv" and dependent_rows)
+        ]
+        warn_ignored_options(
+            [method],
+            {name: getattr(self, name) for name in names},
+            signature_defaults(type(self).__init__, names),
+            owner=type(self).__name__,
+        )
 
     def _check_classes(self, estimator, y, *, prefit=False):
         """A classifier needs two classes: fitted on one, every feature is

@@ -28,6 +28,8 @@ from .._distributed._partition import (
 )
 from .._distributed._permutations import GlobalPermutation
 from .._distributed._spark import SparkTable, is_spark_frame
+from .._methods import METHODS as REGISTRY
+from .._methods import signature_defaults, warn_ignored_options
 from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
@@ -159,6 +161,152 @@ def _warn_if_dependent(X, y):
         UserWarning,
         stacklevel=4,
     )
+
+
+def _held_out_count(method, test_size, n_rows):
+    """The rows each round holds out of its fit for "permutation" (checked:
+    some to fit on, some to measure on)."""
+    n_held_out = int(round(test_size * n_rows))
+    if method == "permutation" and not 0 < n_held_out < n_rows:
+        raise ValueError(
+            f"test_size={test_size} holds out {n_held_out} of X's {n_rows} rows; "
+            "a round needs rows to fit on and rows to measure on."
+        )
+    return n_held_out
+
+
+def _warn_none_selected(n_features, alpha, correction):
+    # stacklevel: the caller of distributed_select_features, past this
+    # function and validate_params' wrapper
+    warnings.warn(
+        f"none of the {n_features} features beat the probes at alpha={alpha} "
+        f"(correction={correction!r}). The model may predict y no better "
+        "than chance, or the rounds are too few: check result.importances.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+class _SparkRounds:
+    """The rounds of :func:`distributed_select_features` on the cluster:
+    ``add`` appends a round's probes where the rows live, ``measure`` fits
+    the estimator there and measures every column (the ``add`` and
+    ``measure`` that ``probe_rounds`` takes); the attributes are what both
+    read of the call."""
+
+    def __init__(
+        self,
+        *,
+        estimator,
+        method,
+        labels,
+        n_features,
+        n_rows,
+        first_ids,
+        n_held_out,
+        weight,
+        n_trees,
+        n_rounds,
+        scoring,
+        n_repeats,
+        progress,
+    ):
+        self.estimator = estimator
+        self.method = method
+        self.labels = labels
+        self.n_features = n_features
+        self.n_rows = n_rows
+        self.first_ids = first_ids
+        self.n_held_out = n_held_out
+        self.weight = weight
+        self.n_trees = n_trees
+        self.n_rounds = n_rounds
+        self.scoring = scoring
+        self.n_repeats = n_repeats
+        self.progress = progress
+        self.round_numbers = iter(range(1, n_rounds + 1))
+
+    def add(self, table, groups, feature_names, kind, n_probes, rng, **_):
+        """Append a round's probes to the rows where they live
+        (``probe_rounds``' ``add``)."""
+        mirrored = draw_mirrors(len(groups), n_probes, rng)
+        permutation = GlobalPermutation(rng.randint(MAX_SEED + 1), self.n_rows)
+        held_out = None
+        if self.method == "permutation":
+            held_out = (
+                GlobalPermutation(rng.randint(MAX_SEED + 1), self.n_rows),
+                self.n_held_out,
+            )
+        frame = table.with_probes(
+            self.first_ids,
+            permutation,
+            -(-n_probes // self.n_features),
+            mirrored,
+            held_out,
+        )
+        probe_groups = [np.array([self.n_features + k]) for k in range(n_probes)]
+        return (
+            frame,
+            probe_groups,
+            probe_names(feature_names, self.labels, mirrored, kind),
+            mirrored,
+        )
+
+    def measure(self, frame, all_groups, all_labels, round_seed, mirrored):
+        """Fit a copy of the estimator on a round's rows and measure every
+        column there (``probe_rounds``' ``measure``)."""
+        from pyspark import StorageLevel
+        from pyspark.ml.feature import VectorAssembler
+
+        stage = f"round {next(self.round_numbers)} of {self.n_rounds}"
+        self.progress(
+            f"{stage}: fitting"
+            + ("" if self.n_trees is None else f" {self.n_trees} of the forest's trees")
+        )
+        columns = [feature_column(j) for j in range(self.n_features)]
+        columns += [probe_column(k) for k in range(len(mirrored))]
+        assembled = (
+            VectorAssembler(inputCols=columns, outputCol=ROUND_FEATURES)
+            .transform(frame)
+            .select(ROUND_FEATURES, LABEL, WEIGHT, HELD_OUT)
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        try:
+            fitted = self.estimator.copy()
+            fitted.setFeaturesCol(ROUND_FEATURES).setLabelCol(LABEL)
+            if self.weight is not None:
+                fitted.setWeightCol(WEIGHT)
+            if fitted.hasParam("seed"):
+                fitted.setSeed(int(round_seed))
+            if self.n_trees is not None:
+                fitted.setNumTrees(self.n_trees)
+            train = (
+                assembled
+                if self.method == "mdi"
+                else assembled.filter(~assembled[HELD_OUT])
+            )
+            model = fitted.fit(train)
+            if self.method == "mdi":
+                result = importance_result(
+                    model.featureImportances.toArray()[:, None],
+                    all_labels,
+                    method="mdi",
+                )
+            else:
+                self.progress(f"{stage}: measuring")
+                result = distributed_permutation_importance(
+                    model,
+                    assembled.filter(assembled[HELD_OUT]),
+                    LABEL,
+                    features=ROUND_FEATURES,
+                    scoring=self.scoring,
+                    n_repeats=self.n_repeats,
+                    sample_weight=None if self.weight is None else WEIGHT,
+                    random_state=int(round_seed),
+                )
+        finally:
+            assembled.unpersist()
+        return result, None
 
 
 @validate_params(
@@ -355,6 +503,14 @@ def distributed_select_features(
     ['bedrooms', 'bathrooms', 'latitude', 'longitude']
     """
     progress = Progress("distributed_select_features", verbose)
+    warn_ignored_options(
+        [REGISTRY[method]],
+        {"scoring": scoring, "n_repeats": n_repeats, "test_size": test_size},
+        signature_defaults(
+            distributed_select_features, ("scoring", "n_repeats", "test_size")
+        ),
+        owner="distributed_select_features",
+    )
     _check_estimator(estimator)
     if not is_spark_frame(X):
         raise TypeError(
@@ -378,92 +534,29 @@ def distributed_select_features(
     counts = table.counts()
     n_rows = int(counts.sum())
     first_ids = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    n_held_out = int(round(test_size * n_rows))
-    if method == "permutation" and not 0 < n_held_out < n_rows:
-        raise ValueError(
-            f"test_size={test_size} holds out {n_held_out} of X's {n_rows} rows; "
-            "a round needs rows to fit on and rows to measure on."
-        )
+    n_held_out = _held_out_count(method, test_size, n_rows)
     groups = [np.array([j]) for j in range(n_features)]
     labels = table.feature_names
 
-    def add(table, groups, feature_names, kind, n_probes, rng, **_):
-        mirrored = draw_mirrors(len(groups), n_probes, rng)
-        permutation = GlobalPermutation(rng.randint(MAX_SEED + 1), n_rows)
-        held_out = None
-        if method == "permutation":
-            held_out = (
-                GlobalPermutation(rng.randint(MAX_SEED + 1), n_rows),
-                n_held_out,
-            )
-        frame = table.with_probes(
-            first_ids, permutation, -(-n_probes // n_features), mirrored, held_out
-        )
-        probe_groups = [np.array([n_features + k]) for k in range(n_probes)]
-        return (
-            frame,
-            probe_groups,
-            probe_names(feature_names, labels, mirrored, kind),
-            mirrored,
-        )
-
-    round_numbers = iter(range(1, n_rounds + 1))
-
-    def measure_round(frame, all_groups, all_labels, round_seed, mirrored):
-        from pyspark import StorageLevel
-        from pyspark.ml.feature import VectorAssembler
-
-        stage = f"round {next(round_numbers)} of {n_rounds}"
-        progress(
-            f"{stage}: fitting"
-            + ("" if n_trees is None else f" {n_trees} of the forest's trees")
-        )
-        columns = [feature_column(j) for j in range(n_features)]
-        columns += [probe_column(k) for k in range(len(mirrored))]
-        assembled = (
-            VectorAssembler(inputCols=columns, outputCol=ROUND_FEATURES)
-            .transform(frame)
-            .select(ROUND_FEATURES, LABEL, WEIGHT, HELD_OUT)
-            .persist(StorageLevel.MEMORY_AND_DISK)
-        )
-        try:
-            fitted = estimator.copy()
-            fitted.setFeaturesCol(ROUND_FEATURES).setLabelCol(LABEL)
-            if weight is not None:
-                fitted.setWeightCol(WEIGHT)
-            if fitted.hasParam("seed"):
-                fitted.setSeed(int(round_seed))
-            if n_trees is not None:
-                fitted.setNumTrees(n_trees)
-            train = (
-                assembled if method == "mdi" else assembled.filter(~assembled[HELD_OUT])
-            )
-            model = fitted.fit(train)
-            if method == "mdi":
-                result = importance_result(
-                    model.featureImportances.toArray()[:, None],
-                    all_labels,
-                    method="mdi",
-                )
-            else:
-                progress(f"{stage}: measuring")
-                result = distributed_permutation_importance(
-                    model,
-                    assembled.filter(assembled[HELD_OUT]),
-                    LABEL,
-                    features=ROUND_FEATURES,
-                    scoring=scoring,
-                    n_repeats=n_repeats,
-                    sample_weight=None if weight is None else WEIGHT,
-                    random_state=int(round_seed),
-                )
-        finally:
-            assembled.unpersist()
-        return result, None
+    rounds = _SparkRounds(
+        estimator=estimator,
+        method=method,
+        labels=labels,
+        n_features=n_features,
+        n_rows=n_rows,
+        first_ids=first_ids,
+        n_held_out=n_held_out,
+        weight=weight,
+        n_trees=n_trees,
+        n_rounds=n_rounds,
+        scoring=scoring,
+        n_repeats=n_repeats,
+        progress=progress,
+    )
 
     seed = draw_seed(random_state)
     result, _, history = probe_rounds(
-        measure_round,
+        rounds.measure,
         table,
         groups,
         labels,
@@ -472,7 +565,7 @@ def distributed_select_features(
         n_probes,
         n_rounds,
         seed,
-        add=add,
+        add=rounds.add,
     )
     # warnings point at the caller's line, past validate_params' wrapper
     warn_if_probes_unseen(history, estimator, stacklevel=3)
@@ -485,13 +578,7 @@ def distributed_select_features(
     )
     passed = test.passed
     if not np.any(passed):
-        warnings.warn(
-            f"none of the {n_features} features beat the probes at alpha={alpha} "
-            f"(correction={correction!r}). The model may predict y no better "
-            "than chance, or the rounds are too few: check result.importances.",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warn_none_selected(n_features, alpha, correction)
     progress("done")
     return Bunch(
         feature_names=labels,

@@ -181,21 +181,17 @@ def _measure_method(
     return combined, None
 
 
-def check_importance_getter(getter, method, max_samples):
-    """``importance_getter`` reads the model's own importances: the
-    parameters of a measuring method cannot apply."""
+def check_importance_getter(getter, method):
+    """``importance_getter`` reads the model's own importances, which a
+    method would measure another way: one of them must go (the parameters
+    a getter ignores are warned of by the selector's
+    ``_warn_ignored_parameters``)."""
     if method != "auto":
         raise ValueError(
             f"importance_getter={getter!r} reads the model's own importances, "
             f"and method={method!r} measures them another way; pass one of "
             "them (method='auto' with importance_getter, or "
             "importance_getter=None)."
-        )
-    if max_samples is not None:
-        raise ValueError(
-            f"max_samples={max_samples!r} limits the rows importances are "
-            "scored on, and importance_getter reads them from the model "
-            "without scoring rows. Pass max_samples=None."
         )
 
 

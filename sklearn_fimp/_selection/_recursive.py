@@ -308,6 +308,9 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
     array([8, 7, 6, 5, 4, 3, 2, 1])
     """
 
+    # scoring and cv score the subsets whatever the method
+    _method_parameters = ("n_repeats", "max_samples")
+
     _parameter_constraints = {
         **BaseImportanceSelector._parameter_constraints,
         "step": [

@@ -240,8 +240,8 @@ class ImportanceSelector(BaseImportanceSelector):
         replacement with ``random_state`` from the held-out rows (or the
         training rows, out of bag); the model is still fitted on all rows.
         None: all rows. On large data, some ten thousand rows rank features
-        about as all rows do, for a fraction of the time. Other methods
-        score no rows and reject it.
+        about as all rows do, for a fraction of the time. Methods that
+        score no rows ignore it, with a warning.
     importance_getter : "auto", str, callable or None, default=None
         Read the model's own importances instead of measuring them, as
         SelectFromModel does: "auto" reads ``coef_`` or
@@ -537,9 +537,8 @@ class ImportanceSelector(BaseImportanceSelector):
         cv = self._cv_with_splits(estimator, X, y, split_kwargs)
         rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)
         if self.importance_getter is not None:
-            check_importance_getter(
-                self.importance_getter, self.method, self.max_samples
-            )
+            check_importance_getter(self.importance_getter, self.method)
+            self._warn_ignored_parameters(None, dependent_rows=rows.kind != INDEPENDENT)
             method = None
         else:
             method = self._method_entry(
