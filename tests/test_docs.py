@@ -9,6 +9,8 @@ Both are skipped when the ``docs`` extra is not installed.
 """
 
 import ast
+import doctest
+import inspect
 import os
 import re
 import shutil
@@ -67,6 +69,107 @@ def test_docs_example_has_gallery_format(path):
     assert "shared/data" not in source, f"{path.name} reads data outside the repo"
 
 
+# Pages that state defaults of public parameters in the checkable form
+# "default ``name=value``" or "``name=value`` by default".
+DEFAULT_PAGES = ["user_guide.rst", "probe_test.rst"]
+STATED_DEFAULT = re.compile(
+    r"default\s+``(\w+)=([^`]+)``|``(\w+)=([^`]+)``\s+by\s+default"
+)
+# a public name referred to by a role, or called in code
+NAMED = re.compile(r":(?:func|class):`~?(?:sklearn_fimp\.)?(\w+)`|\b(\w+)\(")
+HEADING = re.compile(r"\n[^\n]+\n[=\-~]{3,}\n")
+
+
+def public_callables():
+    return {
+        name: getattr(sklearn_fimp, name)
+        for name in sklearn_fimp.__all__
+        if callable(getattr(sklearn_fimp, name))
+    }
+
+
+def named_objects(text, public):
+    names = {a or b for a, b in NAMED.findall(text)}
+    return [public[name] for name in sorted(names) if name in public]
+
+
+def stated_defaults(text):
+    """``(name, value, paragraph, section)`` for every default the page
+    states in the checkable form."""
+    sections = HEADING.split(text)
+    for section in sections:
+        # paragraphs, and the items of a list
+        for paragraph in re.split(r"\n\s*\n|\n(?=\s*- )", section):
+            for match in STATED_DEFAULT.finditer(paragraph.replace("\n", " ")):
+                name = match.group(1) or match.group(3)
+                value = match.group(2) or match.group(4)
+                yield name, value, paragraph, section
+
+
+def same_value(stated, default):
+    try:
+        return ast.literal_eval(stated) == default
+    except (ValueError, SyntaxError):
+        return stated == repr(default)
+
+
+@needs_sources
+@pytest.mark.parametrize("page", DEFAULT_PAGES)
+def test_docs_stated_defaults_match_signatures(page):
+    """Every default a page states is the signature's default of the public
+    classes and functions named in its paragraph (else in its section, else
+    on the page)."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    public = public_callables()
+    found, wrong = 0, []
+    for name, value, paragraph, section in stated_defaults(text):
+        found += 1
+        for scope in (paragraph, section, text):
+            owners = [
+                obj
+                for obj in named_objects(scope, public)
+                if name in inspect.signature(obj).parameters
+            ]
+            if owners:
+                break
+        if not owners:
+            wrong.append(f"{name}={value}: no public object named near it has it")
+        for obj in owners:
+            default = inspect.signature(obj).parameters[name].default
+            if not same_value(value, default):
+                wrong.append(f"{name}={value}: {obj.__name__} has {name}={default!r}")
+    assert not wrong, f"docs/{page}: " + "; ".join(wrong)
+    if page == "user_guide.rst":
+        assert found >= 5, "the guide states its defaults in the checkable form"
+
+
+@needs_sources
+def test_docs_user_guide_lists_every_selector_method():
+    """The guide names every value of the selectors' ``method``."""
+    from sklearn_fimp._selection._selector import ImportanceSelector
+
+    options = ImportanceSelector._parameter_constraints["method"][0].options
+    guide = (DOCS / "user_guide.rst").read_text(encoding="utf-8")
+    missing = [m for m in sorted(options) if f'``"{m}"``' not in guide]
+    assert not missing, f"docs/user_guide.rst does not name method {missing}"
+    words = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    assert f"``method`` takes {words[len(options)]} values" in guide
+
+
+@needs_sources
+def test_docs_user_guide_snippets_run():
+    """The guide's ``>>>`` snippets run and print what the guide shows."""
+    pytest.importorskip("pandas")
+    failures, attempted = doctest.testfile(
+        str(DOCS / "user_guide.rst"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        report=True,
+    )
+    assert attempted > 0
+    assert failures == 0, "see the doctest report above"
+
+
 def build_docs(tmp_path, run_examples):
     """Build the HTML site from a copy of the sources, with -W; the path of
     the built site."""
@@ -108,7 +211,15 @@ def build_docs(tmp_path, run_examples):
 
 def check_site(html):
     """Every page is there, linked, and readable offline."""
-    for page in ["index", "user_guide", "api", "benchmarks", "auto_examples/index"]:
+    for page in [
+        "index",
+        "user_guide",
+        "probe_test",
+        "changes",
+        "api",
+        "benchmarks",
+        "auto_examples/index",
+    ]:
         assert (html / f"{page}.html").is_file(), page
     for name in sklearn_fimp.__all__:
         if name != "__version__":

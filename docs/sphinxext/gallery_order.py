@@ -6,6 +6,10 @@ ORDER = [
     "plot_grouped_permutation.py",
     "plot_dependence.py",
     "plot_selector_pipeline.py",
+    "plot_column_transformer.py",
+    "plot_boosted_model.py",
+    "plot_imbalanced_target.py",
+    "plot_wide_data.py",
     "plot_report_in_python.py",
     "plot_dask.py",
 ]
