@@ -107,11 +107,13 @@ import os
 import sys
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from _common import (
     DOCS,
+    ROOT,
     command_line,
     git_commit,
     heading,
@@ -119,6 +121,7 @@ from _common import (
     load_average,
     missing,
     reproduce,
+    shown,
     skip,
     text_table,
     timed,
@@ -141,9 +144,11 @@ FULL = {
     "omics_columns": 1000,
     "real_rows": None,  # every row (grants: GRANTS_ROWS)
     "boruta_max_iter": 100,
+    "trees": None,  # the models' defaults
+    "boosted_tables": [BOOSTED_TABLE],
 }
 QUICK = {
-    "madelon": {"n_samples": 300, "n_features": 60},
+    "madelon": {"n_samples": 300, "n_features": 40},
     "omics_rows": 150,
     "omics_columns": 200,
     "wide_columns": 400,
@@ -151,6 +156,8 @@ QUICK = {
     "boruta_max_iter": 10,
     "skip_boruta_above": 70,
     "rfecv_above": 40,
+    "trees": 10,  # every forest but ours' default, and every boosted model
+    "boosted_tables": [],  # permutation importance of boosted models is slow
 }
 GRANTS_ROWS = 2000
 MADELON_RELEVANT, MADELON_INFORMATIVE = 20, 5
@@ -310,11 +317,20 @@ def real(name, seed, n_rows):
 # models and selectors: each selector returns a boolean mask over X's columns
 
 
+#: --quick's trees of every forest and boosted model (None: their defaults);
+#: set by run_task in the process that runs a data set
+TREES = {"quick": None}
+
+
+def trees(name="n_estimators"):
+    return {name: TREES["quick"]} if TREES["quick"] else {}
+
+
 def forest(task, seed, **params):
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
     model = RandomForestRegressor if task == "regression" else RandomForestClassifier
-    return model(random_state=seed, n_jobs=1, **params)
+    return model(random_state=seed, n_jobs=1, **trees(), **params)
 
 
 def boosted(kind, task, seed):
@@ -331,17 +347,17 @@ def boosted(kind, task, seed):
             if classify
             else (HistGradientBoostingRegressor)
         )
-        return model(random_state=seed)
+        return model(random_state=seed, **trees("max_iter"))
     if kind == "LightGBM":
         from lightgbm import LGBMClassifier, LGBMRegressor
 
         model = LGBMClassifier if classify else LGBMRegressor
-        return model(random_state=seed, n_jobs=1, verbose=-1)
+        return model(random_state=seed, n_jobs=1, verbose=-1, **trees())
     if kind == "XGBoost":
         from xgboost import XGBClassifier, XGBRegressor
 
         model = XGBClassifier if classify else XGBRegressor
-        return model(random_state=seed, n_jobs=1)
+        return model(random_state=seed, n_jobs=1, **trees())
     raise ValueError(f"unknown boosted model {kind!r}")
 
 
@@ -441,6 +457,7 @@ def refit_model(kind, task, seed, categorical=None):
     )
     return model(
         random_state=seed,
+        **trees("max_iter"),
         categorical_features=categorical if categorical is not None else "from_dtype",
     )
 
@@ -577,6 +594,7 @@ def run_task(task, settings):
     what was skipped)."""
     kind, name, seed = task
     sizes = settings["sizes"]
+    TREES["quick"] = sizes["trees"]
     if kind in ("madelon", "boosted") and name == "Madelon design":
         data = madelon(seed, sizes)
     elif kind == "omics":
@@ -602,8 +620,10 @@ def tasks_for(args, sizes):
         for name in REAL_TABLES:
             tasks += [("real", name, seed) for seed in range(args.real_seeds)]
     if "boosted" in args.sets:
-        tasks += [("boosted", "Madelon design", seed) for seed in seeds]
-        tasks += [("boosted", BOOSTED_TABLE, s) for s in range(args.real_seeds)]
+        boosted_seeds = range(args.boosted_seeds)
+        tasks += [("boosted", "Madelon design", seed) for seed in boosted_seeds]
+        for name in sizes["boosted_tables"]:
+            tasks += [("boosted", name, seed) for seed in range(args.real_seeds)]
     return tasks
 
 
@@ -715,8 +735,11 @@ def grouped(rows, keys):
 
 
 def table(kind, rows, keys=("data", "selector")):
-    """(header, cells) of a set's table: one line per group of ``keys``."""
+    """(header, cells) of a set's table: one line per group of ``keys``,
+    with the number of data sets (seeds) in it when it groups several."""
     columns = COLUMNS[kind]
+    if len(keys) > 1:
+        columns = [("Data sets", lambda rows: str(len(rows))), *columns]
     header = [key.capitalize() for key in keys] + [title for title, _ in columns]
     cells = [
         [*values, *(cell(group) for _, cell in columns)]
@@ -831,7 +854,8 @@ def page(rows, skipped, settings, command, loads):
         f"{settings['jobs']} data set(s) at a time; load average (1, 5, 15 min) "
         f"at the start: {loads[0]}; at the end: {loads[1]}",
         f"- ours: ``ImportanceSelector(**{params}, random_state=seed, "
-        "refit=False)`` (``--ours-params``; ``{}`` is the package's defaults)",
+        "refit=False)`` (``--ours-params``; ``{}`` is the package's defaults), "
+        f"sklearn_fimp imported from ``{settings['package']}``",
         f"- refit score: 5-fold shuffled cross-validation of "
         f"{REFIT_NAMES[settings['refit']]} (ROC AUC for binary targets, R^2 for "
         "regression)",
@@ -859,10 +883,13 @@ def page(rows, skipped, settings, command, loads):
         mine = [row for row in rows if row["set"] == kind]
         if not mine:
             continue
-        seeds = sorted({row["seed"] for row in mine})
         lines += heading(SET_TITLES[kind], "-") + [""]
         lines += SET_TEXT[kind] + [""]
-        lines += [f"Seeds: {', '.join(map(str, seeds))} (means over them).", ""]
+        lines += [
+            "'Data sets': the seeds averaged over (0, 1, ...); each cell is the "
+            "mean over them.",
+            "",
+        ]
         header, cells = table(kind, mine)
         lines += list_table(None, header, cells) + [""]
         if kind == "omics":
@@ -906,6 +933,13 @@ def parse_args(argv):
     )
     parser.add_argument("--wide-seeds", type=int, default=1)
     parser.add_argument(
+        "--boosted-seeds",
+        type=int,
+        default=1,
+        help="seeds of the Madelon design in the boosted set (held-out "
+        "permutation of boosted models takes minutes per data set)",
+    )
+    parser.add_argument(
         "--ours-params",
         type=json.loads,
         default={},
@@ -935,17 +969,36 @@ def parse_args(argv):
     return args
 
 
+def package_source():
+    """Where sklearn_fimp is imported from, as the page shows it; and say so
+    when it is not this repository's copy (an editable install of another
+    checkout wins over the repository root unless PYTHONPATH=. is set)."""
+    import sklearn_fimp
+
+    path = Path(sklearn_fimp.__file__).resolve().parent
+    if not path.is_relative_to(ROOT):
+        print(
+            f"note: sklearn_fimp is imported from {path}, not from this "
+            f"repository ({ROOT}); run with PYTHONPATH=. to measure this one",
+            file=sys.stderr,
+        )
+    return shown(path)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    command = command_line("bench_power.py", argv)
+    command = command_line(
+        "bench_power.py", argv, pythonpath=os.environ.get("PYTHONPATH") == "."
+    )
     sizes = dict(FULL)
     if args.quick:
         sizes.update(QUICK)
-        args.seeds = args.real_seeds = args.wide_seeds = 1
+        args.seeds = args.real_seeds = args.wide_seeds = args.boosted_seeds = 1
         args.wide_columns = args.wide_columns and QUICK["wide_columns"]
     settings = {
         "ours_params": args.ours_params,
+        "package": package_source(),
         "sizes": sizes,
         "refit": args.refit,
         "jobs": args.jobs,
@@ -977,6 +1030,7 @@ def main(argv=None):
                 for row in new_rows:
                     entry = {"run": stamp, "command": command, **row}
                     entry["ours_params"] = args.ours_params
+                    entry["package"] = settings["package"]
                     log.write(json.dumps(entry) + "\n")
 
     if args.jobs == 1:
