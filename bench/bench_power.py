@@ -342,11 +342,8 @@ def boosted(kind, task, seed):
             HistGradientBoostingRegressor,
         )
 
-        model = (
-            HistGradientBoostingClassifier
-            if classify
-            else (HistGradientBoostingRegressor)
-        )
+        model = HistGradientBoostingClassifier
+        model = model if classify else HistGradientBoostingRegressor
         return model(random_state=seed, **trees("max_iter"))
     if kind == "LightGBM":
         from lightgbm import LGBMClassifier, LGBMRegressor
@@ -450,11 +447,10 @@ def refit_model(kind, task, seed, categorical=None):
         HistGradientBoostingRegressor,
     )
 
-    model = (
-        HistGradientBoostingRegressor
-        if task == "regression"
-        else (HistGradientBoostingClassifier)
-    )
+    if task == "regression":
+        model = HistGradientBoostingRegressor
+    else:
+        model = HistGradientBoostingClassifier
     return model(
         random_state=seed,
         **trees("max_iter"),
