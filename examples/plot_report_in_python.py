@@ -63,7 +63,7 @@ display = ImportanceDisplay.from_estimator(
 # -----------------------
 # :class:`~sklearn_fimp.ImportanceSelector` compares every feature with
 # shuffled copies of the features and keeps those that beat them, with
-# Holm-corrected p-values.
+# corrected p-values (Benjamini-Hochberg by default).
 import pandas as pd
 
 from sklearn_fimp import ImportanceSelector
@@ -73,9 +73,9 @@ selector = ImportanceSelector(
 ).fit(X_train, y_train)
 print(
     pd.DataFrame(
-        {"p-value (Holm)": selector.pvalues_corrected_, "kept": selector.support_},
+        {"corrected p-value": selector.pvalues_corrected_, "kept": selector.support_},
         index=X.columns,
-    ).sort_values("p-value (Holm)")
+    ).sort_values("corrected p-value")
 )
 display = ImportanceDisplay.from_selector(selector)
 

@@ -103,7 +103,7 @@ def test_selector_drop_column_on_a_linear_model():
     ).fit(X, y)
     assert selector.get_support(indices=True).tolist() == [0, 3]
     # one column per round of probes (each the mean over the 3 folds)
-    assert selector.importances_.importances.shape[1] == selector.n_rounds
+    assert selector.importances_.importances.shape[1] == selector.n_rounds_
 
 
 # one round: the default forest has 100 trees, and only its type matters; one
@@ -122,7 +122,7 @@ def test_selector_probes_never_leave_fit(labels):
     selector = ImportanceSelector(forest(classifier=True), random_state=0).fit(X, y)
     result = selector.importances_
     n_probes = int(result.is_probe.sum())
-    assert n_probes == result.n_probes == 20  # "auto": at least 20
+    assert n_probes == result.n_probes == 50  # "auto": at least 50
     assert len(result.feature_names) == X.shape[1] + n_probes
     assert all(name.startswith("probe_") for name in result.feature_names[8:])
     assert selector.pvalues_.shape == (X.shape[1],)
@@ -851,8 +851,8 @@ def test_selector_decisions_ranking_and_history(friedman):
     rejected = np.flatnonzero(decisions == "rejected")
     by_rank = rejected[np.argsort(selector.ranking_[rejected], kind="stable")]
     assert np.all(np.diff(scores[by_rank]) <= 0)
-    assert selector.importance_history_.shape == (4, X.shape[1])
-    assert selector.probe_history_.shape == (4, 20)
+    assert selector.importance_history_.shape == (selector.n_rounds_, X.shape[1])
+    assert selector.probe_history_.shape == (selector.n_rounds_, 50)
     np.testing.assert_allclose(
         selector.importances_.importances_mean[: X.shape[1]],
         selector.importance_history_.mean(axis=0),
@@ -888,3 +888,43 @@ def test_selector_without_probes_ranks_by_importance(friedman):
     assert selector.decisions_ is None and selector.importance_history_ is None
     order = np.argsort(-selector.importances_.importances_mean, kind="stable")
     np.testing.assert_array_equal(selector.ranking_[order], np.arange(1, 11))
+
+
+def test_selector_holds_its_probes_fixed_and_stops_when_every_feature_is_settled():
+    # five strong features and five noise columns: at the first look (half
+    # of n_rounds) the strong ones are confirmed and the noise far from it
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 10))
+    y = X[:, :5] @ np.array([4.0, 3.0, 3.0, 2.0, 2.0]) + rng.normal(size=300)
+    selector = ImportanceSelector(
+        forest(20), n_rounds=10, refit=False, random_state=1
+    ).fit(X, y)
+    assert selector.get_support(indices=True).tolist() == [0, 1, 2, 3, 4]
+    assert selector.n_rounds_ == 5 == selector.importance_history_.shape[0]
+    assert selector.importances_.n_rounds == 5
+    # the same probe columns in every round: each mirrors one feature
+    mirrors = np.asarray(selector.importances_.mirrors)
+    assert mirrors.shape == (5, 50) and np.all(mirrors == mirrors[0])
+
+
+def test_selector_scores_a_classifier_with_probabilities_by_log_loss():
+    X, y = make_classification(
+        n_samples=300, n_features=6, n_informative=3, n_redundant=0, random_state=0
+    )
+    probabilities = ImportanceSelector(
+        LogisticRegression(), method="permutation", n_rounds=2, random_state=0
+    ).fit(X, y)
+    assert probabilities.importances_.scoring == "neg_log_loss"
+    chosen = ImportanceSelector(
+        LogisticRegression(),
+        method="permutation",
+        scoring="accuracy",
+        n_rounds=2,
+        random_state=0,
+    ).fit(X, y)
+    assert chosen.importances_.scoring == "accuracy"
+    # a regressor keeps its score (R²)
+    regression = ImportanceSelector(
+        Ridge(), method="permutation", n_rounds=2, random_state=0
+    ).fit(X, y.astype(float))
+    assert regression.importances_.scoring is None

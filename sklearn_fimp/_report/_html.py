@@ -505,15 +505,17 @@ def selector_html(
     )
     return (
         "<h2>Features that beat random probes (ImportanceSelector)</h2>"
-        f"<p>In each of {int(selector.n_rounds)} rounds, ImportanceSelector "
-        f"added {int(result.n_probes)} probe columns (shuffled copies of the "
-        "features, each named after the feature it copies), fitted a forest "
-        f"of {_e(_n_trees(selector))} trees (--selector-trees) and measured "
-        f"every column's importance ({_e(method)}). It keeps a feature only "
-        "when its importance, in units of the spread of its own copies, is "
-        "above the probes' in enough rounds (a third of them, at a level "
-        "scaled to match: one-sided p-value adjusted by "
-        f"{_e(_correction(selector.correction))} at most {selector.alpha}). It "
+        f"<p>ImportanceSelector added {int(result.n_probes)} probe columns "
+        "(shuffled copies of the features, each named after the feature it "
+        "copies), held them fixed, and in each of "
+        f"{_e(_rounds_run(selector))} fitted a forest of "
+        f"{_e(_n_trees(selector))} trees (--selector-trees) with a fresh seed "
+        f"and measured every column's importance ({_e(method)}). It keeps a "
+        "feature only when its mean importance over the rounds, in units of "
+        "the spread of the probe means of features like it, beats theirs: "
+        "one-sided p-value adjusted by "
+        f"{_e(_correction(selector.correction))} at most {selector.alpha}"
+        f"{_e(_promise(selector.correction))}. It "
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
         f"{_e(_names(kept)) or 'none'}. Bars are the mean importances over the "
         f"rounds of the {shown} leading features, in {_e(unit)}: compare them "
@@ -540,6 +542,21 @@ CORRECTION_NAMES = {
     "bonferroni": "Bonferroni's correction",
     "fdr_bh": "the Benjamini-Hochberg procedure",
 }
+
+
+def _rounds_run(selector):
+    """The rounds the selector ran, and why fewer than it could."""
+    run, planned = int(selector.n_rounds_), int(selector.n_rounds)
+    stop = f" (it stops after half of {planned} when every feature is settled)"
+    return f"{run} rounds" + (stop if run < planned else "")
+
+
+def _promise(name):
+    """What ``correction`` bounds at level alpha, for the report's prose."""
+    family = "the chance of keeping any noise feature"
+    share = "the expected share of noise among the kept features"
+    promise = {"holm": family, "bonferroni": family, "fdr_bh": share}.get(name)
+    return "" if promise is None else f", which bounds {promise}"
 
 
 def _correction(name):

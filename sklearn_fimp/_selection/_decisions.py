@@ -16,6 +16,8 @@ from ._probe_test import (
     decide,
     mean_critical_value,
     mean_test,
+    round_critical_value,
+    round_test,
 )
 
 _SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
@@ -118,11 +120,12 @@ def look_rounds(n_rounds):
 
 def _looks(history, n_real, correction, n_rounds):
     """The mean test at every look the rounds reached: ``(statistics,
-    pvalues, null, corrected)`` for each, ``corrected`` already divided by
-    the look's share of alpha."""
-    looks = look_rounds(n_rounds)
-    spending = LOOK_SPENDING if len(looks) > 1 else (1.0,)
+    pvalues, null, corrected, share)`` for each, ``corrected`` already
+    divided by the look's ``share`` of alpha (``n_rounds`` None: one look,
+    at every round done)."""
     done = history.real.shape[0]
+    looks = (done,) if n_rounds is None else look_rounds(n_rounds)
+    spending = LOOK_SPENDING if len(looks) > 1 else (1.0,)
     out = []
     for rounds, share in zip(looks, spending):
         if rounds > done:
@@ -156,23 +159,36 @@ def probe_decision(
     ``probes``, ``owners`` and ``classes``), as a :class:`ProbeDecision`.
 
     The test looks at the evidence after each round of :func:`look_rounds`
-    (``n_rounds``, the rounds planned; default: those in ``history``) that
-    the rounds reached, and spends ``LOOK_SPENDING`` of ``alpha`` at each
+    (``n_rounds``, the rounds planned; None: one look, at the rounds in
+    ``history``) that the rounds reached, and spends ``LOOK_SPENDING`` of
+    ``alpha`` at each
     (Bonferroni over the looks: whatever happens between them, the chance
     of a wrong confirmation at any look is at most the sum). The corrected
     p-value is the smallest over the looks of the look's corrected p-value
     divided by its share, so that a feature is confirmed when it is at most
     ``alpha``; the p-value, the score and the threshold are those of the
     last look."""
-    n_rounds = history.real.shape[0] if n_rounds is None else n_rounds
+    if not history.get("fixed", True):
+        return _round_decision(
+            history,
+            n_real,
+            alpha=alpha,
+            correction=correction,
+            keep_tentative=keep_tentative,
+        )
     looks = _looks(history, n_real, correction, n_rounds)
     scores, pvalues, null, _, share = looks[-1]
     corrected = np.minimum(np.min([look[3] for look in looks], axis=0), 1.0)
-    decisions, ranking = decide(pvalues, corrected, scores, alpha)
     critical = critical_pvalue(
         adjust_pvalues(pvalues, correction), alpha * share, correction
     )
     threshold = mean_critical_value(null, critical) if len(null) else 0.0
+    return _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative)
+
+
+def _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative):
+    """The :class:`ProbeDecision` of a test's scores and p-values."""
+    decisions, ranking = decide(pvalues, corrected, scores, alpha)
     passed = decisions == "confirmed"
     if keep_tentative:
         passed |= decisions == "tentative"
@@ -180,6 +196,21 @@ def probe_decision(
     return ProbeDecision(
         passed, order, threshold, scores, pvalues, corrected, ranking, decisions
     )
+
+
+def _round_decision(history, n_real, *, alpha, correction, keep_tentative):
+    """The probe test of rounds with fresh probes (``round_test``: each
+    round against its own probes, the rounds combined by quantile
+    aggregation), as a :class:`ProbeDecision`: the distributed selection's,
+    whose rounds draw their probes afresh."""
+    scores, pvalues, null = round_test(
+        history.real, history.probes, history.owners, n_real
+    )
+    corrected = adjust_pvalues(pvalues, correction)
+    critical = critical_pvalue(corrected, alpha, correction)
+    n_rounds = history.real.shape[0]
+    threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
+    return _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative)
 
 
 def apply_counts(passed, order, *, max_features, min_features, detail):

@@ -38,7 +38,11 @@ from ._decisions import probe_decision, warn_if_probes_unseen
 from ._probes import draw_mirrors, probe_names
 from ._rounds import probe_rounds, round_tree_count
 from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
-from ._selector import MIN_AUTO_PROBES
+
+#: "auto" probes: one per feature, and at least this many in each round (the
+#: rounds draw fresh probes, so the round test has n_rounds times as many
+#: null values; the in-memory selector, whose probes are fixed, takes more)
+MIN_AUTO_PROBES = 20
 
 #: the pyspark.ml estimators whose fitted models the engine reads
 SPARK_TREE_ESTIMATORS = (
@@ -566,6 +570,9 @@ def distributed_select_features(
         n_rounds,
         seed,
         add=rounds.add,
+        # each round's probes drawn on the cluster afresh, as the test of
+        # docs/bench_distributed_selection.rst was measured
+        fixed=False,
     )
     # warnings point at the caller's line, past validate_params' wrapper
     warn_if_probes_unseen(history, estimator, stacklevel=3)

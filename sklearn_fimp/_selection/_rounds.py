@@ -97,9 +97,9 @@ def measure_rounds(
     rows=None,
     add=add_probes,
     stop=None,
+    fixed=True,
 ):
-    """Importances of the features and of the probes, held fixed, in each
-    round.
+    """Importances of the features and of the probes in each round.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ def measure_rounds(
     feature_names : ndarray of str
     kind : {"shadow", "uniform", "normal"}
     n_probes : int
-        Probes (the same columns in every round).
+        Probes.
     n_rounds : int
     random_state : RandomState
         Source of the probes' seed and of every round's seed, all drawn
@@ -130,6 +130,11 @@ def measure_rounds(
     stop : callable or None
         ``stop(real, probes, owners)``, called with the rounds so far after
         each round, says whether to stop there (None: never).
+    fixed : bool
+        Whether the probes are drawn once and held fixed over the rounds
+        (the selector's test needs it), or drawn afresh in each round (the
+        distributed selection's, which compares each round with its own
+        probes).
 
     Returns
     -------
@@ -139,28 +144,28 @@ def measure_rounds(
         The group each probe mirrors (-1 for uniform and normal probes,
         which mirror none but the group's width).
     """
-    probe_seed = random_state.randint(MAX_SEED + 1)
+    probe_seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
     seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
     n_groups = len(groups)
     real = np.empty((n_rounds, n_groups))
     probes = np.empty((n_rounds, n_probes))
-    # the probes are drawn once and held fixed over the rounds: a noise
-    # feature and its shadows then each keep one chance association with y,
-    # and the rounds average out the model's randomness alone (mean_test)
-    X_measured, probe_groups, probe_labels, mirrored = add(
-        X,
-        groups,
-        feature_names,
-        kind,
-        n_probes,
-        np.random.RandomState(probe_seed),
-        mirrors=True,
-        labels=labels,
-        rows=rows,
-    )
-    # the group each probe mirrors; -1 for uniform and normal probes
-    owner_of_probe = mirrored if kind == "shadow" else np.full(n_probes, -1)
+    owners = np.empty((n_rounds, n_probes), dtype=np.intp)
     for r, measure_seed in enumerate(seeds):
+        # held fixed, the probes are drawn once: a noise feature and its
+        # shadows then each keep one chance association with y, and the
+        # rounds average out the model's randomness alone (mean_test)
+        if r == 0 or not fixed:
+            X_measured, probe_groups, probe_labels, mirrored = add(
+                X,
+                groups,
+                feature_names,
+                kind,
+                n_probes,
+                np.random.RandomState(probe_seeds[r]),
+                mirrors=True,
+                labels=labels,
+                rows=rows,
+            )
         means = measure(
             X_measured,
             list(groups) + list(probe_groups),
@@ -170,14 +175,15 @@ def measure_rounds(
         )
         real[r] = means[:n_groups]
         probes[r] = means[n_groups:]
-        owners = np.tile(owner_of_probe, (r + 1, 1))
-        last = r + 1 == n_rounds
-        if (
-            not last
+        owners[r] = mirrored if kind == "shadow" else -1
+        done = r + 1
+        settled = (
+            done < n_rounds
             and stop is not None
-            and stop(real[: r + 1], probes[: r + 1], owners)
-        ):
-            return real[: r + 1], probes[: r + 1], owners
+            and stop(real[:done], probes[:done], owners[:done])
+        )
+        if settled:
+            return real[:done], probes[:done], owners[:done]
     return real, probes, owners
 
 
@@ -195,13 +201,14 @@ def probe_rounds(
     add=add_probes,
     classes=None,
     stop=None,
+    fixed=True,
 ):
     """Every round's importances and the one result the selector keeps.
 
     ``measure_round(X_measured, all_groups, all_labels, seed, mirrored)``
     measures one round and returns ``(result, model)``: the importance result of the
     real groups followed by the probes, and the fitted model (or None).
-    ``rows`` and ``add`` are as :func:`measure_rounds` takes them;
+    ``rows``, ``add`` and ``fixed`` are as :func:`measure_rounds` takes them;
     ``classes`` (one per group, or None) says which groups' probes
     standardize each other (:func:`~._probes.probe_classes`); ``stop(history)``
     (or None) says, after each round, whether the rounds so far suffice.
@@ -210,8 +217,8 @@ def probe_rounds(
     every round as a column of ``importances`` (the k-th probe row holds
     the k-th probe of each round) and ``groups``, ``is_probe``,
     ``n_probes``, ``n_rounds`` and ``mirrors`` added; the last round's
-    model; and the history (``real``, ``probes``, ``owners``, ``classes``)
-    the probe test reads.
+    model; and the history (``real``, ``probes``, ``owners``, ``classes``,
+    ``fixed``) the probe test reads.
     """
     results, models = [], []
 
@@ -242,6 +249,7 @@ def probe_rounds(
         else lambda real, probes, owners: stop(
             Bunch(real=real, probes=probes, owners=owners, classes=classes)
         ),
+        fixed=fixed,
     )
     last = results[-1]
     result = importance_result(
@@ -254,5 +262,7 @@ def probe_rounds(
     result.n_probes = n_probes
     result.n_rounds = len(real)
     result.mirrors = owners
-    history = Bunch(real=real, probes=probes, owners=owners, classes=classes)
+    history = Bunch(
+        real=real, probes=probes, owners=owners, classes=classes, fixed=fixed
+    )
     return result, models[0], history
