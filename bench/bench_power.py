@@ -94,6 +94,8 @@ Run from the repository root::
     python bench/bench_power.py --sets madelon --seeds 1 --no-write
     python bench/bench_power.py --ours-params '{"alpha": 0.05}' --log runs.jsonl
     python bench/bench_power.py --quick                  # seconds; prints the page
+    python bench/bench_power.py --sets real --log real.jsonl --no-write
+    python bench/bench_power.py --from-log a.jsonl real.jsonl   # one page
 
 ``--log PATH`` appends one JSON line per (data set, seed, selector) row, with
 the run's time, command and ours' parameters, so that runs can be compared
@@ -952,6 +954,12 @@ def parse_args(argv):
     parser.add_argument("--log", help="append every row as a JSON line to this file")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument(
+        "--from-log",
+        nargs="+",
+        help="write the page from the rows of these --log files (sets run in "
+        "separate processes) instead of running anything",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="tiny data, one seed; prints the page instead of writing it",
@@ -1015,6 +1023,10 @@ def main(argv=None):
     loads = [load_average()]
     stamp = utc_stamp()
     rows, skipped = [], []
+    if args.from_log:
+        rows, commands = read_logs(args.from_log)
+        command = " ; ".join(commands)
+        tasks = []
 
     def done(result):
         new_rows, new_skipped = result
@@ -1050,6 +1062,29 @@ def main(argv=None):
     write_page(
         DOCS_FILE, page(rows, skipped, settings, command, loads), quick=args.quick
     )
+
+
+#: keys a --log line adds to a row, which the tables do not read
+_LOG_KEYS = ("run", "command", "ours_params", "package")
+
+
+def read_logs(paths):
+    """Rows recorded with ``--log`` (a later row of the same data set, seed
+    and selector replaces an earlier one) and the commands that ran them,
+    so that sets run in separate processes make one page."""
+    rows, commands = {}, []
+    for path in paths:
+        with open(path, encoding="utf-8") as log:
+            for line in log:
+                if not line.strip():
+                    continue
+                entry = json.loads(line)
+                if entry["command"] not in commands:
+                    commands.append(entry["command"])
+                row = {k: v for k, v in entry.items() if k not in _LOG_KEYS}
+                key = (row["set"], row["data"], row["columns"], row["seed"])
+                rows[(*key, row["selector"])] = row
+    return list(rows.values()), commands
 
 
 def _given(value, sizes, key, default=None):

@@ -201,9 +201,9 @@ def test_pipeline_drop_column_and_selector_on_raw_columns():
     pipeline = one_hot_pipeline(Ridge())
     dropped = drop_column_importance(pipeline, X, y, cv=3, random_state=0)
     assert dropped.importances_mean[2] < min(dropped.importances_mean[:2])
-    selector = ImportanceSelector(
-        pipeline, method="permutation", n_probes=6, random_state=0
-    ).fit(X, y)
+    selector = ImportanceSelector(pipeline, method="permutation", random_state=0).fit(
+        X, y
+    )
     assert list(selector.get_feature_names_out()) == ["num", "cat"]
     assert selector.predict(X.iloc[:5]).shape == (5,)
 

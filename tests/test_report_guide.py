@@ -189,7 +189,7 @@ def test_summary_scoring_log_target_and_spreads(tmp_path):
     # how the forest was grown and how often each column was shuffled
     assert "each split choosing among 33% of the features" in text
     assert "(10 shuffles of each column)" in text
-    assert "p-value adjusted by Holm&#x27;s method at most 0.01" in text
+    assert "adjusted by the Benjamini-Hochberg procedure at most 0.05" in text
 
     text = _report(
         tmp_path, frame, "--log-target", "--scoring", "neg_mean_absolute_error"

@@ -1313,14 +1313,14 @@ def test_selector_refit_error_leaves_it_unfitted():
 @pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
 def test_selector_drop_column_error_leaves_it_unfitted(backend):
     X, y = regression_data()
-    # 4 features + 20 probes: the fit without one column gets 23
-    estimator = type("FailsOn23", (FailingForest,), {"FAIL_AT": 23})(n_estimators=5)
+    # 4 features + 50 probes: the fit without one column gets 53
+    estimator = type("FailsOn53", (FailingForest,), {"FAIL_AT": 53})(n_estimators=5)
     selector = ImportanceSelector(
         estimator, method="drop_column", n_jobs=2, random_state=0
     )
     with (
         parallel_config(backend=backend),
-        pytest.raises(RuntimeError, match="cannot fit on 23 columns"),
+        pytest.raises(RuntimeError, match="cannot fit on 53 columns"),
     ):
         selector.fit(X, y)
     assert _fitted_attributes(selector) == []

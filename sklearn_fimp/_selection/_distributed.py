@@ -559,20 +559,10 @@ def distributed_select_features(
     )
 
     seed = draw_seed(random_state)
+    # fresh probes in each round: the test its benchmark page measured
+    probes = (labels, labels, "shadow", n_probes, n_rounds, seed)
     result, _, history = probe_rounds(
-        rounds.measure,
-        table,
-        groups,
-        labels,
-        labels,
-        "shadow",
-        n_probes,
-        n_rounds,
-        seed,
-        add=rounds.add,
-        # each round's probes drawn on the cluster afresh, as the test of
-        # docs/bench_distributed_selection.rst was measured
-        fixed=False,
+        rounds.measure, table, groups, *probes, add=rounds.add, fixed=False
     )
     # warnings point at the caller's line, past validate_params' wrapper
     warn_if_probes_unseen(history, estimator, stacklevel=3)

@@ -34,7 +34,10 @@ def _distinct_values(X, column):
     values = X[:, column]
     if values.dtype.kind == "f":
         values = values[~np.isnan(values)]
-    return len(np.unique(values))
+    try:
+        return len(np.unique(values))
+    except TypeError:  # objects that do not sort: the model's fit says why
+        return len(values)
 
 
 def probe_classes(X, groups):

@@ -148,9 +148,10 @@ class ImportanceSelector(BaseImportanceSelector):
         uniform or standard normal noise.
     n_probes : "auto" or int, default="auto"
         Number of probes (probe groups, with ``groups``), the same columns
-        in every round. "auto": one per feature (or group), and at least 50
-        (the test's null distribution is the probes' means: fewer than 50
-        leave its tail to extrapolation).
+        in every round. "auto": one per feature (or group), and at least 50.
+        The test's null distribution is the probes' means: with fewer, more
+        of its tail is extrapolated, and with 20 or fewer no p-value goes
+        below ``1 / (n_probes + 1)``.
     n_rounds : int, default=10
         The most rounds: each refits the estimator with a fresh seed (or,
         for "permutation" and "drop_column", does what one measure does),
@@ -364,7 +365,7 @@ class ImportanceSelector(BaseImportanceSelector):
     >>> selector.decisions_[[0, 5]]
     array(['confirmed', 'rejected'], dtype=object)
     >>> selector.ranking_
-    array([1, 1, 1, 1, 1, 5, 4, 6, 7, 3])
+    array([1, 1, 1, 1, 1, 5, 3, 4, 7, 6])
     >>> selector.transform(X).shape
     (500, 5)
     """
