@@ -337,6 +337,7 @@ def _fixed_rounds(rng, n_rounds, n_real, n_probes, chance=1.0, model=1.0, shift=
     return rounds[:, :n_real], rounds[:, n_real:], owners
 
 
+@pytest.mark.slow  # 1000 tests, each fitting a Pareto tail: about a minute
 def test_mean_test_is_valid_for_noise_features_and_fixed_probes():
     # 1000 data sets of 10 noise features exchangeable with 50 fixed
     # probes, the chance association as large as the model's noise, heavy
