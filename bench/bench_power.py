@@ -615,7 +615,7 @@ def tasks_for(args, sizes):
         if args.wide_columns:
             tasks += [("omics", args.wide_columns, s) for s in range(args.wide_seeds)]
     if "real" in args.sets:
-        for name in REAL_TABLES:
+        for name in args.tables or REAL_TABLES:
             tasks += [("real", name, seed) for seed in range(args.real_seeds)]
     if "boosted" in args.sets:
         boosted_seeds = range(args.boosted_seeds)
@@ -954,10 +954,22 @@ def parse_args(argv):
     parser.add_argument("--log", help="append every row as a JSON line to this file")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument(
+        "--tables",
+        nargs="+",
+        choices=REAL_TABLES,
+        help="the real tables to run (default: all)",
+    )
+    parser.add_argument(
         "--from-log",
         nargs="+",
         help="write the page from the rows of these --log files (sets run in "
         "separate processes) instead of running anything",
+    )
+    parser.add_argument(
+        "--note",
+        action="append",
+        default=[],
+        help="with --from-log: what the runs left out, for the page",
     )
     parser.add_argument(
         "--quick",
@@ -1026,7 +1038,7 @@ def main(argv=None):
     if args.from_log:
         rows, commands = read_logs(args.from_log)
         command = " ; ".join(commands)
-        tasks = []
+        tasks, skipped = [], list(args.note)
 
     def done(result):
         new_rows, new_skipped = result
