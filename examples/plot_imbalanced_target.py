@@ -56,8 +56,10 @@ for scoring, result in results.items():
 # %%
 # Selecting with each score
 # -------------------------
-# ``scoring`` applies to the permutation and drop-column methods; the
-# selector's held-out split is stratified. The default measure for a forest,
+# ``scoring`` applies to the permutation and drop-column methods (left at
+# None, they score log-loss for a classifier with ``predict_proba``, which
+# also sees every row's probability); the selector's held-out split is
+# stratified. The default measure for a forest,
 # MDI-oob, uses no scorer. Average precision needs every held-out row's
 # predicted probability for each shuffle, which the tree engine cannot
 # shortcut as it does accuracy: three shuffles per round keep it affordable.
