@@ -260,7 +260,15 @@ def _loo_scores(values, negligible):
 
 def _feature_scales(probes, owners, n_groups, classes=None, fixed=False):
     """Center and spread of each feature's probes (see standardized_scores),
-    and the probes' null scores.
+    and the probes' null scores (:func:`_class_scales` without the scores'
+    classes)."""
+    return _class_scales(probes, owners, n_groups, classes, fixed)[:3]
+
+
+def _class_scales(probes, owners, n_groups, classes=None, fixed=False):
+    """:func:`_feature_scales`, and the class of each null score: its own
+    class's where that class could standardize it, else None (scored
+    against all probes).
 
     ``classes`` (one per group, default: each group its own) says which
     probes standardize a feature: the probes that mirror a group of the
@@ -303,6 +311,7 @@ def _feature_scales(probes, owners, n_groups, classes=None, fixed=False):
     # as a feature would be in that case: against all the other probes.
     # Dropping it instead would drop the largest null scores.
     alone = np.isnan(null)
+    null_class = np.where(alone, None, probe_class).astype(object)
     if np.any(alone) and len(probes) >= 3:
         null[alone] = _loo_scores(probes, negligible)[alone]
     fallback = members.get(-1)
@@ -314,7 +323,8 @@ def _feature_scales(probes, owners, n_groups, classes=None, fixed=False):
             mask = everything
         values = probes[mask]
         center[g], spread[g] = values.mean(), values.std(ddof=1)
-    return center, spread, null[np.isfinite(null)]
+    finite = np.isfinite(null)
+    return center, spread, null[finite], null_class[finite]
 
 
 def _in_units(values, center, spread):
@@ -460,26 +470,20 @@ def mean_test(real, probes, owners, n_groups, *, classes=None):
     """
     real = np.asarray(real, dtype=np.float64)
     probe_means = np.asarray(probes, dtype=np.float64).mean(axis=0)
-    owners = np.asarray(owners)[0]
     classes = np.arange(n_groups) if classes is None else np.asarray(classes)
-    center, spread, null = _feature_scales(
-        probe_means[None, :], owners[None, :], n_groups, classes, fixed=True
+    center, spread, null, null_class = _class_scales(
+        probe_means[None, :], np.asarray(owners)[:1], n_groups, classes, fixed=True
     )
     means = real.mean(axis=0)
     statistics = _in_units(means, center, spread)
     if not len(null):
         return statistics, rank_pvalues(means, probe_means), null
     pvalues = tail_pvalues(statistics, null)
-    probe_class = np.where(owners >= 0, classes[np.maximum(owners, 0)], -1)
-    negligible = _NEGLIGIBLE_SPREAD * np.std(probe_means)
     for c in np.unique(classes):
-        members = probe_means[probe_class == c]
-        if len(members) < MIN_CLASS_NULL or not np.std(members) > negligible:
-            continue
-        own = _loo_scores(members, negligible)
-        own = own[np.isfinite(own)]
-        mask = classes == c
-        pvalues[mask] = tail_pvalues(statistics[mask], own)
+        own = null[null_class == c]
+        if len(own) >= MIN_CLASS_NULL:
+            mask = classes == c
+            pvalues[mask] = tail_pvalues(statistics[mask], own)
     return statistics, pvalues, null
 
 
