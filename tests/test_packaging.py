@@ -2,6 +2,7 @@
 and license, and a missing compiled extension is reported, once."""
 
 import functools
+import inspect
 import shutil
 import subprocess
 import sys
@@ -383,9 +384,26 @@ def _project():
 
 @functools.lru_cache
 def _providers():
-    from importlib.metadata import packages_distributions
+    """Each top-level module's installed distributions, as
+    ``importlib.metadata.packages_distributions`` gives them on Python 3.11
+    and later: from a distribution's ``top_level.txt``, else from the files
+    it installed. (Python 3.10's reads ``top_level.txt`` only, which wheels
+    built without setuptools, such as numpy's and scikit-learn's, do not
+    ship, so it would find no provider for them.)"""
+    from importlib.metadata import distributions
 
-    return packages_distributions()
+    providers = {}
+    for distribution in distributions():
+        names = (distribution.read_text("top_level.txt") or "").split()
+        if not names:
+            names = {
+                file.parts[0] if len(file.parts) > 1 else inspect.getmodulename(file)
+                for file in distribution.files or []
+            }
+        for name in names:
+            if name and "." not in name:
+                providers.setdefault(name, []).append(distribution.metadata["Name"])
+    return providers
 
 
 def missing_from_extra(feature):

@@ -97,7 +97,7 @@ def rank_pvalues(statistics, null):
     return (1.0 + at_least) / (len(null) + 1.0)
 
 
-def _fit_tail(null, min_exceedances, tail_size):
+def _fit_tail(null, min_exceedances, tail_size, heavier=True):
     """``(threshold, shape, scale, tail_size)`` of the generalized Pareto
     tail of the sorted ``null`` values, or None when they are too few.
 
@@ -124,19 +124,22 @@ def _fit_tail(null, min_exceedances, tail_size):
     # as heavy as the exponential tail (shape 0, the normal distribution's
     # limit), with its scale refitted for that shape: extrapolating tens of
     # times beyond the null values errs on the safe side.
+    # (``heavier=False``: the fitted shape, at least 0, as the distributed
+    # selection's round test was measured with.)
     shape = max(shape, 0.0)
-    shape += (1.0 + shape) / np.sqrt(len(excess))
+    if heavier:
+        shape += (1.0 + shape) / np.sqrt(len(excess))
     _, _, scale = stats.genpareto.fit(excess, f0=shape, floc=0.0)
     return threshold, shape, scale, len(excess)
 
 
-def _tail(null, min_exceedances, tail_size):
+def _tail(null, min_exceedances, tail_size, heavier=True):
     """``(sf, isf)``: the tail probability beyond a statistic, and its
     inverse, as :func:`tail_pvalues` extrapolates them (a fitted Pareto
     tail, else Cantelli's bound); None when the null values allow neither
     (too few, or all equal)."""
     n = len(null)
-    tail = _fit_tail(null, min_exceedances, tail_size)
+    tail = _fit_tail(null, min_exceedances, tail_size, heavier)
     if tail is not None:
         threshold, shape, scale, size = tail
         share = size / (n + 1.0)
@@ -154,7 +157,7 @@ def _tail(null, min_exceedances, tail_size):
     )
 
 
-def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
+def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None, heavier=True):
     """Rank p-values, with a generalized Pareto tail beyond the null values.
 
     Where at least ``min_exceedances`` null values reach a statistic, its
@@ -164,8 +167,10 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     values (by maximum likelihood, the threshold at the next value down,
     values tied with it left out; default: a tenth of them, between ``2 *
     min_exceedances`` and 250; a fitted shape below 0, a bounded tail, is
-    replaced by the exponential tail of shape 0) extrapolates the tail, as
-    for permutation p-values smaller than the number of permutations can
+    replaced by the exponential tail of shape 0; with ``heavier``, the shape
+    is one standard error heavier than that, ``(1 + shape) / sqrt(k)`` for
+    ``k`` exceedances, and the scale refitted for it) extrapolates the tail,
+    as for permutation p-values smaller than the number of permutations can
     resolve (Knijnenburg et al. 2009). When fewer than ``2 *
     min_exceedances`` values lie strictly above that threshold (importances that
     take few values: many probes tie), no Pareto tail can be fitted, and
@@ -189,7 +194,7 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     beyond = at_least < min_exceedances
     if not np.any(beyond):
         return pvalues
-    tail = _tail(null, min_exceedances, tail_size)
+    tail = _tail(null, min_exceedances, tail_size, heavier)
     if tail is None:
         return pvalues
     extrapolated = tail[0](statistics[beyond])
@@ -199,7 +204,9 @@ def tail_pvalues(statistics, null, *, min_exceedances=10, tail_size=None):
     return pvalues
 
 
-def tail_critical_value(null, pvalue, *, min_exceedances=10, tail_size=None):
+def tail_critical_value(
+    null, pvalue, *, min_exceedances=10, tail_size=None, heavier=True
+):
     """The smallest statistic whose :func:`tail_pvalues` is at most ``pvalue``
     (up to the resolution of the null values); inf when none is."""
     null = np.sort(np.asarray(null, dtype=np.float64))
@@ -209,7 +216,11 @@ def tail_critical_value(null, pvalue, *, min_exceedances=10, tail_size=None):
     count = int(np.floor(pvalue * (n + 1.0) + 1e-9)) - 1  # null values >= it
     if count >= n:
         return -np.inf
-    tail = _tail(null, min_exceedances, tail_size) if count < min_exceedances else None
+    tail = (
+        _tail(null, min_exceedances, tail_size, heavier)
+        if count < min_exceedances
+        else None
+    )
     if tail is None:  # the rank p-values
         return (
             float(np.nextafter(null[n - count - 1], np.inf)) if count >= 0 else np.inf
@@ -419,7 +430,8 @@ def round_test(real, probes, owners, n_groups, *, classes=None, fixed=False):
     k = rounds_needed(n_rounds)
     statistics = np.sort(_in_units(real, center, spread), axis=0)[n_rounds - k]
     if len(null):
-        pvalues = np.minimum(tail_pvalues(statistics, null) * n_rounds / k, 1.0)
+        pvalues = tail_pvalues(statistics, null, heavier=False)
+        pvalues = np.minimum(pvalues * n_rounds / k, 1.0)
     else:
         pvalues = np.where(np.isposinf(statistics), 0.0, 1.0)
     return statistics, pvalues, null
@@ -428,7 +440,9 @@ def round_test(real, probes, owners, n_groups, *, classes=None, fixed=False):
 def round_critical_value(null, pvalue, n_rounds):
     """The smallest statistic of :func:`round_test` whose p-value is at most
     ``pvalue``."""
-    return tail_critical_value(null, pvalue * rounds_needed(n_rounds) / n_rounds)
+    return tail_critical_value(
+        null, pvalue * rounds_needed(n_rounds) / n_rounds, heavier=False
+    )
 
 
 #: A class of at least this many probes is its features' own null

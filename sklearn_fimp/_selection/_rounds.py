@@ -144,8 +144,11 @@ def measure_rounds(
         The group each probe mirrors (-1 for uniform and normal probes,
         which mirror none but the group's width).
     """
-    probe_seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
-    seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
+    if fixed:
+        probe_seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
+        seeds = random_state.randint(MAX_SEED + 1, size=n_rounds)
+    else:  # each round's two seeds side by side, as fresh probes always drew them
+        probe_seeds, seeds = random_state.randint(MAX_SEED + 1, size=(n_rounds, 2)).T
     n_groups = len(groups)
     real = np.empty((n_rounds, n_groups))
     probes = np.empty((n_rounds, n_probes))
