@@ -201,9 +201,11 @@ def test_pipeline_drop_column_and_selector_on_raw_columns():
     pipeline = one_hot_pipeline(Ridge())
     dropped = drop_column_importance(pipeline, X, y, cv=3, random_state=0)
     assert dropped.importances_mean[2] < min(dropped.importances_mean[:2])
-    selector = ImportanceSelector(pipeline, method="permutation", random_state=0).fit(
-        X, y
-    )
+    # (30 probes instead of 50, each passed through the one-hot encoder,
+    # and 2 shuffles: the names out and the refit are checked)
+    selector = ImportanceSelector(
+        pipeline, method="permutation", n_probes=30, n_repeats=2, random_state=0
+    ).fit(X, y)
     assert list(selector.get_feature_names_out()) == ["num", "cat"]
     assert selector.predict(X.iloc[:5]).shape == (5,)
 

@@ -155,3 +155,62 @@ def test_probe_inputs_fit_own_columns_as_the_pipeline_does():
     )
     np.testing.assert_allclose(Z[:, :1], cross_fitted)
     assert not np.allclose(Z[:, :1], inputs.preprocessing_.transform(X))
+
+
+def _reference_blocks(inputs, X_probed, n_features):
+    """The reference of ProbeInputs.transform: the own columns' transform,
+    then one transform per probe, its original replaced by its values."""
+    fitted = inputs.preprocessing_
+    own = X_probed.iloc[:, :n_features]
+    expected = [np.asarray(fitted.transform(own))]
+    for (columns, orig), block in zip(inputs.probes, inputs.blocks_):
+        replaced = own.copy()
+        replaced.isetitem(int(orig[0]), X_probed.iloc[:, int(columns[0])].to_numpy())
+        expected.append(np.asarray(fitted.transform(replaced))[:, block])
+    return np.hstack(expected)
+
+
+def _shadowed(X, names, seed=0):
+    rng = np.random.RandomState(seed)
+    shadows = {
+        f"probe_{i}_{name}": X[name].to_numpy()[rng.permutation(len(X))]
+        for i, name in enumerate(names)
+    }
+    originals = [list(X.columns).index(name) for name in names]
+    n = X.shape[1]
+    probes = [(np.array([n + i]), np.array([o])) for i, o in enumerate(originals)]
+    return X.assign(**shadows), probes
+
+
+@pytest.mark.parametrize("stacked_rows", [200_000, 600])
+def test_probe_inputs_transform_batches_of_probes_as_one_where_rows_are_alone(
+    stacked_rows, monkeypatch
+):
+    # three shadows of each column: three batches, whose tables are
+    # transformed as one (their rows stacked) when the preprocessing
+    # transforms each row on its own, as the encoder and the scaler do
+    # (at most 600 rows at once: two tables stacked, then the third alone)
+    from sklearn.preprocessing import FunctionTransformer
+
+    from sklearn_fimp._selection import _pipeline_probes
+
+    monkeypatch.setattr(_pipeline_probes, "STACKED_ROWS", stacked_rows)
+    X, y = planted(n=300)
+    X_probed, probes = _shadowed(X, list(X.columns) * 3)
+    inputs = ProbeInputs(named_preprocessing(), 5, probes).fit(X_probed, y)
+    assert len(inputs.waves_) == 3 and inputs.stacks_ is True
+    np.testing.assert_array_equal(
+        inputs.transform(X_probed), _reference_blocks(inputs, X_probed, 5)
+    )
+    # a step whose output for a row depends on the other rows (centred on
+    # the rows it is given): stacked tables would change it, so each table
+    # is transformed on its own
+    centred = make_column_transformer(
+        (OneHotEncoder(handle_unknown="ignore"), ["city", "noise_cat"]),
+        (FunctionTransformer(lambda Z: Z - Z.mean(axis=0)), ["a", "b", "noise"]),
+    )
+    inputs = ProbeInputs(centred, 5, probes).fit(X_probed, y)
+    assert inputs.stacks_ is False
+    np.testing.assert_array_equal(
+        inputs.transform(X_probed), _reference_blocks(inputs, X_probed, 5)
+    )

@@ -477,6 +477,7 @@ def test_string_and_categorical_columns_through_a_pipeline(kind):
         random_state=0,
         n_repeats=2,
         n_rounds=3,
+        n_probes=9,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -539,8 +540,8 @@ def test_shadows_of_text_columns_an_encoder_selects_by_name_are_explained(kind):
     # Drop-column refits without columns, so its probes are raw columns:
     # the shadow copies of "text" pass through unencoded and the model fails
     # on them, though it fits X, and the error says why.
-    # (two shuffles per column instead of 5: the selector's fits, errors and
-    # untouched input are checked, not the importances)
+    # (two shuffles per column instead of 5, and 6 probes: the selector's
+    # fits, errors and untouched input are checked, not the importances)
     X, y = _mixed_frame(kind)
     before = X.copy()
     by_name = make_column_transformer(
@@ -551,11 +552,12 @@ def test_shadows_of_text_columns_an_encoder_selects_by_name_are_explained(kind):
         method="permutation",
         n_repeats=2,
         n_rounds=1,
+        n_probes=6,
         min_features=0,
     ).fit(X, y)
     pd.testing.assert_frame_equal(X, before)
     selector = ImportanceSelector(
-        make_pipeline(by_name, Ridge()), method="drop_column", n_rounds=1
+        make_pipeline(by_name, Ridge()), method="drop_column", n_rounds=1, n_probes=6
     )
     with pytest.raises(
         ValueError,
@@ -570,6 +572,7 @@ def test_shadows_of_text_columns_an_encoder_selects_by_name_are_explained(kind):
         method="permutation",
         n_repeats=2,
         n_rounds=1,
+        n_probes=6,
         min_features=0,
     ).fit(X, y)
     ImportanceSelector(
@@ -577,6 +580,7 @@ def test_shadows_of_text_columns_an_encoder_selects_by_name_are_explained(kind):
         method="permutation",
         n_repeats=2,
         n_rounds=1,
+        n_probes=6,
         probes="normal",
         min_features=0,
     ).fit(X, y)

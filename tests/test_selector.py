@@ -676,7 +676,9 @@ def test_selector_passes_shadows_through_a_pipelines_preprocessing(labels):
     X, y = as_frame(labels[0], "pandas"), labels[1]
     named = make_column_transformer(("passthrough", ["f0", "f1", "f2", "f3"]))
     model = make_pipeline(named, LogisticRegression())
-    selector = ImportanceSelector(model, n_rounds=ROUNDS, random_state=0).fit(X, y)
+    selector = ImportanceSelector(
+        model, n_rounds=ROUNDS, n_probes=30, random_state=0
+    ).fit(X, y)
     assert np.any(selector.probe_history_ != 0)
     assert set(selector.get_feature_names_out()) <= {"f0", "f1", "f2", "f3"}
     assert np.all(selector.importance_history_[:, 4:] == 0)

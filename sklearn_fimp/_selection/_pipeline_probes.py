@@ -60,6 +60,35 @@ def _dense(Z):
     return Z.toarray() if scipy.sparse.issparse(Z) else np.asarray(Z)
 
 
+#: At most this many rows (a batch of probes' tables) in one stacked
+#: transform of :class:`ProbeInputs`.
+STACKED_ROWS = 200_000
+
+
+def _identical(a, b):
+    """Whether two outputs are equal, value for value (NaN equal to NaN)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    try:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:  # objects: no NaN test
+        return bool(np.array_equal(a, b))
+
+
+def _stacked(tables):
+    """The rows of ``tables`` (of one container and one set of columns), one
+    after another."""
+    if is_polars(tables[0]):
+        import polars as pl
+
+        return pl.concat(tables, how="vertical")
+    if is_dataframe(tables[0]):
+        import pandas as pd
+
+        return pd.concat(tables, axis=0, ignore_index=True)
+    return np.concatenate([np.asarray(t) for t in tables], axis=0)
+
+
 class ProbeInputs(TransformerMixin, BaseEstimator):
     """The model inputs of X's own columns, then those of each probe.
 
@@ -73,6 +102,16 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
     probes : list of (ndarray, ndarray)
         For each probe, its column positions and those of the columns it
         stands for (a shadow's original), in the same order.
+
+    Attributes
+    ----------
+    stacks_ : bool or None
+        Whether the probes' tables are transformed as one (their rows
+        stacked), which saves a transform per batch of probes: decided on
+        the first tables transformed, True where the stacked transform
+        equals the transform of each table exactly (the preprocessing
+        transforms each row on its own, as scikit-learn's encoders, scalers
+        and imputers do); otherwise each table is transformed on its own.
     """
 
     def __init__(self, preprocessing, n_features, probes):
@@ -94,6 +133,7 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
         own_inputs = _dense(self.preprocessing_.fit_transform(own, y, **fit_params))
         self._index(own_inputs.shape[1])
         self.n_features_in_ = X.shape[1]
+        self.stacks_ = None  # decided on the first tables transformed
         return self._with_probes(own_inputs, own, X)
 
     def _index(self, n_outputs):
@@ -137,17 +177,33 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
 
     def _with_probes(self, own_inputs, own, X):
         """The own inputs followed by each probe's block."""
-        parts = [own_inputs]
         blocks = [None] * len(self.probes)
-        for members in self.waves_:
-            orig = np.concatenate([self.probes[p][1] for p in members])
-            columns = np.concatenate([self.probes[p][0] for p in members])
-            replaced = _dense(
-                self.preprocessing_.transform(_replaced(own, orig, X, columns))
-            )
-            for p in members:
-                blocks[p] = replaced[:, self.blocks_[p]]
-        return np.hstack(parts + blocks)
+        batch = max(1, STACKED_ROWS // max(own.shape[0], 1))
+        for start in range(0, len(self.waves_), batch):
+            waves = self.waves_[start : start + batch]
+            tables = []
+            for members in waves:
+                orig = np.concatenate([self.probes[p][1] for p in members])
+                columns = np.concatenate([self.probes[p][0] for p in members])
+                tables.append(_replaced(own, orig, X, columns))
+            for members, replaced in zip(waves, self._transformed(tables)):
+                for p in members:
+                    blocks[p] = replaced[:, self.blocks_[p]]
+        return np.hstack([own_inputs] + blocks)
+
+    def _transformed(self, tables):
+        """The preprocessing's dense output for each table: one transform of
+        their stacked rows where ``stacks_`` (decided, on the first tables,
+        by comparing it with a transform of each), else one each."""
+        if self.stacks_ is False or len(tables) <= 1:
+            return [_dense(self.preprocessing_.transform(t)) for t in tables]
+        stacked = _dense(self.preprocessing_.transform(_stacked(tables)))
+        parts = np.split(stacked, len(tables))
+        if self.stacks_ is None:
+            each = [_dense(self.preprocessing_.transform(t)) for t in tables]
+            self.stacks_ = all(_identical(a, b) for a, b in zip(parts, each))
+            return parts if self.stacks_ else each
+        return parts
 
     def output_sources(self):
         """For each output, the columns of X (with the probes) it may depend
