@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from .._plot._common import check_matplotlib
+from .._utils._targets import MAX_CLASSES_OF_NUMERIC_TARGET
 from ._analysis import (
     DEFAULT_METHODS,
     DEPENDENCE_ROWS,
@@ -19,7 +20,6 @@ from ._analysis import (
     TREE_ROWS,
 )
 from ._common import EXIT_USAGE, PROG, ReportError
-from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
 from ._run import run_report
 
 DESCRIPTION = (

@@ -6,12 +6,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._utils._targets import target_task
 from ._columns import recognise_columns
 from ._common import ReportError
 
-#: A numeric target with at most this many distinct values, all of them
-#: whole numbers, is treated as class labels.
-MAX_CLASSES_OF_NUMERIC_TARGET = 10
 #: Rows at least, so that the held-out split has rows of every kind.
 MIN_ROWS = 20
 #: Columns of a table shown in error messages.
@@ -219,9 +217,11 @@ def is_numeric(series):
 def choose_task(y, task):
     """ "classification" or "regression" for the target column ``y``.
 
-    Auto: a target that is not numeric (strings, categories, booleans), or
-    that holds at most 10 distinct values that are all whole numbers, is
-    made of class labels; any other numeric target is a quantity.
+    Auto: ``_utils._targets.target_task``, the rule the selectors' default
+    forest follows: a target that is not numeric (strings, categories,
+    booleans), or that holds at most ``MAX_CLASSES_OF_NUMERIC_TARGET``
+    distinct values that are all whole numbers, is made of class labels;
+    any other numeric target is a quantity.
     """
     numeric = is_numeric(y)
     if task == "regression":
@@ -233,12 +233,7 @@ def choose_task(y, task):
         return task
     if task == "classification":
         return task
-    if not numeric:
-        return "classification"
-    values = y.to_numpy(dtype=float)
-    whole = np.all(np.isfinite(values)) and np.all(values == np.round(values))
-    few = y.nunique() <= MAX_CLASSES_OF_NUMERIC_TARGET
-    return "classification" if whole and few else "regression"
+    return target_task(y)
 
 
 class PreparedData(NamedTuple):

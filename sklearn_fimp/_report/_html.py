@@ -5,6 +5,7 @@ import html
 
 import numpy as np
 
+from .._utils._targets import MAX_CLASSES_OF_NUMERIC_TARGET
 from ._analysis import (
     FEW_VALUES_AS_CLASSES,
     METHOD_TEXT,
@@ -14,7 +15,6 @@ from ._analysis import (
 from ._columns import EXCLUSION_RULE
 from ._common import fmt as _fmt
 from ._common import names_text as _names
-from ._data import MAX_CLASSES_OF_NUMERIC_TARGET
 from ._figures import (
     WRITTEN_ABOVE,
     dependence_figure,

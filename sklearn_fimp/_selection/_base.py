@@ -56,6 +56,11 @@ from .._utils._compat import (
 from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars
 from .._utils._random import with_shared_seed
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
+from .._utils._targets import (
+    MAX_CLASSES_OF_NUMERIC_TARGET,
+    many_whole_numbers,
+    target_task,
+)
 from .._utils._validation import check_finite_target, explain_input_errors
 
 #: What a selector with ``estimator=None`` delegates: the default forest
@@ -64,17 +69,44 @@ DEFAULT_ESTIMATOR_METHODS = ("predict", "predict_proba", "predict_log_proba", "s
 
 
 def default_estimator(y):
-    """A random forest for the target: classifier for labels, else regressor."""
+    """A random forest for the target: a classifier for class labels, else a
+    regressor (``_utils._targets.target_task``: a numeric target is class
+    labels only when it holds at most ``MAX_CLASSES_OF_NUMERIC_TARGET``
+    distinct whole numbers)."""
     target = type_of_target(y, input_name="y")
-    if target in ("binary", "multiclass", "multiclass-multioutput"):
+    if target not in (
+        "binary",
+        "multiclass",
+        "multiclass-multioutput",
+        "continuous",
+        "continuous-multioutput",
+    ):
+        raise ValueError(
+            f"Unknown label type: y has target type {target!r}, for which no "
+            "default estimator is defined; pass estimator= a classifier or "
+            "regressor that supports it."
+        )
+    if target_task(y) == "classification":
         return RandomForestClassifier()
-    if target in ("continuous", "continuous-multioutput"):
-        return RandomForestRegressor()
-    raise ValueError(
-        f"Unknown label type: y has target type {target!r}, for which no default "
-        "estimator is "
-        "defined; pass estimator= a classifier or regressor that supports it."
-    )
+    return RandomForestRegressor()
+
+
+def warn_inferred_target(y, stacklevel=4):
+    """Warn when the default forest treats an integer target of many
+    distinct values as a quantity: ids of many classes look the same, and
+    only the user knows which they are."""
+    distinct = many_whole_numbers(y)
+    if distinct:
+        warnings.warn(
+            f"estimator=None: y holds {distinct} distinct whole numbers (more "
+            f"than {MAX_CLASSES_OF_NUMERIC_TARGET}), so the default forest "
+            "treats it as a quantity and fits a RandomForestRegressor. If "
+            "they are class labels, pass estimator=RandomForestClassifier() "
+            "(or y as strings or a category dtype); if they are a quantity, "
+            "pass estimator=RandomForestRegressor() to silence this warning.",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def select_columns(X, support):
@@ -296,6 +328,11 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         if self.estimator is None:
             return default_estimator(y).set_params(random_state=seed)
         return with_shared_seed(self.estimator, seed)
+
+    def _warn_inferred_target(self, y):
+        """With ``estimator=None``, warn_inferred_target (once per fit)."""
+        if self.estimator is None and not getattr(self, "prefit", False):
+            warn_inferred_target(y, stacklevel=5)
 
     def _method_entry(
         self, estimator, y, X, *, groups=None, prefit=False, dependent_rows=False

@@ -204,8 +204,9 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
     ----------
     estimator : estimator or None, default=None
         The model: a classifier, regressor or Pipeline (cloned). None: a
-        RandomForestClassifier for class labels, a RandomForestRegressor
-        otherwise.
+        RandomForestClassifier for class labels (strings, booleans, a
+        category dtype, or at most 10 distinct whole numbers), a
+        RandomForestRegressor otherwise, as for :class:`ImportanceSelector`.
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
             "conditional_permutation", "drop_column", "shap"}, default="auto"
         The importance that ranks features at each step (see
@@ -382,6 +383,7 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
         progress = Progress(type(self).__name__, self.verbose)
         rng = check_random_state(self.random_state)
         model_seed, seed = rng.randint(MAX_SEED + 1, size=2)
+        self._warn_inferred_target(y)
         estimator = self._estimator_to_fit(y, model_seed)
         method = self._method_entry(estimator, y, X)
         scorer = get_scorer(estimator, self.scoring)

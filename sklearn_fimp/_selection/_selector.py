@@ -99,8 +99,11 @@ class ImportanceSelector(BaseImportanceSelector):
     estimator : estimator or None, default=None
         The model whose importances are measured: a classifier, regressor
         or Pipeline (cloned; with ``prefit=True``, an already fitted one).
-        None: a RandomForestClassifier for class labels, a
-        RandomForestRegressor otherwise (scikit-learn's defaults), with 30
+        None: a RandomForestClassifier for class labels (strings, booleans,
+        a category dtype, or at most 10 distinct whole numbers), a
+        RandomForestRegressor otherwise (scikit-learn's defaults; an integer
+        y of more than 10 distinct values is warned of, since ids of many
+        classes look the same), with 30
         trees in each round of probes (``round_trees="auto"``) and the
         default 100 in the refit. What ``fit`` costs, in plain fits of the
         model, is on ``docs/bench_power.rst`` and
@@ -533,6 +536,7 @@ class ImportanceSelector(BaseImportanceSelector):
         needs it and measures (``_measure.measure``)."""
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
+        self._warn_inferred_target(y)
         estimator = self._estimator_to_measure(y, int(seed))
         self._check_classes(estimator, y, prefit=self.prefit)
         cv = self._cv_with_splits(estimator, X, y, split_kwargs)
