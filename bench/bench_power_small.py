@@ -1,0 +1,165 @@
+"""How often the selector succeeds on the small versions of issue 41's data
+sets that the power tests use (``tests/_power_cases.py``,
+``tests/test_power.py``), side by side with BorutaPy.
+
+Each case draws a data set from each seed and asks whether a selection
+succeeded on it (``_power_cases.succeeded``: the relevant columns found,
+at most one forbidden column kept; blocks: none from a block without a
+causal column). The tests run on seeds 0, 1, ...; this script measures on
+seeds 100, 101, ... by default, so that the rate behind each test's bound
+comes from other data sets than the test's own.
+
+Selectors, each fitted once per data set, one core:
+
+- ours: ``ImportanceSelector(random_state=seed, refit=False)`` with its
+  defaults (scikit-learn's default forest), and on the boosted case
+  wrapping ``HistGradientBoostingClassifier(max_iter=50,
+  random_state=seed)`` as the test does (the default forest's row beside it);
+- BorutaPy: ``BorutaPy(RandomForestClassifier(max_depth=5, n_jobs=1),
+  n_estimators="auto", random_state=seed)``, its confirmed features,
+  ``max_iter=100`` (its default), as ``bench_power.py`` runs it.
+
+Usage::
+
+    python bench/bench_power_small.py [--seeds 40] [--first 100] [--no-boruta]
+    python bench/bench_power_small.py --quick   # one seed, seconds
+
+It prints one line per data set and a table of success counts; it writes no
+page (the counts are quoted next to the bounds in ``tests/test_power.py``).
+"""
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from _common import missing, skip, text_table, versions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests._power_cases import CASES, succeeded  # noqa: E402
+
+#: the boosted model the boosted case wraps (and test_power.py)
+BOOSTED_ITERATIONS = 50
+
+
+def boosted_model(seed):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(
+        max_iter=BOOSTED_ITERATIONS, random_state=seed
+    )
+
+
+def ours(model=None):
+    def select(data, seed):
+        from sklearn_fimp import ImportanceSelector
+
+        estimator = None if model is None else model(seed)
+        selector = ImportanceSelector(estimator, random_state=seed, refit=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            selector.fit(data.X, data.y)
+        return selector.support_
+
+    return select
+
+
+def boruta(max_iter):
+    def select(data, seed):
+        from boruta import BorutaPy
+        from sklearn.ensemble import RandomForestClassifier
+
+        selector = BorutaPy(
+            RandomForestClassifier(max_depth=5, n_jobs=1),
+            n_estimators="auto",
+            random_state=seed,
+            max_iter=max_iter,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            selector.fit(data.X, data.y)
+        return np.asarray(selector.support_, dtype=bool)
+
+    return select
+
+
+def selectors(case, boruta_iter):
+    out = {}
+    if case == "boosted":
+        out["ours (HistGradientBoosting)"] = ours(boosted_model)
+    out["ours"] = ours()
+    if boruta_iter:
+        out["BorutaPy"] = boruta(boruta_iter)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=40, help="data sets per case")
+    parser.add_argument("--first", type=int, default=100, help="the first seed")
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=None)
+    parser.add_argument("--no-boruta", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="one seed, seconds")
+    args = parser.parse_args(argv)
+    n_seeds, boruta_iter = (1, 10) if args.quick else (args.seeds, 100)
+    if args.no_boruta:
+        boruta_iter = 0
+    elif missing("boruta"):
+        skip("BorutaPy", missing("boruta"))
+        boruta_iter = 0
+    print(versions("numpy", "scikit-learn", "sklearn_fimp", "boruta"), flush=True)
+    seeds = range(args.first, args.first + n_seeds)
+    rows = []
+    for case in args.cases or list(CASES):
+        counts = {}
+        for seed in seeds:
+            data = CASES[case](seed)
+            for name, select in selectors(case, boruta_iter).items():
+                start = time.perf_counter()
+                kept = np.asarray(select(data, seed), dtype=bool)
+                seconds = time.perf_counter() - start
+                ok = succeeded(case, data, kept)
+                found = int(kept[data.relevant].sum())
+                wrong = int(kept[data.forbidden].sum())
+                print(
+                    f"{case} seed {seed} {name}: success {ok}, relevant "
+                    f"{found}/{len(data.relevant)}, forbidden {wrong}, "
+                    f"{seconds:.1f} s",
+                    flush=True,
+                )
+                count = counts.setdefault(name, [0, 0, 0, 0, 0.0])
+                count[0] += 1
+                count[1] += ok
+                count[2] += found
+                count[3] += wrong
+                count[4] += seconds
+        for name, (n, ok, found, wrong, seconds) in counts.items():
+            rows.append(
+                [
+                    case,
+                    name,
+                    n,
+                    f"{ok} / {n}",
+                    f"{found / n:.2f} / {len(data.relevant)}",
+                    f"{wrong / n:.2f}",
+                    f"{seconds / n:.1f}",
+                ]
+            )
+    header = [
+        "Case",
+        "Selector",
+        "Data sets",
+        "Succeeded",
+        "Relevant kept",
+        "Forbidden kept",
+        "Seconds",
+    ]
+    print(f"\nseeds {seeds.start}-{seeds.stop - 1} (means per data set)")
+    print(text_table(header, rows))
+
+
+if __name__ == "__main__":
+    main()
