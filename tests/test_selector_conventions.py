@@ -80,7 +80,9 @@ def test_selector_routing_without_metadata_does_not_hang():
         sklearn.set_config(enable_metadata_routing=True)
         model = LogisticRegression().set_fit_request(sample_weight=True)
         model.set_score_request(sample_weight=True)
-        selector = ImportanceSelector(model, n_repeats=2, n_rounds=3, random_state=0)
+        selector = ImportanceSelector(
+            model, n_repeats=2, n_rounds=3, n_probes=10, random_state=0
+        )
         print("fit", selector.fit(X, y).n_features_in_)
         print("pipeline", make_pipeline(selector, model).fit(X, y).score(X, y) > 0)
         print("cv", len(cross_val_score(selector, X, y, cv=2)))
@@ -99,7 +101,9 @@ def test_selector_routes_groups_to_a_group_aware_cv(labels):
     # equal results are compared: 3 rounds of probes are enough. The rows'
     # groups also shape the shadows (permuted within or across groups), so
     # the reference gets them too, with GroupKFold's splits given as a list
-    common = dict(method="permutation", n_repeats=2, n_rounds=3, random_state=0)
+    common = dict(
+        method="permutation", n_repeats=2, n_rounds=3, n_probes=10, random_state=0
+    )
     reference = ImportanceSelector(
         RandomForestClassifier(n_estimators=10), cv=splits, **common
     ).fit(X, y, groups=rows_groups)
