@@ -24,22 +24,29 @@ class PowerData(NamedTuple):
     forbidden: np.ndarray
 
 
+def _classification(seed, n_samples, n_features, n_informative, **params):
+    """``make_classification`` with the informative columns first (no
+    repeated ones): the data, its first ``n_relevant`` columns relevant
+    (``params`` may add linear combinations), the rest noise."""
+    n_relevant = n_informative + params.get("n_redundant", 0)
+    X, y = make_classification(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_informative=n_informative,
+        n_repeated=0,
+        shuffle=False,
+        random_state=seed,
+        **{"n_redundant": 0, **params},
+    )
+    return PowerData(X, y, np.arange(n_relevant), np.arange(n_relevant, n_features))
+
+
 def madelon(seed):
     """Madelon's design made small: 3 informative columns whose classes lie
     in clusters on a cube's vertices (4 per class: no single column
     separates them), 3 linear combinations of them, 94 noise columns, 500
     rows."""
-    X, y = make_classification(
-        n_samples=500,
-        n_features=100,
-        n_informative=3,
-        n_redundant=3,
-        n_repeated=0,
-        n_clusters_per_class=4,
-        shuffle=False,
-        random_state=seed,
-    )
-    return PowerData(X, y, np.arange(6), np.arange(6, 100))
+    return _classification(seed, 500, 100, 3, n_redundant=3, n_clusters_per_class=4)
 
 
 #: p >> n in blocks: columns, rows, block width, correlation within a block
@@ -66,33 +73,13 @@ def blocks(seed):
 def imbalanced(seed):
     """An imbalanced binary target: 6% positives among 1,500 rows, 4
     informative columns and 16 noise ones."""
-    X, y = make_classification(
-        n_samples=1500,
-        n_features=20,
-        n_informative=4,
-        n_redundant=0,
-        n_repeated=0,
-        weights=[0.94],
-        flip_y=0.0,
-        shuffle=False,
-        random_state=seed,
-    )
-    return PowerData(X, y, np.arange(4), np.arange(4, 20))
+    return _classification(seed, 1500, 20, 4, weights=[0.94], flip_y=0.0)
 
 
 def boosted(seed):
     """For a boosted model: 4 informative columns and 11 noise ones, 600
     rows, a balanced binary target."""
-    X, y = make_classification(
-        n_samples=600,
-        n_features=15,
-        n_informative=4,
-        n_redundant=0,
-        n_repeated=0,
-        shuffle=False,
-        random_state=seed,
-    )
-    return PowerData(X, y, np.arange(4), np.arange(4, 15))
+    return _classification(seed, 600, 15, 4)
 
 
 def succeeded(case, data, kept):
