@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import missing, skip, text_table, versions
+from bench_power import boruta as power_boruta
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -68,22 +69,10 @@ def ours(model=None):
 
 
 def boruta(max_iter):
-    def select(data, seed):
-        from boruta import BorutaPy
-        from sklearn.ensemble import RandomForestClassifier
-
-        selector = BorutaPy(
-            RandomForestClassifier(max_depth=5, n_jobs=1),
-            n_estimators="auto",
-            random_state=seed,
-            max_iter=max_iter,
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            selector.fit(data.X, data.y)
-        return np.asarray(selector.support_, dtype=bool)
-
-    return select
+    """BorutaPy as ``bench_power.py`` runs it, on a case's data (every case
+    has a binary target)."""
+    select = power_boruta(max_iter)
+    return lambda data, seed: select(dict(X=data.X, y=data.y, task="binary"), seed)
 
 
 def selectors(case, boruta_iter):
