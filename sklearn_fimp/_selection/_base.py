@@ -92,9 +92,9 @@ def default_estimator(y):
 
 
 def warn_inferred_target(y, stacklevel=4):
-    """Warn when the default forest treats an integer target of many
-    distinct values as a quantity: ids of many classes look the same, and
-    only the user knows which they are."""
+    """Warn when the default forest treats a target of many distinct whole
+    numbers as a quantity: ids of many classes look the same (as integers,
+    or as floats), and only the user knows which they are."""
     distinct = many_whole_numbers(y)
     if distinct:
         warnings.warn(

@@ -101,8 +101,8 @@ class ImportanceSelector(BaseImportanceSelector):
         or Pipeline (cloned; with ``prefit=True``, an already fitted one).
         None: a RandomForestClassifier for class labels (strings, booleans,
         a category dtype, or at most 10 distinct whole numbers), a
-        RandomForestRegressor otherwise (scikit-learn's defaults; an integer
-        y of more than 10 distinct values is warned of, since ids of many
+        RandomForestRegressor otherwise (scikit-learn's defaults; a y of
+        more than 10 distinct whole numbers is warned of, since ids of many
         classes look the same), with 30
         trees in each round of probes (``round_trees="auto"``) and the
         default 100 in the refit. What ``fit`` costs, in plain fits of the

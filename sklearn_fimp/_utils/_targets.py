@@ -49,14 +49,15 @@ def target_task(y):
 
 
 def many_whole_numbers(y):
-    """The number of distinct values of an integer target that
+    """The number of distinct values of a whole-number target that
     :func:`target_task` calls a quantity (more than
     ``MAX_CLASSES_OF_NUMERIC_TARGET`` of them), or 0: such a target may
-    also be class labels (ids of many classes), which only its user knows."""
+    also be class labels (ids of many classes, stored as integers or as
+    floats), which only its user knows."""
     if _is_categorical(y):
         return 0
     values = np.asarray(y)
-    if values.dtype.kind not in "iu":
+    if values.dtype.kind not in "iuf":
         return 0
-    distinct, _ = _whole_values(values)
-    return distinct if distinct > MAX_CLASSES_OF_NUMERIC_TARGET else 0
+    distinct, whole = _whole_values(values)
+    return distinct if whole and distinct > MAX_CLASSES_OF_NUMERIC_TARGET else 0
