@@ -131,6 +131,8 @@ def test_selector_default_estimator_follows_the_target(friedman, labels):
         # 200+ whole floats: a quantity, or ids of many classes stored as
         # floats; a regressor, said in a warning
         (lambda y: np.round(100 * y), RandomForestRegressor, True),
+        # the same as integers
+        (lambda y: np.round(100 * y).astype(np.int64), RandomForestRegressor, True),
         (lambda y: (y > np.median(y)).astype(float), RandomForestClassifier, False),
         (
             lambda y: np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75])),
@@ -163,6 +165,36 @@ def test_selector_default_estimator_reads_whole_numbers_as_the_report_does(
     assert type(selector.estimator_) is expected
     task = "regression" if expected is RandomForestRegressor else "classification"
     assert target_task(y) == task  # the report's rule (choose_task)
+
+
+def test_selector_default_estimator_warns_once_and_only_when_it_infers(friedman):
+    X, y = friedman
+    y = np.round(100 * y).astype(np.int64)  # ids of many classes, or a count?
+    # several rounds: the warning comes once per fit, not once per round
+    with pytest.warns(
+        UserWarning, match=r"estimator=None: y holds \d+ distinct"
+    ) as record:
+        ImportanceSelector(
+            n_rounds=2, n_probes=5, threshold="mean", random_state=0
+        ).fit(X, y)
+    assert sum("distinct whole numbers" in str(w.message) for w in record) == 1
+    # the user's own estimator: nothing to infer, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ImportanceSelector(
+            RandomForestRegressor(n_estimators=5),
+            n_rounds=1,
+            n_probes=5,
+            threshold="mean",
+            random_state=0,
+        ).fit(X, y)
+    # a category dtype says labels, whatever its values
+    pd = pytest.importorskip("pandas")
+    labels = pd.Series(y % 3).astype("category")
+    selector = ImportanceSelector(
+        n_rounds=1, n_probes=5, threshold="mean", random_state=0
+    )
+    assert isinstance(selector.fit(X, labels).estimator_, RandomForestClassifier)
 
 
 def test_selector_probes_never_leave_fit(labels):
