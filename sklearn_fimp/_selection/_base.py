@@ -361,6 +361,11 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     #: Selector scores its subsets with ``scoring`` on the splits of ``cv``).
     _method_parameters = ("scoring", "n_repeats", "max_samples", "cv")
 
+    def _selector_parameters(self):
+        """Those of ``_method_parameters`` the selector reads itself with
+        its current parameters (none here)."""
+        return ()
+
     def _warn_ignored_parameters(self, method, *, dependent_rows=False):
         """A UserWarning for each of ``_method_parameters`` set away from its
         default that ``method`` (None: ``importance_getter``) ignores
@@ -371,6 +376,7 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             name
             for name in self._method_parameters
             if not (name == "cv" and dependent_rows)
+            and name not in self._selector_parameters()
         ]
         warn_ignored_options(
             [method],

@@ -316,12 +316,16 @@ def select(
     min_features,
     estimator,
     n_rounds=None,
+    choose_tentative=None,
 ):
     """The selection from a measured ``result`` (and, with the probe test,
     the rounds' ``history``; None without): a dict of ``support``,
     ``threshold``, ``pvalues``, ``pvalues_corrected``, ``ranking`` and
     ``decisions``, per feature (a group's values spread to its features).
     Adds ``statistics`` and ``pvalues`` (None without probes) to ``result``.
+    ``choose_tentative``, with the probe test, is called with the
+    decisions and the order of significance and returns the groups that
+    pass (``_tentative.choose_tentative``), in place of ``keep_tentative``.
     """
     n_real = len(groups)
     if history is not None:
@@ -335,6 +339,8 @@ def select(
             n_rounds=n_rounds,
         )
         passed, order, value = test.passed, test.order, test.threshold
+        if choose_tentative is not None:
+            passed = choose_tentative(test.decisions, order)
         ranking, pvalues, corrected = test.ranking, test.pvalues, test.corrected
         missing = np.full(len(result.groups) - n_real, np.nan)
         result.statistics = np.concatenate([test.scores, missing])

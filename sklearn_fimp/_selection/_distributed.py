@@ -428,6 +428,11 @@ def distributed_select_features(
     keep_tentative : bool, default=False
         Select the "tentative" features (they beat the probes before the
         correction, not after) as well as the confirmed ones.
+        :class:`ImportanceSelector`'s ``keep_tentative="cv"`` is not
+        offered here: it cross-validates the model on sets of features,
+        which on a cluster is a job of its own (pyspark.ml's
+        ``CrossValidator`` on the columns this function selects with
+        ``keep_tentative=True``).
     test_size : float in (0, 1), default=0.2
         Share of the rows held out of each round's fit for
         ``method="permutation"`` (drawn afresh in each round).

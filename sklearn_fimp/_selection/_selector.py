@@ -4,6 +4,8 @@ import numbers
 from copy import deepcopy
 
 import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -17,7 +19,7 @@ from .._utils._compat import (
 )
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
-from .._utils._scoring import probability_scoring
+from .._utils._scoring import get_scorer, probability_scoring
 from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
@@ -40,6 +42,7 @@ from ._probes import (
 )
 from ._rounds import probe_rounds, round_tree_params
 from ._rows import INDEPENDENT, row_structure
+from ._tentative import choose_tentative
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
@@ -82,7 +85,8 @@ class ImportanceSelector(BaseImportanceSelector):
     corrected p-value is at most ``alpha``), "tentative" (only the raw
     p-value is: the feature beats the probes on its own, not after the
     correction for the number of features) or "rejected". Tentative
-    features are dropped unless ``keep_tentative=True``. ``ranking_`` is 1
+    features are dropped unless ``keep_tentative`` is True (all of them) or
+    "cv" (those a cross-validated score asks for). ``ranking_`` is 1
     for confirmed features, 2 for tentative ones and 3, 4, ... for rejected
     ones by decreasing score, as BorutaPy's. ``importance_history_`` holds
     each round's importances, drawn against the probes' by
@@ -172,9 +176,21 @@ class ImportanceSelector(BaseImportanceSelector):
         its trees out instead of each fitting all of them. "auto": 30% of
         ``n_estimators``, rounded up, and at least 30 (all of them below
         30). None: every round fits all of them. An int: that many.
-    keep_tentative : bool, default=False
+    keep_tentative : bool or "cv", default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
-        confirmed ones.
+        confirmed ones: all of them (True), or those a cross-validated
+        score asks for ("cv"). "cv" scores the estimator (a bagged forest
+        with the rounds' trees, ``round_trees``) refitted on the confirmed
+        features and on them with the first 1, 2, 4, ... and all of the
+        tentative ones, in order of significance, on the splits of ``cv``
+        (5-fold when None) with ``scoring``, and keeps the smallest set
+        whose mean score is at least the best mean minus one standard
+        error (``cv_results_``; with no confirmed feature, the first set
+        is none, scored as the class shares or the mean of y). For when
+        the refit's score matters more than the promise of ``alpha``: each
+        feature kept beyond the confirmed ones beats the probes on its own,
+        and the choice among them makes no error promise. What it kept and
+        cost on the power benchmark's tables is on ``docs/bench_power.rst``.
     alpha : float in (0, 1), default=0.05
         Level of the test: with the default correction, the expected share
         of features no better than the probes among the kept ones; with
@@ -196,7 +212,8 @@ class ImportanceSelector(BaseImportanceSelector):
         shadow probe is a whole group shuffled together). Needs a
         permutation or drop-column method.
     scoring : str, callable or None, default=None
-        Scorer of the permutation and drop-column methods. None: log-loss
+        Scorer of the permutation and drop-column methods, and of
+        ``keep_tentative="cv"``'s scores. None: log-loss
         ("neg_log_loss") for a classifier with ``predict_proba`` (a proper
         scoring rule moves with every row's probability, where accuracy
         moves only when a permuted column flips a predicted class), the
@@ -206,7 +223,9 @@ class ImportanceSelector(BaseImportanceSelector):
         dict), which the importance functions accept, are an error here;
         call them directly to compare metrics.
     cv : int, cross-validation generator, iterable or None, default=None
-        Splits for "permutation" and "drop_column": None is one held-out
+        Splits for "permutation" and "drop_column", and for
+        ``keep_tentative="cv"``'s scores (5-fold, stratified for
+        classifiers, when None). None is one held-out
         split of 20% (stratified for classifiers) for "permutation" and the
         out-of-bag score or that split for "drop_column". A group-aware
         splitter (GroupKFold) gets the rows' groups from
@@ -323,6 +342,12 @@ class ImportanceSelector(BaseImportanceSelector):
     pvalues_corrected_ : ndarray of shape (n_features_in_,) or None
         The same after ``correction``; a feature passes when it is at most
         ``alpha``.
+    cv_results_ : dict of ndarrays
+        Only with ``keep_tentative="cv"`` and ``threshold="probes"``: the
+        candidate sets' ``n_features`` (in features, or groups; smallest
+        first), ``mean_test_score`` and ``std_test_score`` over the splits,
+        and ``split{k}_test_score`` for each split ``k``; the scores are NaN
+        when no feature was tentative (nothing to choose, nothing fitted).
     groups_ : list of ndarray
         Column positions of each group (one feature each without
         ``groups``).
@@ -387,7 +412,7 @@ class ImportanceSelector(BaseImportanceSelector):
             Interval(numbers.Integral, 1, None, closed="left"),
             None,
         ],
-        "keep_tentative": ["boolean"],
+        "keep_tentative": ["boolean", StrOptions({"cv"})],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "correction": [StrOptions(set(CORRECTIONS)), None],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
@@ -513,8 +538,12 @@ class ImportanceSelector(BaseImportanceSelector):
         else:
             result, model, history = self._measure_once(plan, X, y)
 
-        # decide, then refit on the selected features
-        self._set_selection(result, history, plan, X.shape[1])
+        # decide (with keep_tentative="cv", score sets of the tentative
+        # features by cross-validation), then refit on the selected features
+        choose = None
+        if plan.use_probes and self.keep_tentative == "cv":
+            choose = self._tentative_choice(plan, X, y, fit_kwargs)
+        self._set_selection(result, history, plan, X.shape[1], choose)
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
@@ -716,7 +745,53 @@ class ImportanceSelector(BaseImportanceSelector):
     # ------------------------------------------------------------------
     # decide and refit
 
-    def _set_selection(self, result, history, plan, n_features):
+    def _tentative_choice(self, plan, X, y, fit_kwargs):
+        """``choose(decisions, order)`` for ``keep_tentative="cv"``
+        (``_tentative.choose_tentative``): the estimator with the rounds'
+        trees, the splits of ``cv`` (5-fold, stratified for classifiers,
+        when None), the scorer of ``scoring`` (log-loss for a classifier
+        with ``predict_proba`` when None); sets ``cv_results_``."""
+        cv = 5 if plan.cv is None else plan.cv
+        splits = list(
+            check_cv(cv, y, classifier=is_classifier(plan.estimator)).split(X, y)
+        )
+        scorer = get_scorer(
+            plan.estimator, probability_scoring(plan.estimator, self.scoring)
+        )
+        # a bagged forest is scored with the rounds' trees (round_trees):
+        # the scores compare sets of features, the refit keeps every tree
+        estimator = clone(plan.estimator).set_params(**plan.round_params)
+
+        def choose(decisions, order):
+            plan.progress(
+                f"choosing among {int(np.sum(decisions == 'tentative'))} tentative "
+                f"features by {len(splits)}-fold cross-validation"
+            )
+            passed, self.cv_results_ = choose_tentative(
+                estimator,
+                X,
+                y,
+                decisions=decisions,
+                order=order,
+                groups=plan.groups,
+                # a ColumnTransformer listing columns lists the candidates
+                labels=getattr(self, "feature_names_in_", []),
+                splits=splits,
+                fit_kwargs=fit_kwargs,
+                score_weight=plan.options["sample_weight"],
+                scorer=scorer,
+                n_jobs=self.n_jobs,
+            )
+            return passed
+
+        return choose
+
+    def _selector_parameters(self):
+        # keep_tentative="cv" scores its candidate sets with scoring on the
+        # splits of cv, whatever the method
+        return ("cv", "scoring") if self.keep_tentative == "cv" else ()
+
+    def _set_selection(self, result, history, plan, n_features, choose=None):
         """The decisions (``_decisions.select``) as fitted attributes."""
         selection = select(
             result,
@@ -726,12 +801,15 @@ class ImportanceSelector(BaseImportanceSelector):
             threshold=self.threshold,
             alpha=self.alpha,
             correction=self.correction,
-            keep_tentative=self.keep_tentative,
+            keep_tentative=self.keep_tentative is True,
             max_features=None if self.max_features is None else self.max_features_,
             min_features=self.min_features,
             estimator=plan.estimator,
             n_rounds=self.n_rounds,
+            choose_tentative=choose,
         )
+        if choose is None and hasattr(self, "cv_results_"):
+            del self.cv_results_  # from an earlier fit with keep_tentative="cv"
         self.method_ = plan.method_name
         self.importances_ = result
         self.groups_ = plan.groups

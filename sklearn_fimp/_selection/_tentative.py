@@ -1,0 +1,131 @@
+"""``keep_tentative="cv"``: the tentative features a cross-validated score
+asks for.
+
+The probe test confirms the features whose evidence survives the
+correction for testing many features; "tentative" ones beat the probes
+only on their own. When the model refitted on the confirmed features
+predicts worse than on all of them (weak features, each below the
+correction's bar), the tentative features are candidates: nested sets of
+them, taken in order of significance, are scored by cross-validation, and
+the smallest set within one standard error of the best is kept. Only
+tentative features can be added, so the features kept beyond the confirmed
+ones each beat the probes at level ``alpha`` on its own; the choice among
+them makes no error promise of its own.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone, is_classifier
+from sklearn.dummy import DummyClassifier, DummyRegressor
+
+from .._importance._pipeline import for_columns
+from .._utils._frames import take_rows
+from .._utils._scoring import score
+from .._utils._splits import split_params
+from ._base import select_columns
+from ._recursive import choose_size
+
+
+def tentative_sizes(n_confirmed, n_tentative):
+    """The candidate numbers of features (or groups), smallest first: the
+    confirmed ones, then with the first 1, 2, 4, ... tentative ones by
+    significance, and with all of them."""
+    steps = [0]
+    while steps[-1] < n_tentative:
+        steps.append(min(max(1, 2 * steps[-1]), n_tentative))
+    return int(n_confirmed) + np.array(steps, dtype=np.intp)
+
+
+def _subset_score(
+    estimator, X, y, columns, train, test, labels, fit_kwargs, score_weight, scorer
+):
+    """The score on the rows ``test`` of a clone of ``estimator`` fitted on
+    the rows ``train`` and the ``columns`` of X; with no column, of the
+    model that predicts the training rows' class shares or mean."""
+    n_rows = X.shape[0]
+    if columns.any():
+        model = clone(for_columns(estimator, columns, labels))
+        X = select_columns(X, columns)
+    else:
+        model = DummyClassifier() if is_classifier(estimator) else DummyRegressor()
+        X = np.zeros((n_rows, 1))
+        fit_kwargs = {k: v for k, v in fit_kwargs.items() if k == "sample_weight"}
+    model.fit(take_rows(X, train), y[train], **split_params(fit_kwargs, train, n_rows))
+    weight = None if score_weight is None else score_weight[test]
+    return score(scorer, model, take_rows(X, test), y[test], weight)
+
+
+def choose_tentative(
+    estimator,
+    X,
+    y,
+    *,
+    decisions,
+    order,
+    groups,
+    labels,
+    splits,
+    fit_kwargs,
+    score_weight,
+    scorer,
+    n_jobs=None,
+):
+    """The features (or groups) to keep: the confirmed ones and the first
+    tentative ones by significance (``order``), as many as the smallest
+    candidate of :func:`tentative_sizes` whose mean score over ``splits``
+    is at least the best mean minus one standard error of the best's
+    scores (``_recursive.choose_size``'s "one_se").
+
+    Returns
+    -------
+    passed : ndarray of bool of shape (n_groups,)
+    cv_results : dict of ndarrays
+        ``n_features`` (the candidate sizes, in features or groups),
+        ``mean_test_score``, ``std_test_score`` and ``split{k}_test_score``;
+        the scores are NaN when no feature was tentative (nothing is
+        fitted).
+    """
+    decisions = np.asarray(decisions)
+    confirmed = decisions == "confirmed"
+    tentative = [g for g in order if decisions[g] == "tentative"]
+    sizes = tentative_sizes(confirmed.sum(), len(tentative))
+    candidates = []
+    for size in sizes:
+        chosen = confirmed.copy()
+        chosen[tentative[: size - confirmed.sum()]] = True
+        candidates.append(chosen)
+    if len(sizes) == 1:
+        scores = np.full((1, len(splits)), np.nan)
+    else:
+        n_features = X.shape[1]
+        masks = []
+        for chosen in candidates:
+            columns = np.zeros(n_features, dtype=bool)
+            for g in np.flatnonzero(chosen):
+                columns[groups[g]] = True
+            masks.append(columns)
+        values = Parallel(n_jobs=n_jobs)(
+            delayed(_subset_score)(
+                estimator,
+                X,
+                y,
+                columns,
+                train,
+                test,
+                labels,
+                fit_kwargs,
+                score_weight,
+                scorer,
+            )
+            for columns in masks
+            for train, test in splits
+        )
+        scores = np.asarray(values, dtype=np.float64).reshape(len(sizes), len(splits))
+    chosen = 0 if len(sizes) == 1 else choose_size(sizes, scores, "one_se")
+    cv_results = {
+        "n_features": sizes.copy(),
+        "mean_test_score": scores.mean(axis=1),
+        "std_test_score": scores.std(axis=1),
+        **{f"split{k}_test_score": scores[:, k] for k in range(len(splits))},
+    }
+    return candidates[chosen], cv_results
