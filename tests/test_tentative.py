@@ -194,7 +194,7 @@ def test_keep_tentative_cv_through_a_pipeline_listing_columns_by_name(weak):
     pd.testing.assert_frame_equal(frame, frame_before)
 
 
-def test_keep_tentative_cv_fits_the_rounds_trees_with_sample_weight(weak):
+def test_keep_tentative_cv_fits_the_model_as_refitted_with_sample_weight(weak):
     X, y = weak
     weight = np.random.RandomState(0).uniform(0.5, 1.5, len(y))
 
@@ -210,12 +210,12 @@ def test_keep_tentative_cv_fits_the_rounds_trees_with_sample_weight(weak):
         keep_tentative="cv",
         **dict(PARAMS, refit=True),
     ).fit(X, y, sample_weight=weight)
-    # the rounds and every candidate's fit on every fold: the rounds' 30
-    # trees (round_trees="auto"); the refit: all 100; each with the weights
+    # the rounds: 30 trees (round_trees="auto"); every candidate's fit on
+    # every fold, as the refit: all 100; each with the weights
     n_scored = selector.cv_results_["n_features"].size * 5
-    assert Recording.fits == [(30, True)] * (selector.n_rounds_ + n_scored) + [
-        (100, True)
-    ]
+    assert Recording.fits == (
+        [(30, True)] * selector.n_rounds_ + [(100, True)] * (n_scored + 1)
+    )
 
 
 @pytest.mark.parametrize("value", ["yes", "CV", 1.0])
