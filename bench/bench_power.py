@@ -905,14 +905,15 @@ def page(rows, skipped, settings, command, loads):
     ]
     if any(row["selector"] == TENTATIVE_CV for row in rows):
         lines += [
-            f"'{TENTATIVE_CV}' is ours with the opt-in ``keep_tentative='cv'`` "
-            "(``--tentative-cv``): the confirmed features, and of the tentative "
+            f"The rows ``{TENTATIVE_CV}`` are ours with the opt-in "
+            "``keep_tentative='cv'`` (``--tentative-cv``): the confirmed "
+            "features, and of the tentative "
             "ones (those that beat the probes only before the correction for "
             "testing many), the first in order of significance that a 5-fold "
-            "cross-validated score of the default forest asks for (the smallest "
-            "set within one standard error of the best). It gives up the error "
-            "promise of ``alpha`` for those it adds; its time includes the "
-            "cross-validation.",
+            "cross-validated score (log-loss, or R^2) of the default forest asks "
+            "for (the smallest set within one standard error of the best). It "
+            "gives up the error promise of ``alpha`` for those it adds; its time "
+            "includes the cross-validation.",
             "",
         ]
     if skipped:
