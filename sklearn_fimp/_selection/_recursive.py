@@ -72,6 +72,18 @@ def choose_size(sizes, scores, rule):
     return int(within[0])
 
 
+def cv_results(sizes, scores):
+    """``cv_results_`` of scores with one row per subset size and one
+    column per split: ``n_features``, ``mean_test_score``,
+    ``std_test_score`` and ``split{k}_test_score``."""
+    return {
+        "n_features": np.array(sizes).copy(),
+        "mean_test_score": scores.mean(axis=1),
+        "std_test_score": scores.std(axis=1),
+        **{f"split{k}_test_score": scores[:, k] for k in range(scores.shape[1])},
+    }
+
+
 def take_columns(X, columns):
     """Columns at positions ``columns`` of X, in its own container."""
     return drop_columns(X, np.setdiff1d(np.arange(X.shape[1]), columns))
@@ -421,12 +433,7 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
             for (train, test), s in zip(splits, seeds)
         )
         scores = np.column_stack([split_scores for split_scores, _ in results])
-        self.cv_results_ = {
-            "n_features": sizes.copy(),
-            "mean_test_score": scores.mean(axis=1),
-            "std_test_score": scores.std(axis=1),
-            **{f"split{k}_test_score": scores[:, k] for k in range(len(splits))},
-        }
+        self.cv_results_ = cv_results(sizes, scores)
 
         # choose the size, eliminate on all rows down to it, refit
         chosen = choose_size(sizes, scores, self.selection_rule)

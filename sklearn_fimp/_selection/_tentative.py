@@ -23,7 +23,7 @@ from .._utils._frames import take_rows
 from .._utils._scoring import score
 from .._utils._splits import split_params
 from ._base import select_columns
-from ._recursive import choose_size
+from ._recursive import choose_size, cv_results
 
 
 def tentative_sizes(n_confirmed, n_tentative):
@@ -122,10 +122,4 @@ def choose_tentative(
         )
         scores = np.asarray(values, dtype=np.float64).reshape(len(sizes), len(splits))
     chosen = 0 if len(sizes) == 1 else choose_size(sizes, scores, "one_se")
-    cv_results = {
-        "n_features": sizes.copy(),
-        "mean_test_score": scores.mean(axis=1),
-        "std_test_score": scores.std(axis=1),
-        **{f"split{k}_test_score": scores[:, k] for k in range(len(splits))},
-    }
-    return candidates[chosen], cv_results
+    return candidates[chosen], cv_results(sizes, scores)
