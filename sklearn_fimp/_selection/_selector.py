@@ -179,14 +179,14 @@ class ImportanceSelector(BaseImportanceSelector):
     keep_tentative : bool or "cv", default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones: all of them (True), or those a cross-validated
-        score asks for ("cv"). "cv" scores the estimator (as the refit fits
-        it, with all its trees) refitted on the confirmed
-        features and on them with the first 1, 2, 4, ... and all of the
-        tentative ones, in order of significance, on the splits of ``cv``
-        (5-fold when None) with ``scoring``, and keeps the smallest set
-        whose mean score is at least the best mean minus one standard
-        error (``cv_results_``; with no confirmed feature, the first set
-        is none, scored as the class shares or the mean of y). For when
+        score asks for ("cv"). "cv" fits the estimator as the refit does
+        (all its trees) on the confirmed features and on them with the
+        first 1, 2, 4, ... and all of the tentative ones, in order of
+        significance, scores each set on the splits of ``cv`` (5-fold when
+        None) with ``scoring``, and keeps the smallest set whose mean score
+        is at least the best mean minus one standard error
+        (``cv_results_``; with no confirmed feature, the first set is none,
+        scored as the class shares or the mean of y). For when
         the refit's score matters more than the promise of ``alpha``: each
         feature kept beyond the confirmed ones beats the probes on its own,
         and the choice among them makes no error promise. What it kept and
