@@ -68,7 +68,7 @@ Selectors:
 - ours, keep_tentative='cv' (with ``--tentative-cv``; not on the boosted
   set): the same with ``keep_tentative="cv"``, the opt-in that adds the
   tentative features a 5-fold cross-validated score of the default forest
-  asks for;
+  asks for (``--quick`` runs it too, on Madelon's design only);
 - BorutaPy: ``BorutaPy(RandomForest{Classifier,Regressor}(max_depth=5,
   n_jobs=1), n_estimators="auto", random_state=seed)``, its confirmed
   features; ``max_iter=100`` (its default), capped at ``--boruta-wide-iter``
@@ -152,6 +152,7 @@ FULL = {
     "boruta_max_iter": 100,
     "trees": None,  # the models' defaults
     "boosted_tables": [BOOSTED_TABLE],
+    "tentative_cv_sets": ("madelon", "omics", "real"),
 }
 QUICK = {
     "madelon": {"n_samples": 300, "n_features": 40},
@@ -164,6 +165,9 @@ QUICK = {
     "rfecv_above": 40,
     "trees": 10,  # every forest but ours' default, and every boosted model
     "boosted_tables": [],  # permutation importance of boosted models is slow
+    # keep_tentative="cv" fits ours' default forest (100 trees) five times
+    # per candidate set: on one set, so that the bench test covers it in time
+    "tentative_cv_sets": ("madelon",),
 }
 GRANTS_ROWS = 2000
 MADELON_RELEVANT, MADELON_INFORMATIVE = 20, 5
@@ -568,7 +572,10 @@ def selectors_for(data, settings, boosted_set=False):
         return chosen, skipped
     chosen["ours"] = (ours(params), None)
     if settings["tentative_cv"]:
-        chosen[TENTATIVE_CV] = (ours({**params, "keep_tentative": "cv"}), None)
+        if data["set"] in settings["sizes"]["tentative_cv_sets"]:
+            chosen[TENTATIVE_CV] = (ours({**params, "keep_tentative": "cv"}), None)
+        else:
+            skipped.append(f"{TENTATIVE_CV}: on Madelon's design only (--quick)")
     if data["frame"] is not None:
         chosen["ours (Pipeline)"] = (ours(params, ames_pipeline, on_frame=True), None)
     if settings["boruta"]:
