@@ -83,9 +83,15 @@ def test_keep_tentative_cv_matches_the_one_se_rule_written_out(weak):
     assert chosen.support_[decisions == "confirmed"].all()
 
 
-def test_keep_tentative_cv_keeps_a_subset_of_what_true_keeps(weak):
+@pytest.mark.parametrize("every_value", [True, np.True_])
+def test_keep_tentative_cv_keeps_a_subset_of_what_true_keeps(weak, every_value):
     X, y = weak
-    every = ImportanceSelector(forest(), keep_tentative=True, **PARAMS).fit(X, y)
+    every = ImportanceSelector(forest(), keep_tentative=every_value, **PARAMS).fit(X, y)
+    # True (or a numpy True, which the parameter's validation accepts) keeps
+    # every tentative feature
+    np.testing.assert_array_equal(
+        every.support_, np.isin(every.decisions_, ["confirmed", "tentative"])
+    )
     chosen = ImportanceSelector(forest(), keep_tentative="cv", **PARAMS).fit(X, y)
     assert not (chosen.support_ & ~every.support_).any()
     assert not hasattr(every, "cv_results_")

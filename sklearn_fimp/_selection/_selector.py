@@ -801,7 +801,8 @@ class ImportanceSelector(BaseImportanceSelector):
             threshold=self.threshold,
             alpha=self.alpha,
             correction=self.correction,
-            keep_tentative=self.keep_tentative is True,
+            # every tentative feature: True (a numpy bool too), not "cv"
+            keep_tentative=choose is None and bool(self.keep_tentative),
             max_features=None if self.max_features is None else self.max_features_,
             min_features=self.min_features,
             estimator=plan.estimator,
