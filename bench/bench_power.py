@@ -58,7 +58,10 @@ Data sets (every synthetic one drawn with seeds 0, 1, ... ``--seeds``):
   ``LGBMClassifier`` and XGBoost's ``XGBClassifier`` (each with its defaults,
   ``random_state=seed``, one thread; ``method="auto"``: permutation on
   held-out rows) on the Madelon design and on Caravan, against ours on its
-  default forest.
+  default forest, and BorutaPy wrapping the same LightGBM and XGBoost models
+  (``n_estimators`` theirs: BorutaPy's "auto" asks LightGBM for a negative
+  number of rounds; HistGradientBoosting has no ``feature_importances_`` for
+  BorutaPy to read).
 
 Selectors:
 
@@ -108,6 +111,7 @@ data sets at once (the times then share the cores: keep 1 for the page).
 """
 
 import argparse
+import fnmatch
 import json
 import os
 import sys
@@ -430,6 +434,32 @@ def boruta(max_iter):
     return select
 
 
+def boruta_boosted(kind, max_iter):
+    """BorutaPy wrapping the boosted model ``kind`` that ours wraps in the
+    boosted set, so that both read the same model: its own
+    ``feature_importances_`` (LightGBM: split counts; XGBoost: gain) against
+    its shadows. ``n_estimators`` is the model's own count: BorutaPy's
+    "auto" sizes a forest from its depth, and on LightGBM (no max_depth) it
+    asked for a negative number of rounds."""
+
+    def select(data, seed):
+        from boruta import BorutaPy
+
+        model = boosted(kind, data["task"], seed)
+        selector = BorutaPy(
+            model,
+            n_estimators=model.get_params()["n_estimators"],
+            random_state=seed,
+            max_iter=max_iter,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            selector.fit(data["X"], data["y"])
+        return np.asarray(selector.support_, dtype=bool)
+
+    return select
+
+
 def select_from_model(data, seed):
     from sklearn.feature_selection import SelectFromModel
 
@@ -569,6 +599,16 @@ def selectors_for(data, settings, boosted_set=False):
                 continue
             model = ours(params, lambda d, s, kind=kind: boosted(kind, d["task"], s))
             chosen[f"ours ({kind})"] = (model, wrapped_fit_seconds(kind))
+        for kind, module in BOOSTED.items():
+            name = f"BorutaPy ({kind})"
+            why = settings["boruta"] or (module and missing(module))
+            if kind == "HistGradientBoosting":
+                why = "the model has no feature_importances_, which BorutaPy reads"
+            if why:
+                skipped.append(f"{name}: {why}")
+                continue
+            select = boruta_boosted(kind, settings["boruta_max_iter"])
+            chosen[name] = (select, wrapped_fit_seconds(kind))
         return chosen, skipped
     chosen["ours"] = (ours(params), None)
     if settings["tentative_cv"]:
@@ -614,6 +654,13 @@ def run_task(task, settings):
         data = real(name, seed, sizes["real_rows"])
     data["set"] = kind
     chosen, skipped = selectors_for(data, settings, boosted_set=kind == "boosted")
+    patterns = settings.get("selectors")
+    if patterns:
+        chosen = {
+            name: value
+            for name, value in chosen.items()
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+        }
     return measure(data, chosen, settings), skipped
 
 
@@ -859,8 +906,11 @@ SET_TEXT = {
         "Ours wrapping each boosted model (its defaults, ``random_state=seed``, "
         "one thread; permutation importance on held-out rows, the package's "
         "``method='auto'`` for them) against ours on its default forest, on the "
-        f"Madelon design and on {BOOSTED_TABLE} with planted noise. 'Model fits' "
-        "divides the seconds by one plain fit of the wrapped model.",
+        f"Madelon design and on {BOOSTED_TABLE} with planted noise, and "
+        "BorutaPy wrapping the same LightGBM and XGBoost models (their "
+        "``feature_importances_`` against shadows; ``n_estimators`` the "
+        "model's own, ``max_iter=100``). 'Model fits' divides the seconds by "
+        "one plain fit of the wrapped model.",
     ],
 }
 
@@ -998,6 +1048,14 @@ def parse_args(argv):
         action="store_true",
         help="also run ours with keep_tentative='cv' (not on the boosted set)",
     )
+    parser.add_argument(
+        "--selectors",
+        nargs="+",
+        metavar="PATTERN",
+        help="run only the selectors whose names match one of these shell "
+        "patterns, e.g. 'BorutaPy*' (default: every one); with --log, the "
+        "rows join a page of other runs' rows (--from-log)",
+    )
     parser.add_argument("--no-boruta", action="store_true")
     parser.add_argument("--skip-boruta-above", type=int, default=None)
     parser.add_argument("--boruta-wide-above", type=int, default=5000)
@@ -1068,6 +1126,7 @@ def main(argv=None):
         args.wide_columns = args.wide_columns and QUICK["wide_columns"]
     settings = {
         "ours_params": args.ours_params,
+        "selectors": args.selectors,
         "package": package_source(),
         "sizes": sizes,
         "refit": args.refit,
