@@ -714,6 +714,34 @@ def test_selector_method_the_estimator_cannot_support(
         ImportanceSelector(estimator, method=method).fit(X, y)
 
 
+def test_selector_warns_of_tentative_features_when_none_is_confirmed():
+    # one weak column among 40 on 150 rows: it beats its probes on its own,
+    # but not after the correction for testing 40 at once
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(150, 40))
+    y = (X[:, 0] + 1.5 * rng.normal(size=150) > 0).astype(int)
+    model = RandomForestClassifier(n_estimators=30, random_state=0)
+    selector = ImportanceSelector(model, n_rounds=4, random_state=3)
+    with pytest.warns(UserWarning, match="only 0 of 40") as record:
+        selector.fit(X, y)
+    assert list(np.flatnonzero(selector.decisions_ == "tentative")) == [0]
+    message = " ".join(str(w.message) for w in record)
+    assert "1 of them beat the probes before the correction for testing 40" in message
+    assert "keep_tentative='cv'" in message
+    # what the warning points to keeps it
+    kept = ImportanceSelector(
+        model, n_rounds=4, random_state=3, keep_tentative=True
+    ).fit(X, y)
+    assert list(np.flatnonzero(kept.get_support())) == [0]
+    # no tentative feature left out: no such advice
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        ImportanceSelector(model, n_rounds=4, random_state=3, min_features=0).fit(
+            rng.normal(size=(150, 5)), y
+        )
+    assert not any("keep_tentative" in str(w.message) for w in record)
+
+
 def test_selector_bad_parameters(friedman):
     X, y = friedman
     with pytest.raises(ValueError, match=r"threshold='2\*max' is not understood"):

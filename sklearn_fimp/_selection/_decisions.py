@@ -219,11 +219,12 @@ def _round_decision(history, n_real, *, alpha, correction, keep_tentative):
     return _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative)
 
 
-def apply_counts(passed, order, *, max_features, min_features, detail):
+def apply_counts(passed, order, *, max_features, min_features, detail, advice=""):
     """``passed`` with at most ``max_features`` (None: no limit) of the
     groups that passed, in ``order``, and at least ``min_features``, the
-    most significant first; a warning (``detail`` says what was reached)
-    when fewer than ``min_features``, or none, passed."""
+    most significant first; a warning (``detail`` says what was reached,
+    ``advice`` ends it) when fewer than ``min_features``, or none,
+    passed."""
     chosen = passed.copy()
     if max_features is not None:
         ranked_passed = [g for g in order if chosen[g]]
@@ -239,7 +240,7 @@ def apply_counts(passed, order, *, max_features, min_features, detail):
         warnings.warn(
             f"only {n_chosen} of {len(passed)} features (or groups) {detail}; "
             f"{kept}. The model may predict y no better than chance, or the "
-            "data are too few: check importances_ and the model's score.",
+            f"data are too few: check importances_ and the model's score.{advice}",
             UserWarning,
             stacklevel=6,
         )
@@ -302,6 +303,22 @@ def per_feature(values, groups, n_features):
     return out
 
 
+def _tentative_advice(decisions, passed, correction):
+    """The end of the too-few-features warning when tentative features were
+    left out: they beat the probes before the correction, which is what
+    wide data with few rows often gives (docs/user_guide.rst)."""
+    left_out = int(np.sum((decisions == "tentative") & ~passed))
+    if not left_out or correction is None:
+        return ""
+    return (
+        f" {left_out} of them beat the probes before the correction for "
+        f"testing {len(decisions)} at once ('tentative' in decisions_): "
+        "keep_tentative='cv' keeps those a cross-validated score of the model "
+        "asks for, keep_tentative=True all of them; neither is covered by the "
+        "error promise of alpha."
+    )
+
+
 def select(
     result,
     history,
@@ -346,17 +363,20 @@ def select(
         result.statistics = np.concatenate([test.scores, missing])
         result.pvalues = np.concatenate([pvalues, missing])
         detail = f"beat the probes at alpha={alpha} (correction={correction!r})"
+        advice = _tentative_advice(test.decisions, passed, correction)
     else:
         means = result.importances_mean[:n_real]
         passed, order, value, ranking = threshold_decision(means, threshold)
         pvalues = corrected = result.statistics = result.pvalues = None
         detail = f"reach threshold={threshold!r}"
+        advice = ""
     chosen = apply_counts(
         passed,
         order,
         max_features=max_features,
         min_features=min_features,
         detail=detail,
+        advice=advice,
     )
     support = np.zeros(n_features, dtype=bool)
     for g in np.flatnonzero(chosen):

@@ -241,7 +241,10 @@ class ImportanceSelector(BaseImportanceSelector):
         given. The count used is ``max_features_``.
     min_features : int, default=1
         Keep at least this many features (or groups), the most significant
-        first, even when fewer pass the threshold; a warning says so.
+        first, even when fewer pass the threshold; a warning says so, and
+        how many of the features left out are tentative (on wide data with
+        few rows, features that beat the probes may all be tentative:
+        ``keep_tentative``).
     prefit : bool, default=False
         Whether ``estimator`` is already fitted. ``fit(X, y)`` then measures
         its importances without refitting: X, y are validation rows for
