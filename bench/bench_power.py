@@ -416,41 +416,25 @@ def ames_pipeline(data, seed):
     return make_pipeline(encoder, forest(data["task"], seed))
 
 
-def boruta(max_iter):
-    def select(data, seed):
-        from boruta import BorutaPy
-
-        selector = BorutaPy(
-            forest(data["task"], None, max_depth=5),
-            n_estimators="auto",
-            random_state=seed,
-            max_iter=max_iter,
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            selector.fit(data["X"], data["y"])
-        return np.asarray(selector.support_, dtype=bool)
-
-    return select
-
-
-def boruta_boosted(kind, max_iter):
-    """BorutaPy wrapping the boosted model ``kind`` that ours wraps in the
-    boosted set, so that both read the same model: its own
-    ``feature_importances_`` (LightGBM: split counts; XGBoost: gain) against
-    its shadows. ``n_estimators`` is the model's own count: BorutaPy's
-    "auto" sizes a forest from its depth, and on LightGBM (no max_depth) it
-    asked for a negative number of rounds."""
+def boruta(max_iter, kind=None):
+    """BorutaPy on its usual depth-5 forest, or with ``kind`` wrapping the
+    boosted model ``kind`` that ours wraps in the boosted set, so that both
+    read the same model: its own ``feature_importances_`` (LightGBM: split
+    counts; XGBoost: gain) against its shadows. A boosted model keeps its
+    own ``n_estimators``: BorutaPy's "auto" sizes a forest from its depth,
+    and on LightGBM (no max_depth) it asked for a negative number of
+    rounds."""
 
     def select(data, seed):
         from boruta import BorutaPy
 
-        model = boosted(kind, data["task"], seed)
+        if kind is None:
+            model, trees = forest(data["task"], None, max_depth=5), "auto"
+        else:
+            model = boosted(kind, data["task"], seed)
+            trees = model.get_params()["n_estimators"]
         selector = BorutaPy(
-            model,
-            n_estimators=model.get_params()["n_estimators"],
-            random_state=seed,
-            max_iter=max_iter,
+            model, n_estimators=trees, random_state=seed, max_iter=max_iter
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -607,7 +591,7 @@ def selectors_for(data, settings, boosted_set=False):
             if why:
                 skipped.append(f"{name}: {why}")
                 continue
-            select = boruta_boosted(kind, settings["boruta_max_iter"])
+            select = boruta(settings["boruta_max_iter"], kind)
             chosen[name] = (select, wrapped_fit_seconds(kind))
         return chosen, skipped
     chosen["ours"] = (ours(params), None)
