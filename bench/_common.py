@@ -210,7 +210,8 @@ def text_table(header, rows):
 
 def list_table(title, header, rows):
     """An RST list-table (its lines): ``title`` (None for none), a header
-    row and the body rows, each cell's text as given."""
+    row and the body rows, each cell's text as given (see
+    :func:`rst_cell`)."""
     lines = [
         ".. list-table::" + (f" {title}" if title else ""),
         "   :header-rows: 1",
@@ -218,10 +219,21 @@ def list_table(title, header, rows):
     ]
     for row in [header, *rows]:
         lines += [
-            ("   * - " if i == 0 else "     - ") + str(cell)
+            ("   * - " if i == 0 else "     - ") + rst_cell(cell)
             for i, cell in enumerate(row)
         ]
     return lines
+
+
+def rst_cell(cell):
+    """A list-table cell's text: as given, but a cell that RST would read as
+    a bullet list (a lone "-", "*" or "+", or one followed by a space, as
+    the "-" of a missing value) has its marker escaped, so that the page
+    shows the character and not a bullet."""
+    text = str(cell)
+    if text in ("-", "*", "+") or text[:2] in ("- ", "* ", "+ "):
+        return "\\" + text
+    return text
 
 
 def heading(text, underline="="):

@@ -54,3 +54,22 @@ def test_quick_mode(script):
         f"{completed.stdout[-2000:]}\n{completed.stderr[-4000:]}"
     )
     assert _kept_files() == before, f"bench/{script} --quick changed a page or a log"
+
+
+def test_list_table_cells_never_read_as_bullets():
+    # a lone "-" (a missing value) in a list-table cell became a bullet on
+    # the rendered page
+    sys.path.insert(0, str(BENCH))
+    try:
+        from _common import list_table
+    finally:
+        sys.path.remove(str(BENCH))
+    lines = list_table(None, ["a", "b"], [["-", "-0.012"], ["* x", 1.5]])
+    assert lines[3:] == [
+        "   * - a",
+        "     - b",
+        "   * - \\-",
+        "     - -0.012",
+        "   * - \\* x",
+        "     - 1.5",
+    ]
