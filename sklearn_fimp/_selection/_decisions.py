@@ -303,12 +303,13 @@ def per_feature(values, groups, n_features):
     return out
 
 
-def _tentative_advice(decisions, passed, correction):
+def _tentative_advice(decisions, passed):
     """The end of the too-few-features warning when tentative features were
     left out: they beat the probes before the correction, which is what
-    wide data with few rows often gives (docs/user_guide.rst)."""
+    wide data with few rows often gives (docs/user_guide.rst). Without a
+    correction no feature is tentative."""
     left_out = int(np.sum((decisions == "tentative") & ~passed))
-    if not left_out or correction is None:
+    if not left_out:
         return ""
     return (
         f" {left_out} of them beat the probes before the correction for "
@@ -363,7 +364,7 @@ def select(
         result.statistics = np.concatenate([test.scores, missing])
         result.pvalues = np.concatenate([pvalues, missing])
         detail = f"beat the probes at alpha={alpha} (correction={correction!r})"
-        advice = _tentative_advice(test.decisions, passed, correction)
+        advice = _tentative_advice(test.decisions, passed)
     else:
         means = result.importances_mean[:n_real]
         passed, order, value, ranking = threshold_decision(means, threshold)
