@@ -32,6 +32,10 @@ Regimes (name: task, rows, columns):
   independent of y and of the informative ones).
 - ``bin-wide-300``: binary, pure noise, n=300, p=500: 250 N(0, 1) and 250
   four-level columns.
+- ``bin-blocks-1000``: binary, pure noise, n=400, p=1000: N(0, 1) columns
+  in 50 independent blocks of 20, correlation 0.5 within a block (the null
+  blocks of ``bench_power.py``'s omics set, whose features are not
+  independent of each other, as the test's null assumes).
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
@@ -287,6 +291,13 @@ def bin_wide_300(rng):
     return X, rng.randint(2, size=300), np.zeros(500, bool)
 
 
+def bin_blocks_1000(rng):
+    n, block, rho = 400, 20, 0.5
+    shared = np.repeat(rng.standard_normal((n, 1000 // block)), block, axis=1)
+    X = np.sqrt(rho) * shared + np.sqrt(1 - rho) * rng.standard_normal((n, 1000))
+    return X, rng.randint(2, size=n), np.zeros(1000, bool)
+
+
 def bin_large_5000(rng):
     n = 5000
     signal = rng.standard_normal((n, 4))
@@ -488,6 +499,7 @@ REGIMES = {
     "friedman-600": ("regression", friedman_600),
     "mc4-signal-1000": ("classification", mc4_signal_1000),
     "bin-wide-300": ("classification", bin_wide_300),
+    "bin-blocks-1000": ("classification", bin_blocks_1000),
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
     **MIXED,
