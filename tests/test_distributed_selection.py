@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestRegressor
+from sklearn.utils import Bunch
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_fimp import ProbeDisplay, distributed_select_features
@@ -21,7 +22,11 @@ from sklearn_fimp._distributed._partition import (
     shadowed_rows,
 )
 from sklearn_fimp._distributed._permutations import GlobalPermutation
-from sklearn_fimp._selection._distributed import _round_trees, multi_level_categorical
+from sklearn_fimp._selection._distributed import (
+    _round_trees,
+    _warn_none_selected,
+    multi_level_categorical,
+)
 from sklearn_fimp._selection._probes import draw_mirrors
 
 
@@ -301,6 +306,28 @@ def test_only_categorical_features_of_more_than_two_levels_are_reported():
     }
     assert multi_level_categorical(metadata) == ["three", "counted", "5"]
     assert multi_level_categorical({}) == []
+
+
+def test_none_selected_warning_counts_the_tentative_features():
+    # as the in-memory selector's warning: the features that beat the
+    # probes before the correction, and the one option offered here
+    decisions = np.array(["tentative", "rejected", "tentative", "rejected"])
+    test = Bunch(decisions=decisions, passed=np.zeros(4, dtype=bool))
+    with pytest.warns(UserWarning, match="none of the 4 features") as record:
+        _warn_none_selected(4, 0.01, "holm", test)
+    message = str(record[0].message)
+    assert "2 of them beat the probes before the correction for testing 4" in message
+    assert "'tentative' in the result's decisions" in message
+    assert "keep_tentative=True keeps them" in message
+    assert "'cv'" not in message
+    # none tentative, or every tentative one kept: no such advice
+    for others, passed in [
+        (np.array(["rejected"] * 4), np.zeros(4, dtype=bool)),
+        (decisions, decisions == "tentative"),
+    ]:
+        with pytest.warns(UserWarning) as record:
+            _warn_none_selected(4, 0.01, "holm", Bunch(decisions=others, passed=passed))
+        assert "keep_tentative" not in str(record[0].message)
 
 
 @pytest.mark.slow

@@ -303,20 +303,25 @@ def per_feature(values, groups, n_features):
     return out
 
 
-def _tentative_advice(decisions, passed):
+def tentative_advice(decisions, passed, *, where="decisions_", cv=True):
     """The end of the too-few-features warning when tentative features were
     left out: they beat the probes before the correction, which is what
     wide data with few rows often gives (docs/user_guide.rst). Without a
-    correction no feature is tentative."""
+    correction no feature is tentative. ``where`` names the decisions the
+    caller returns, and ``cv`` whether it offers ``keep_tentative="cv"``."""
     left_out = int(np.sum((decisions == "tentative") & ~passed))
     if not left_out:
         return ""
+    keep = (
+        "keep_tentative='cv' keeps those a cross-validated score of the model "
+        "asks for, keep_tentative=True all of them; neither is"
+        if cv
+        else "keep_tentative=True keeps them, which is not"
+    )
     return (
         f" {left_out} of them beat the probes before the correction for "
-        f"testing {len(decisions)} at once ('tentative' in decisions_): "
-        "keep_tentative='cv' keeps those a cross-validated score of the model "
-        "asks for, keep_tentative=True all of them; neither is covered by the "
-        "error promise of alpha."
+        f"testing {len(decisions)} at once ('tentative' in {where}): {keep} "
+        "covered by the error promise of alpha."
     )
 
 
@@ -364,7 +369,7 @@ def select(
         result.statistics = np.concatenate([test.scores, missing])
         result.pvalues = np.concatenate([pvalues, missing])
         detail = f"beat the probes at alpha={alpha} (correction={correction!r})"
-        advice = _tentative_advice(test.decisions, passed)
+        advice = tentative_advice(test.decisions, passed)
     else:
         means = result.importances_mean[:n_real]
         passed, order, value, ranking = threshold_decision(means, threshold)

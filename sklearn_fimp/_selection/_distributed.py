@@ -34,7 +34,7 @@ from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
-from ._decisions import probe_decision, warn_if_probes_unseen
+from ._decisions import probe_decision, tentative_advice, warn_if_probes_unseen
 from ._probes import draw_mirrors, probe_names
 from ._rounds import probe_rounds, round_tree_count
 from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
@@ -179,13 +179,17 @@ def _held_out_count(method, test_size, n_rows):
     return n_held_out
 
 
-def _warn_none_selected(n_features, alpha, correction):
+def _warn_none_selected(n_features, alpha, correction, test):
     # stacklevel: the caller of distributed_select_features, past this
     # function and validate_params' wrapper
+    advice = tentative_advice(
+        test.decisions, test.passed, where="the result's decisions", cv=False
+    )
     warnings.warn(
         f"none of the {n_features} features beat the probes at alpha={alpha} "
         f"(correction={correction!r}). The model may predict y no better "
-        "than chance, or the rounds are too few: check result.importances.",
+        "than chance, or the rounds are too few: check result.importances."
+        f"{advice}",
         UserWarning,
         stacklevel=4,
     )
@@ -580,7 +584,7 @@ def distributed_select_features(
     )
     passed = test.passed
     if not np.any(passed):
-        _warn_none_selected(n_features, alpha, correction)
+        _warn_none_selected(n_features, alpha, correction, test)
     progress("done")
     return Bunch(
         feature_names=labels,
