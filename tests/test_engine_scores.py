@@ -42,6 +42,20 @@ def test_engine_rows_beyond_one_chunk_are_scored_chunk_by_chunk(
     )
 
 
+@pytest.mark.parametrize("scoring", ["neg_log_loss", "neg_brier_score"])
+def test_engine_probability_scores_beyond_one_chunk_are_summed(scoring, monkeypatch):
+    # log-loss and the binary Brier score are sums of row terms too: summed
+    # chunk by chunk, they equal scikit-learn's permutation importance
+    X, y = make_data(2)
+    model = GradientBoostingClassifier(n_estimators=15, random_state=0)
+    model.fit(X[:250], y[:250])
+    weight = np.random.RandomState(3).uniform(0, 2, size=150)
+    monkeypatch.setattr(_budgets, "CHUNK_ROWS", 40)
+    assert_same_importances(
+        model, X[250:], y[250:], sample_weight=weight, scoring=scoring
+    )
+
+
 def test_engine_oob_rows_beyond_one_chunk_are_scored_chunk_by_chunk(monkeypatch):
     X, y = make_data(0)
     model = RandomForestRegressor(n_estimators=10, random_state=0).fit(X, y)
@@ -68,6 +82,10 @@ def _stand_in_classifier(classes):
         ("roc_auc_ovr", ["a", "b", "c"]),
         ("accuracy", [0, 1, 2]),
         (None, [0, 1]),
+        ("neg_log_loss", [0, 1]),
+        ("neg_log_loss", ["a", "b", "c"]),
+        ("neg_brier_score", [0, 1]),
+        ("neg_brier_score", [-1, 1]),
     ],
 )
 def test_direct_scores_equal_the_scorers(scoring, classes, weighted):
@@ -95,8 +113,10 @@ def test_direct_scores_equal_the_scorers(scoring, classes, weighted):
     for _ in range(5):
         proba = np.round(rng.dirichlet(np.ones(k), n), 1)  # many ties
         proba /= proba.sum(axis=1, keepdims=True)
+        proba[:5] = np.eye(k)[rng.randint(0, k, 5)]  # log-loss's clipped zeros
         stored = [StoredClassifierOutputs(classes, proba=proba)]
-        if k == 2 and scoring != "roc_auc_ovr":  # it reads probabilities only
+        reads_probabilities_only = ("roc_auc_ovr", "neg_log_loss", "neg_brier_score")
+        if k == 2 and scoring not in reads_probabilities_only:
             decision = np.round(rng.normal(size=n), 1)
             stored.append(StoredClassifierOutputs(classes, decision=decision))
         for outputs in stored:
@@ -110,10 +130,15 @@ def test_direct_scores_leave_what_they_do_not_cover_to_the_scorer():
     model = _stand_in_classifier([0, 1, 2])
     y = np.array([0, 1, 2, 1, 0, 2])
     # roc_auc on three classes raises in the scorer; a class missing from y
-    # changes what the scorer does; other metrics have no formula here
+    # changes what the scorer does (log-loss raises, having no labels); the
+    # Brier score has a formula here for two classes; other metrics none
     assert DirectScore.for_scoring(model, "roc_auc", y, None) is None
     assert DirectScore.for_scoring(model, "roc_auc_ovr", y[y < 2], None) is None
-    assert DirectScore.for_scoring(model, "neg_log_loss", y, None) is None
+    assert DirectScore.for_scoring(model, "neg_log_loss", y[y < 2], None) is None
+    assert DirectScore.for_scoring(model, "neg_brier_score", y, None) is None
+    assert DirectScore.for_scoring(model, "neg_brier_score", y[y < 2], None) is None
+    assert DirectScore.for_scoring(model, "neg_log_loss", y, None) is not None
+    assert DirectScore.for_scoring(model, "f1_macro", y, None) is None
     assert DirectScore.for_scoring(model, ["roc_auc"], y, None) is None
     direct = DirectScore.for_scoring(model, "roc_auc_ovr", y, None)
     unnormalised = StoredClassifierOutputs(np.arange(3), proba=np.ones((6, 3)))

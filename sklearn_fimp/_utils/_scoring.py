@@ -194,8 +194,9 @@ def score_outputs(scorer, outputs, y, sample_weight=None):
 class AdditiveScore:
     """A score computed from a weighted sum over rows of a per-row term.
 
-    Accuracy, R² and mean squared error are such scores: when only some
-    rows' predictions change, the score is updated from those rows alone.
+    Accuracy, R², mean squared error, log-loss and the (binary) Brier
+    score are such scores: when only some rows' predictions change, the
+    score is updated from those rows alone.
     :meth:`for_scoring` returns None for any other scoring, and the caller
     falls back to the scorer.
     """
@@ -206,6 +207,8 @@ class AdditiveScore:
         self.weight = np.ones(len(y)) if weight is None else weight
         self.classes = classes
         self.total_weight = self.weight.sum()
+        if kind in _PROBABILITY_KINDS:
+            self._class_index = np.searchsorted(classes, y)
         if kind == "r2":
             mean = np.average(y, weights=self.weight)
             self.total_variance = np.sum(self.weight * (y - mean) ** 2)
@@ -220,13 +223,20 @@ class AdditiveScore:
         kind = {
             (None, True): "accuracy",
             ("accuracy", True): "accuracy",
+            ("neg_log_loss", True): "neg_log_loss",
+            ("neg_brier_score", True): "neg_brier_score",
             (None, False): "r2",
             ("r2", False): "r2",
             ("neg_mean_squared_error", False): "neg_mean_squared_error",
         }.get((scoring, classifier))
         if kind is None:
             return None
-        score = cls(kind, y, weight, getattr(estimator, "classes_", None))
+        classes = getattr(estimator, "classes_", None)
+        if kind in _PROBABILITY_KINDS and not _scores_probabilities(
+            kind, classes, y, estimator
+        ):
+            return None  # the scorer decides (or raises)
+        score = cls(kind, y, weight, classes)
         if kind == "r2" and not score.total_variance > 0:
             return None  # r2_score's special cases: let the scorer decide
         return score
@@ -234,17 +244,39 @@ class AdditiveScore:
     def predictions(self, outputs):
         """What a row term reads of outputs (probabilities for classifiers,
         one value per row for regressors, flat or as a column): the
-        predicted class, or the value."""
+        predicted class, the probabilities, or the value."""
         if self.kind == "accuracy":
             return self.classes[np.argmax(outputs, axis=1)]
+        if self.kind in _PROBABILITY_KINDS:
+            return outputs
         # one output (y is one-dimensional), as a column or a flat array
         return np.reshape(outputs, -1)
 
+    def stored_predictions(self, stored):
+        """:meth:`predictions` of stored outputs (a ``Stored*Outputs``)."""
+        if isinstance(stored, StoredRegressorOutputs):
+            return np.reshape(stored.values, -1)
+        if self.kind in _PROBABILITY_KINDS:
+            return stored.proba
+        return stored.predict(None)
+
     def prediction_terms(self, predictions, rows):
-        """Per-row terms of ``rows`` given their :meth:`predictions`."""
+        """Per-row terms of ``rows`` given their :meth:`predictions`, as
+        scikit-learn's scorer of the same name computes them (log-loss:
+        the probability of the row's class clipped to ``[eps, 1 - eps]``;
+        binary Brier: the squared gap between the second class's
+        probability and the row being of that class)."""
+        weight = self.weight[rows]
         if self.kind == "accuracy":
-            return self.weight[rows] * (predictions == self.y[rows])
-        return self.weight[rows] * (self.y[rows] - predictions) ** 2
+            return weight * (predictions == self.y[rows])
+        if self.kind == "neg_log_loss":
+            eps = np.finfo(np.float64).eps
+            chosen = predictions[np.arange(len(rows)), self._class_index[rows]]
+            return -weight * np.log(np.clip(chosen, eps, 1 - eps))
+        if self.kind == "neg_brier_score":
+            positive = self._class_index[rows] == 1
+            return weight * (positive - predictions[:, 1]) ** 2
+        return weight * (self.y[rows] - predictions) ** 2
 
     def row_terms(self, outputs, rows):
         """Per-row terms of ``rows`` given their outputs."""
@@ -256,6 +288,28 @@ class AdditiveScore:
         if self.kind == "r2":
             return float(1 - total / self.total_variance)
         return float(-total / self.total_weight)
+
+
+#: The scores of AdditiveScore read from probabilities.
+_PROBABILITY_KINDS = ("neg_log_loss", "neg_brier_score")
+
+
+def _scores_probabilities(kind, classes, y, estimator):
+    """Whether scikit-learn's scorer ``kind`` computes its row terms from
+    the model's probabilities of ``classes`` as :class:`AdditiveScore`
+    does: the model has ``predict_proba`` and sorted classes, y holds every
+    one of them (log-loss refuses fewer, having no labels), and for the
+    Brier score two numeric classes (the second is the positive one)."""
+    if classes is None or np.ndim(classes) != 1:
+        return False
+    if not hasattr(estimator, "predict_proba"):
+        return False
+    present = np.unique(y)
+    if len(present) != len(classes) or not np.array_equal(present, classes):
+        return False
+    if kind == "neg_brier_score":
+        return len(classes) == 2 and np.asarray(classes).dtype.kind in "biuf"
+    return True
 
 
 def _binary_auc(positive, values, weight):
@@ -324,10 +378,9 @@ class DirectScore:
         which ``roc_auc_ovr`` refuses, or no probabilities where only they
         are read)."""
         if self.kind == "additive":
-            if isinstance(stored, StoredRegressorOutputs):
-                predictions = np.reshape(stored.values, -1)
-            else:
-                predictions = stored.predict(None)
+            predictions = self.additive.stored_predictions(stored)
+            if predictions is None:
+                return None  # no probabilities stored: the scorer decides
             terms = self.additive.prediction_terms(predictions, self.all_rows)
             return self.additive.score(terms.sum())
         if self.kind == "binary_auc" and stored.decision is not None:
