@@ -20,7 +20,9 @@ import numpy as np
 from ._importance._conditional import (
     _conditional_permutation_importance,
     conditional_permutation_importance,
+    fitted_samplers,
 )
+from ._importance._conditional_samplers import samplers_of_rows
 from ._importance._drop_column import _drop_column_importance, drop_column_importance
 from ._importance._mdi import _mdi_importance, mdi_importance
 from ._importance._oob_mdi import _oob_mdi_importance, oob_mdi_importance
@@ -144,6 +146,12 @@ class ImportanceMethod:
         ``tests/test_methods.py`` checks them against its signature.
     parameters : frozenset of str
         The keyword arguments the public function takes, likewise.
+    prepare, take : callable or None
+        ``prepare(X, options)``: what the method computes from X alone (not
+        from the model), as core options over X's rows, which a caller
+        measuring the same X with several models (a selector's rounds)
+        computes once; ``take(prepared, rows)``: those options restricted
+        to the rows ``rows`` (None: all). None: nothing to prepare.
     """
 
     name: str
@@ -161,6 +169,8 @@ class ImportanceMethod:
     on_unit_scale: Callable
     options: frozenset
     parameters: frozenset
+    prepare: Callable | None = None
+    take: Callable | None = None
 
     @property
     def fits_model(self):
@@ -320,6 +330,7 @@ METHODS = {
                     "sampler",
                     "categorical_threshold",
                     "row_groups",
+                    "samplers",
                     "verbose",
                 )
             ),
@@ -334,6 +345,19 @@ METHODS = {
                     "row_groups",
                 )
             ),
+            prepare=lambda X, options: {
+                "samplers": fitted_samplers(
+                    X,
+                    options["groups"],
+                    options.get("sampler", "forest"),
+                    options.get("categorical_threshold", 10),
+                    options["seed"],
+                    options.get("n_jobs"),
+                )
+            },
+            take=lambda prepared, rows: {
+                "samplers": samplers_of_rows(prepared["samplers"], rows)
+            },
         ),
         ImportanceMethod(
             name="drop_column",

@@ -56,6 +56,7 @@ from ._conditional_samplers import (  # noqa: F401
     fit_samplers,
     replace_columns,
     sampler_n_estimators,
+    samplers_of_rows,
 )
 from ._dependence import encode_features, target_kinds
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
@@ -521,6 +522,15 @@ def conditional_permutation_importance(
     )
 
 
+def fitted_samplers(X, groups, sampler, categorical_threshold, seed, n_jobs):
+    """The samplers of every group of X's columns, fitted on X's rows (one
+    list per group, one sampler per column; see ``fit_samplers``)."""
+    encoded = encode_features(X)
+    _check_missing(encoded.values, encoded.names)
+    kinds = target_kinds(encoded, categorical_threshold)
+    return fit_samplers(X, encoded.values, kinds, groups, sampler, seed, n_jobs)
+
+
 def _conditional_permutation_importance(
     estimator,
     X,
@@ -536,12 +546,17 @@ def _conditional_permutation_importance(
     sampler="forest",
     categorical_threshold=10,
     max_samples=None,
+    samplers=None,
     n_jobs=None,
     verbose=0,
 ):
     """:func:`conditional_permutation_importance` on validated input: X a
     numpy array or frame of the model's columns, y an array, ``groups`` the
-    column positions of each of ``labels`` and ``seed`` an int."""
+    column positions of each of ``labels`` and ``seed`` an int.
+
+    ``samplers``: every group's samplers of X's rows, fitted once elsewhere
+    (:func:`fitted_samplers`; a selector's rounds measure the same columns
+    again and again), or None to fit them here on the scored rows."""
     progress = Progress("conditional_permutation_importance", verbose)
     rows = evaluation_rows(permutation_seed(seed), X.shape[0], max_samples)
     X_eval, y_eval = take_rows(X, rows), subset(y, rows)
@@ -550,13 +565,13 @@ def _conditional_permutation_importance(
     permutations, uniforms, sampler_seed = conditional_draw_seeds(
         seed, n_rows, n_repeats, X.shape[0]
     )
-    encoded = encode_features(X_eval)
-    _check_missing(encoded.values, encoded.names)
-    kinds = target_kinds(encoded, categorical_threshold)
-    progress(f"fitting the {sampler} samplers of {len(groups)} features or groups")
-    samplers = fit_samplers(
-        X_eval, encoded.values, kinds, groups, sampler, sampler_seed, n_jobs
-    )
+    if samplers is None:
+        progress(f"fitting the {sampler} samplers of {len(groups)} features or groups")
+        samplers = fitted_samplers(
+            X_eval, groups, sampler, categorical_threshold, sampler_seed, n_jobs
+        )
+    else:
+        samplers = samplers_of_rows(samplers, rows)
     scorer = get_scorer(estimator, scoring)
     baseline, baseline_losses = score_and_row_losses(
         scorer, estimator, X_eval, y_eval, weight_eval

@@ -61,6 +61,20 @@ class _ColumnSampler:
     def categorical(self):
         return self.proba is not None
 
+    def take(self, rows):
+        """The sampler of the rows ``rows`` of those it was fitted on: each
+        row's prediction is out of bag (no row's own value entered it), so
+        a subset of rows is sampled as a model fitted on all of them would
+        sample it, the residuals permuted among the subset's rows."""
+        return _ColumnSampler(
+            mean=None if self.mean is None else self.mean[rows],
+            residuals=None if self.residuals is None else self.residuals[rows],
+            proba=None if self.proba is None else self.proba[rows],
+            values=self.values,
+            column=None if self.column is None else self.column[rows],
+            score=self.score,
+        )
+
     def draw(self, permutation, uniform):
         if self.column is not None:
             return self.column[permutation]
@@ -261,6 +275,14 @@ def fit_samplers(X, encoded, kinds, groups, sampler, seed, n_jobs):
             ]
         )
     return samplers
+
+
+def samplers_of_rows(samplers, rows):
+    """Every group's samplers (as :func:`fit_samplers` returns them) taken
+    to the rows ``rows`` (None: all of them)."""
+    if rows is None:
+        return samplers
+    return [[sampler.take(rows) for sampler in group] for group in samplers]
 
 
 # ----------------------------------------------------------------------------

@@ -77,6 +77,7 @@ def measure(
     max_samples,
     progress,
     getter=None,
+    cache=None,
 ):
     """The result of registry entry ``method`` on X (with ``method=None``,
     the model's own importances read by ``getter``), and the model it
@@ -90,6 +91,11 @@ def measure(
     ``measured_rows``. The results of several splits are put side by side
     as repeats. A result must be one importance per feature: a scoring that
     gives several metrics is an error.
+
+    ``cache`` (a dict, or None) keeps what the method prepares from X alone
+    (``method.prepare``: conditional permutation's samplers) for the next
+    call on the same X, so that rounds measuring the same columns with a
+    fresh model each prepare it once.
     """
     if method is None:
         return measure_model_importances(
@@ -103,8 +109,19 @@ def measure(
             prefit=prefit,
             progress=progress,
         )
+    prepared = _prepared(method, X, options, cache, prefit, progress)
     result, model = _measure_method(
-        estimator, method, X, y, fit_kwargs, options, prefit, cv, max_samples, progress
+        estimator,
+        method,
+        X,
+        y,
+        fit_kwargs,
+        options,
+        prefit,
+        cv,
+        max_samples,
+        progress,
+        prepared,
     )
     if not isinstance(result, Bunch):  # a dict of them, one per metric
         raise ValueError(
@@ -117,10 +134,32 @@ def measure(
     return result, model
 
 
+def _prepared(method, X, options, cache, prefit, progress):
+    """What ``method`` prepares from X alone, from ``cache`` when it holds
+    X's (None: nothing to prepare, or no cache)."""
+    if cache is None or method.prepare is None or prefit:
+        return None
+    if cache.get("X") is not X:
+        progress(f"preparing {method.name!r} on {X.shape[0]} rows, once")
+        cache.clear()
+        cache.update(X=X, prepared=method.prepare(X, options))
+    return cache["prepared"]
+
+
 def _measure_method(
-    estimator, method, X, y, fit_kwargs, options, prefit, cv, max_samples, progress
+    estimator,
+    method,
+    X,
+    y,
+    fit_kwargs,
+    options,
+    prefit,
+    cv,
+    max_samples,
+    progress,
+    prepared=None,
 ):
-    """``measure`` for a registry entry."""
+    """``measure`` for a registry entry (``prepared``: see ``_prepared``)."""
     if not method.fits_model:
         return method.measure(
             estimator, X, y, **dict(options, fit_params=fit_kwargs, cv=cv)
@@ -157,6 +196,7 @@ def _measure_method(
         n_measured = n_rows if rows is None else len(rows)
         split_options = dict(
             options,
+            **({} if prepared is None else method.take(prepared, rows)),
             seed=int(split_seed),
             sample_weight=_rows(options["sample_weight"], rows),
             max_samples=rows_limit(max_samples, n_measured),

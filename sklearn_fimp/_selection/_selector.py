@@ -25,6 +25,7 @@ from .._utils._validation import (
     explain_input_errors,
 )
 from ._base import BaseImportanceSelector
+from ._budget import measure_repeats, measure_rows
 from ._decisions import (
     check_min_features,
     look_rounds,
@@ -200,8 +201,12 @@ class ImportanceSelector(BaseImportanceSelector):
         Benjamini-Hochberg's false discovery rate, or the family-wise
         error rate of Holm's or Bonferroni's method (fewer features kept,
         a stronger promise); None tests each feature alone.
-    n_repeats : int, default=5
-        Permutations per feature for the permutation methods.
+    n_repeats : "auto" or int, default="auto"
+        Permutations (or conditional draws) per feature in each measure of
+        the permutation methods. "auto": one per round of probes (the
+        rounds already repeat, each with a fresh model, and the test
+        averages them; five would cost five times as much for the same
+        test), five without probes.
     groups : None, "auto", list or dict, default=None
         Groups of *features* (columns), not of rows: the rows' groups of a
         group-aware ``cv`` are ``fit(X, y, groups=...)``.
@@ -260,14 +265,16 @@ class ImportanceSelector(BaseImportanceSelector):
         estimator, as for RFE). Ignored with
         ``prefit=True``. In a Pipeline whose next step is the model, set it
         to False to save that fit.
-    max_samples : int, float or None, default=None
-        Score "permutation" and "oob_permutation" importances on at most
+    max_samples : "auto", int, float or None, default="auto"
+        Score the permutation, conditional and SHAP importances on at most
         this many rows (a float: this fraction of them), drawn without
         replacement with ``random_state`` from the held-out rows (or the
-        training rows, out of bag); the model is still fitted on all rows.
-        None: all rows. On large data, some ten thousand rows rank features
-        about as all rows do, for a fraction of the time. Methods that
-        score no rows ignore it, with a warning.
+        training rows, out of bag), afresh in each round; the model is
+        still fitted on all rows. None: all rows. "auto": at most 10,000
+        rows in each round of probes, all rows without probes. On large
+        data, some ten thousand rows rank features about as all rows do,
+        for a fraction of the time. Methods that score no rows ignore it,
+        with a warning.
     importance_getter : "auto", str, callable or None, default=None
         Read the model's own importances instead of measuring them, as
         SelectFromModel does: "auto" reads ``coef_`` or
@@ -426,6 +433,14 @@ class ImportanceSelector(BaseImportanceSelector):
             None,
         ],
         "min_features": [Interval(numbers.Integral, 0, None, closed="left")],
+        "n_repeats": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+        ],
+        "max_samples": [
+            StrOptions({"auto"}),
+            *BaseImportanceSelector._parameter_constraints["max_samples"],
+        ],
         "prefit": ["boolean"],
         "refit": ["boolean"],
         "importance_getter": [str, callable, None],
@@ -444,7 +459,7 @@ class ImportanceSelector(BaseImportanceSelector):
         keep_tentative=False,
         alpha=0.05,
         correction="fdr_bh",
-        n_repeats=5,
+        n_repeats="auto",
         groups=None,
         scoring=None,
         cv=None,
@@ -452,7 +467,7 @@ class ImportanceSelector(BaseImportanceSelector):
         min_features=1,
         prefit=False,
         refit=True,
-        max_samples=None,
+        max_samples="auto",
         importance_getter=None,
         n_jobs=None,
         verbose=0,
@@ -591,6 +606,7 @@ class ImportanceSelector(BaseImportanceSelector):
         self.max_features_ = max_features_count(self.max_features, X, len(groups))
         use_probes = uses_probe_test(self.threshold, self.prefit)
         progress = Progress(type(self).__name__, self.verbose)
+        round_cache = {}
         options = {
             "labels": labels,
             "groups": groups,
@@ -598,7 +614,7 @@ class ImportanceSelector(BaseImportanceSelector):
             # log-loss for a classifier with probabilities, unless the
             # user chose a scoring
             "scoring": probability_scoring(estimator, self.scoring),
-            "n_repeats": self.n_repeats,
+            "n_repeats": measure_repeats(self.n_repeats, use_probes),
             "cv": cv,
             "n_jobs": self.n_jobs,
             "verbose": self.verbose,
@@ -634,9 +650,11 @@ class ImportanceSelector(BaseImportanceSelector):
                 options=options,
                 prefit=self.prefit,
                 cv=cv,
-                max_samples=self.max_samples,
+                max_samples=measure_rows(self.max_samples, use_probes),
                 getter=self.importance_getter,
                 progress=progress,
+                # what a method prepares from X alone, once for the rounds
+                cache=round_cache,
             ),
         )
 
