@@ -150,6 +150,55 @@ def test_minimum_versions_pin_the_declared_floors():
         assert canonicalize_name(name) in pins
 
 
+def _readme_test_command():
+    """The line of README.md's shell blocks that runs the tests."""
+    lines, in_shell = [], False
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if line.startswith("```"):
+            in_shell = line.strip() in ("```bash", "```sh", "```console")
+        elif in_shell and "pytest" in line:
+            lines.append(line.strip())
+    assert len(lines) == 1, f"README.md's shell blocks run pytest in {lines}"
+    return lines[0]
+
+
+def _ci_commands():
+    """The command lines of .ci/run: neither comments nor echoed text."""
+    import re
+
+    commands = []
+    for line in (ROOT / ".ci" / "run").read_text().splitlines():
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        if line and not line.startswith(("#", "echo ", '"')):
+            commands.append(line)
+    return commands
+
+
+@needs_sources
+def test_ci_runs_the_readme_test_command_first():
+    """.ci/run's first install and first default test run are README.md's
+    test command as written, so that a green CI means a newcomer's run of
+    it passes: nothing is installed before it (another extra would let the
+    tests that need it run, where a newcomer's skip or fail)."""
+    readme = _readme_test_command()
+    assert "pip install" in readme and "pytest" in readme, readme
+    commands = _ci_commands()
+    installs = [line for line in commands if "pip install" in line]
+    assert installs, ".ci/run installs nothing"
+    assert installs[0] == readme, (
+        f".ci/run's first install is {installs[0]!r}, not README.md's test "
+        f"command {readme!r}"
+    )
+    # the slow step (pytest -m slow) is defined before it, and runs after
+    default_runs = [
+        line for line in commands if "pytest" in line and "-m slow" not in line
+    ]
+    assert default_runs[0] == readme, (
+        f".ci/run's first default test run is {default_runs[0]!r}, not "
+        f"README.md's test command {readme!r}"
+    )
+
+
 # --- Each extra installs what its code path imports -----------------------
 #
 # A feature's code path is its entry modules: every import in them counts,
@@ -455,9 +504,44 @@ def missing_from_extra(feature):
     return missing
 
 
+def not_installed(feature):
+    """The libraries the feature's extra declares, under their import name,
+    that its code path imports and that are not installed here: their
+    requirements cannot be read, so the check cannot run (a library the
+    extra does not declare is still a failure of the check)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = _project()
+    extra, entries, callers_frames = FEATURES[feature]
+    declared = {
+        canonicalize_name(Requirement(line).name)
+        for line in project["dependencies"] + project["optional-dependencies"][extra]
+    }
+    providers = _providers()
+    return sorted(
+        {
+            top
+            for top in (name.split(".")[0] for name in _code_path_imports(entries()))
+            if top not in callers_frames
+            and not providers.get(top)
+            and canonicalize_name(top) in declared
+        }
+    )
+
+
 @needs_sources
 @pytest.mark.parametrize("feature", sorted(FEATURES))
 def test_extra_installs_what_its_code_path_imports(feature):
+    absent = not_installed(feature)
+    if absent:
+        extra = FEATURES[feature][0]
+        pytest.skip(
+            f"{', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not "
+            f"installed (the [{extra}] extra installs "
+            f"{'it' if len(absent) == 1 else 'them'}): the check reads the "
+            "installed requirements"
+        )
     missing = missing_from_extra(feature)
     assert not missing, (
         f"pyproject.toml's [{FEATURES[feature][0]}] extra misses:\n"
