@@ -51,33 +51,42 @@ def estimators_to_check():
             threshold=0.5,
             categorical_threshold=0,
         ),
-        # ImportanceSelector: the default with 3 rounds of probes instead of
-        # 10 (the same code for a third of the fits), then one instance per
-        # method with one round (the checks fit each dozens of times;
-        # test_selector.py covers the rounds and the test themselves).
-        # Conditional permutation fits a sampler forest for every column,
-        # probes included: two probes instead of the 20 of "auto"
-        # (test_conditional.py covers the method with its default probes).
-        ImportanceSelector(n_rounds=3),
+        # ImportanceSelector: the default with 2 rounds of probes instead of
+        # 10 (the same code for a fifth of the fits; below 4 rounds the test
+        # looks once), then one instance per method with one round and two
+        # probes instead of the 50 or more of "auto" (the checks fit each
+        # dozens of times, and each probe is a column measured like a
+        # feature: a sampler forest for conditional permutation, a refit for
+        # drop-column; test_selector.py covers the rounds and the test
+        # themselves, with their default probes).
+        ImportanceSelector(n_rounds=2),
         ImportanceSelector(
-            RandomForestClassifier(n_estimators=5), method="mdi", n_rounds=1
+            RandomForestClassifier(n_estimators=5),
+            method="mdi",
+            n_probes=2,
+            n_rounds=1,
         ),
         ImportanceSelector(
-            RandomForestRegressor(n_estimators=5), method="oob_mdi", n_rounds=1
+            RandomForestRegressor(n_estimators=5),
+            method="oob_mdi",
+            n_probes=2,
+            n_rounds=1,
         ),
         ImportanceSelector(
             make_pipeline(StandardScaler(), Ridge()),
             method="permutation",
+            n_probes=2,
             n_repeats=2,
             n_rounds=1,
         ),
         ImportanceSelector(
             ExtraTreesRegressor(n_estimators=5, bootstrap=True),
             method="oob_permutation",
+            n_probes=2,
             n_repeats=2,
             n_rounds=1,
         ),
-        ImportanceSelector(Ridge(), method="drop_column", n_rounds=1),
+        ImportanceSelector(Ridge(), method="drop_column", n_probes=2, n_rounds=1),
         ImportanceSelector(
             Ridge(),
             method="conditional_permutation",
@@ -86,15 +95,16 @@ def estimators_to_check():
             n_rounds=1,
         ),
         # the model's own importances (coef_), probes included
-        ImportanceSelector(Ridge(), importance_getter="auto", n_rounds=1),
-        # RecursiveImportanceSelector: out-of-bag (auto) and held-out rows
-        RecursiveImportanceSelector(RandomForestRegressor(n_estimators=5), cv=3),
+        ImportanceSelector(Ridge(), importance_getter="auto", n_probes=2, n_rounds=1),
+        # RecursiveImportanceSelector: out-of-bag (auto) and held-out rows,
+        # on two splits (each split runs the whole elimination)
+        RecursiveImportanceSelector(RandomForestRegressor(n_estimators=5), cv=2),
         # (two shuffles per column instead of 5: the regressor checks fit it
         # on every one of their data sets)
         RecursiveImportanceSelector(
             make_pipeline(StandardScaler(), Ridge()),
             method="permutation",
-            cv=3,
+            cv=2,
             n_repeats=2,
         ),
     ]
