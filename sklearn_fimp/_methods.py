@@ -331,6 +331,7 @@ METHODS = {
                     "categorical_threshold",
                     "row_groups",
                     "samplers",
+                    "probe_groups",
                     "verbose",
                 )
             ),
@@ -353,6 +354,7 @@ METHODS = {
                     options.get("categorical_threshold", 10),
                     options["seed"],
                     options.get("n_jobs"),
+                    options.get("probe_groups", 0),
                 )
             },
             take=lambda prepared, rows: {

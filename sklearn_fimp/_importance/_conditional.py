@@ -522,13 +522,18 @@ def conditional_permutation_importance(
     )
 
 
-def fitted_samplers(X, groups, sampler, categorical_threshold, seed, n_jobs):
+def fitted_samplers(
+    X, groups, sampler, categorical_threshold, seed, n_jobs, probe_groups=0
+):
     """The samplers of every group of X's columns, fitted on X's rows (one
-    list per group, one sampler per column; see ``fit_samplers``)."""
+    list per group, one sampler per column; see ``fit_samplers``, which the
+    last ``probe_groups`` groups, probes, are not read by)."""
     encoded = encode_features(X)
     _check_missing(encoded.values, encoded.names)
     kinds = target_kinds(encoded, categorical_threshold)
-    return fit_samplers(X, encoded.values, kinds, groups, sampler, seed, n_jobs)
+    return fit_samplers(
+        X, encoded.values, kinds, groups, sampler, seed, n_jobs, probe_groups
+    )
 
 
 def _conditional_permutation_importance(
@@ -547,6 +552,7 @@ def _conditional_permutation_importance(
     categorical_threshold=10,
     max_samples=None,
     samplers=None,
+    probe_groups=0,
     n_jobs=None,
     verbose=0,
 ):
@@ -556,7 +562,9 @@ def _conditional_permutation_importance(
 
     ``samplers``: every group's samplers of X's rows, fitted once elsewhere
     (:func:`fitted_samplers`; a selector's rounds measure the same columns
-    again and again), or None to fit them here on the scored rows."""
+    again and again), or None to fit them here on the scored rows;
+    ``probe_groups``: the last groups are a selector's probes, which no
+    sampler reads (``fit_samplers``)."""
     progress = Progress("conditional_permutation_importance", verbose)
     rows = evaluation_rows(permutation_seed(seed), X.shape[0], max_samples)
     X_eval, y_eval = take_rows(X, rows), subset(y, rows)
@@ -568,7 +576,13 @@ def _conditional_permutation_importance(
     if samplers is None:
         progress(f"fitting the {sampler} samplers of {len(groups)} features or groups")
         samplers = fitted_samplers(
-            X_eval, groups, sampler, categorical_threshold, sampler_seed, n_jobs
+            X_eval,
+            groups,
+            sampler,
+            categorical_threshold,
+            sampler_seed,
+            n_jobs,
+            probe_groups,
         )
     else:
         samplers = samplers_of_rows(samplers, rows)

@@ -234,10 +234,12 @@ def _constant_sampler(X, c, n_rows):
     return _ColumnSampler(proba=np.ones((n_rows, 1)), values=values, score=0.0)
 
 
-def fit_group_samplers(X, encoded, kinds, columns, sampler, seed, n_jobs):
+def fit_group_samplers(X, encoded, kinds, columns, sampler, seed, n_jobs, unread=()):
     """One sampler per column of a group, each fitted on the columns outside
-    the group."""
-    outside = np.setdiff1d(np.arange(encoded.shape[1]), columns)
+    the group and outside ``unread``."""
+    outside = np.setdiff1d(
+        np.arange(encoded.shape[1]), np.concatenate([columns, unread])
+    )
     inputs = encoded[:, outside]
     if inputs.shape[1] == 0:
         inputs = np.zeros((encoded.shape[0], 1))
@@ -250,12 +252,22 @@ def fit_group_samplers(X, encoded, kinds, columns, sampler, seed, n_jobs):
     ]
 
 
-def fit_samplers(X, encoded, kinds, groups, sampler, seed, n_jobs):
+def fit_samplers(X, encoded, kinds, groups, sampler, seed, n_jobs, probe_groups=0):
     """The samplers of every group, one per column in the group's order:
     those of its varying columns fitted on the columns outside the group
     (:func:`fit_group_samplers`, one seed per group drawn from ``seed``), a
-    constant column's the column itself."""
+    constant column's the column itself.
+
+    The last ``probe_groups`` groups are probes, independent of every other
+    column by construction (a selector's shuffled copies): no sampler reads
+    them, since a column's distribution given the others and such probes is
+    its distribution given the others alone, and a model that reads them
+    only costs more to fit."""
     n_rows = X.shape[0]
+    probes = [
+        np.asarray(g, dtype=np.intp) for g in groups[len(groups) - probe_groups :]
+    ]
+    unread = np.concatenate(probes) if probes else np.empty(0, dtype=np.intp)
     group_seeds = np.random.RandomState(seed).randint(MAX_SEED + 1, size=len(groups))
     samplers = []
     for columns, group_seed in zip(groups, group_seeds):
@@ -264,7 +276,14 @@ def fit_samplers(X, encoded, kinds, groups, sampler, seed, n_jobs):
             zip(
                 varying,
                 fit_group_samplers(
-                    X, encoded, kinds, varying, sampler, int(group_seed), n_jobs
+                    X,
+                    encoded,
+                    kinds,
+                    varying,
+                    sampler,
+                    int(group_seed),
+                    n_jobs,
+                    unread,
                 ),
             )
         )

@@ -4,8 +4,6 @@ import numbers
 from copy import deepcopy
 
 import numpy as np
-from sklearn.base import is_classifier
-from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -19,37 +17,27 @@ from .._utils._compat import (
 )
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
-from .._utils._scoring import get_scorer, probability_scoring
 from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
 )
 from ._base import BaseImportanceSelector
-from ._budget import measure_repeats, measure_rows
+from ._budget import measure_repeats, measure_rows, measure_scoring, round_count
 from ._decisions import (
     check_min_features,
-    look_rounds,
     max_features_count,
     select,
-    stops_early,
     uses_probe_test,
 )
 from ._measure import check_importance_getter, measure
-from ._pipeline_probes import selects_through, with_probe_inputs
-from ._probes import (
-    check_probes_reach_model,
-    explain_failed_shadows,
-    probe_classes,
-)
-from ._rounds import probe_rounds, round_tree_params
+from ._pipeline_probes import selects_through
+from ._rounds import round_tree_params
 from ._rows import INDEPENDENT, row_structure
-from ._tentative import choose_tentative
+from ._selector_rounds import selector_rounds
+from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
-#: "auto" adds one probe per feature (or group), and at least this many, so
-#: that the spread of the probes' importances is estimated well enough.
-MIN_AUTO_PROBES = 50
 
 
 class ImportanceSelector(BaseImportanceSelector):
@@ -160,14 +148,16 @@ class ImportanceSelector(BaseImportanceSelector):
         The test's null distribution is the probes' means: with fewer, more
         of its tail is extrapolated, and with 20 or fewer no p-value goes
         below ``1 / (n_probes + 1)``.
-    n_rounds : int, default=10
+    n_rounds : "auto" or int, default="auto"
         The most rounds: each refits the estimator with a fresh seed (or,
         for "permutation" and "drop_column", does what one measure does),
         so ``fit`` costs about ``n_rounds`` times one measure. More rounds
         average more of the model's randomness out of the features' means
         and help weak features; the rounds stop at half of them when every
         feature is settled there (``n_rounds_`` says how many ran). Below
-        four rounds the test looks once, at the end.
+        four rounds the test looks once, at the end. "auto": 10, and 1 for
+        "drop_column", whose one round refits the model once per feature
+        and probe (what :func:`drop_column_importance` costs alone, about).
     round_trees : "auto", int or None, default="auto"
         Trees fitted in each round of probes when the estimator is a bagged
         ensemble (RandomForest, ExtraTrees or Bagging, alone or as a
@@ -222,7 +212,12 @@ class ImportanceSelector(BaseImportanceSelector):
         ("neg_log_loss") for a classifier with ``predict_proba`` (a proper
         scoring rule moves with every row's probability, where accuracy
         moves only when a permuted column flips a predicted class), the
-        estimator's ``score`` (R², or accuracy) otherwise. One metric, as for
+        estimator's ``score`` (R², or accuracy) otherwise; the importances
+        of a bagged ensemble (a forest) classifying a binary target of
+        numeric labels are scored by the Brier score ("neg_brier_score"):
+        its probabilities are shares of votes, exactly 0 where no tree
+        predicts the row's class, which log-loss, unbounded, prices at 36
+        times a typical row. One metric, as for
         scikit-learn's RFECV: the selection tests one importance per
         feature. Several metrics (a list or dict, or a callable returning a
         dict), which the importance functions accept, are an error here;
@@ -271,7 +266,8 @@ class ImportanceSelector(BaseImportanceSelector):
         replacement with ``random_state`` from the held-out rows (or the
         training rows, out of bag), afresh in each round; the model is
         still fitted on all rows. None: all rows. "auto": at most 10,000
-        rows in each round of probes, all rows without probes. On large
+        rows in each round of probes (256 for "shap", whose exact values
+        cost milliseconds per row), all rows without probes. On large
         data, some ten thousand rows rank features about as all rows do,
         for a fraction of the time. Methods that score no rows ignore it,
         with a warning.
@@ -416,7 +412,10 @@ class ImportanceSelector(BaseImportanceSelector):
             StrOptions({"auto"}),
             Interval(numbers.Integral, 2, None, closed="left"),
         ],
-        "n_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_rounds": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+        ],
         "round_trees": [
             StrOptions({"auto"}),
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -454,7 +453,7 @@ class ImportanceSelector(BaseImportanceSelector):
         threshold="probes",
         probes="shadow",
         n_probes="auto",
-        n_rounds=10,
+        n_rounds="auto",
         round_trees="auto",
         keep_tentative=False,
         alpha=0.05,
@@ -550,8 +549,8 @@ class ImportanceSelector(BaseImportanceSelector):
 
         # measure: n_rounds of fresh probes and a refit each, or one measure
         if plan.use_probes:
-            result, model, history = self._measure_rounds(
-                plan, X, y, fit_kwargs, probe_seed
+            result, model, history = selector_rounds(
+                self, plan, X, y, fit_kwargs, probe_seed
             )
         else:
             result, model, history = self._measure_once(plan, X, y)
@@ -560,7 +559,7 @@ class ImportanceSelector(BaseImportanceSelector):
         # features by cross-validation), then refit on the selected features
         choose = None
         if plan.use_probes and self.keep_tentative == "cv":
-            choose = self._tentative_choice(plan, X, y, fit_kwargs)
+            choose = tentative_choice(self, plan, X, y, fit_kwargs)
         self._set_selection(result, history, plan, X.shape[1], choose)
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         if self.prefit:
@@ -611,9 +610,10 @@ class ImportanceSelector(BaseImportanceSelector):
             "labels": labels,
             "groups": groups,
             "sample_weight": score_weight,
-            # log-loss for a classifier with probabilities, unless the
-            # user chose a scoring
-            "scoring": probability_scoring(estimator, self.scoring),
+            # a proper scoring rule for a classifier with probabilities,
+            # unless the user chose a scoring (log-loss; Brier for a bagged
+            # model's vote shares on a binary target)
+            "scoring": measure_scoring(estimator, self.scoring, y),
             "n_repeats": measure_repeats(self.n_repeats, use_probes),
             "cv": cv,
             "n_jobs": self.n_jobs,
@@ -630,6 +630,7 @@ class ImportanceSelector(BaseImportanceSelector):
             groups=groups,
             options=options,
             use_probes=use_probes,
+            n_rounds=round_count(self.n_rounds, method),
             rows=rows,
             # trees of a bagged forest in each round (the refit keeps all)
             round_params=round_tree_params(estimator, self.round_trees),
@@ -650,7 +651,7 @@ class ImportanceSelector(BaseImportanceSelector):
                 options=options,
                 prefit=self.prefit,
                 cv=cv,
-                max_samples=measure_rows(self.max_samples, use_probes),
+                max_samples=measure_rows(self.max_samples, use_probes, method),
                 getter=self.importance_getter,
                 progress=progress,
                 # what a method prepares from X alone, once for the rounds
@@ -688,124 +689,8 @@ class ImportanceSelector(BaseImportanceSelector):
         result.n_probes = 0
         return result, model, None
 
-    def _measure_rounds(self, plan, X, y, fit_kwargs, probe_seed):
-        """``n_rounds`` of fresh probes (``_rounds.probe_rounds``), each
-        measured on a fresh clone of the estimator."""
-        n_groups = len(plan.groups)
-        n_probes = (
-            max(n_groups, MIN_AUTO_PROBES) if self.n_probes == "auto" else self.n_probes
-        )
-        measured = []
-
-        def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
-            estimator_seed, importance_seed = np.random.RandomState(seed).randint(
-                MAX_SEED + 1, size=2
-            )
-            plan.progress(
-                f"round {len(measured) + 1} of {self.n_rounds}: measuring "
-                f"{plan.method_name!r} importances of {n_groups} features or "
-                f"groups and {n_probes} probes on {X.shape[0]} rows"
-            )
-            options = dict(
-                plan.options, labels=all_labels, groups=all_groups, seed=importance_seed
-            )
-            estimator = self._estimator_to_measure(y, int(estimator_seed))
-            estimator.set_params(**plan.round_params)  # a forest's trees
-            if plan.probes_through:  # probes transformed as their originals
-                originals = [plan.groups[g] for g in mirrored]
-                probes = list(zip(all_groups[n_groups:], originals))
-                estimator = with_probe_inputs(estimator, X.shape[1], probes)
-            result = plan.measure(estimator, X_measured, y, options)
-            if not measured:
-                check_probes_reach_model(result[1], X.shape[1], X_measured.shape[1])
-            measured.append(True)
-            return result
-
-        try:
-            return probe_rounds(
-                measure_round,
-                X,
-                plan.groups,
-                plan.labels,
-                plan.feature_names,
-                self.probes,
-                n_probes,
-                self.n_rounds,
-                probe_seed,
-                rows=plan.rows,
-                classes=probe_classes(X, plan.groups),
-                stop=self._stop_rule(n_groups),
-            )
-        except (ValueError, TypeError) as exc:
-            if not measured and self.probes == "shadow" and not self.prefit:
-                explain_failed_shadows(
-                    exc,
-                    X,
-                    lambda: self._estimator_to_measure(y, 0).fit(X, y, **fit_kwargs),
-                    self.estimator,
-                )
-            raise
-
-    def _stop_rule(self, n_groups):
-        """``stop(history)`` for the rounds: at the first look of
-        ``_decisions.look_rounds``, whether every feature is settled
-        (``_decisions.stops_early``)."""
-        first_look = look_rounds(self.n_rounds)[0]
-
-        def stop(history):
-            return len(history.real) == first_look and stops_early(
-                history,
-                n_groups,
-                alpha=self.alpha,
-                correction=self.correction,
-                n_rounds=self.n_rounds,
-            )
-
-        return stop
-
     # ------------------------------------------------------------------
     # decide and refit
-
-    def _tentative_choice(self, plan, X, y, fit_kwargs):
-        """``choose(decisions, order)`` for ``keep_tentative="cv"``
-        (``_tentative.choose_tentative``): the estimator as the refit fits
-        it (all its trees: with the rounds' 30 trees, a forest's log-loss
-        favoured larger sets, 131 columns and 3 planted ones on the power
-        benchmark's grants table against 22 and none with all 100), the
-        splits of ``cv`` (5-fold, stratified for classifiers, when None),
-        the scorer of ``scoring`` (log-loss for a classifier with
-        ``predict_proba`` when None); sets ``cv_results_``."""
-        cv = 5 if plan.cv is None else plan.cv
-        splits = list(
-            check_cv(cv, y, classifier=is_classifier(plan.estimator)).split(X, y)
-        )
-        scorer = get_scorer(
-            plan.estimator, probability_scoring(plan.estimator, self.scoring)
-        )
-
-        def choose(decisions, order):
-            plan.progress(
-                f"choosing among {int(np.sum(decisions == 'tentative'))} tentative "
-                f"features by {len(splits)}-fold cross-validation"
-            )
-            passed, self.cv_results_ = choose_tentative(
-                plan.estimator,
-                X,
-                y,
-                decisions=decisions,
-                order=order,
-                groups=plan.groups,
-                # a ColumnTransformer listing columns lists the candidates
-                labels=getattr(self, "feature_names_in_", []),
-                splits=splits,
-                fit_kwargs=fit_kwargs,
-                score_weight=plan.options["sample_weight"],
-                scorer=scorer,
-                n_jobs=self.n_jobs,
-            )
-            return passed
-
-        return choose
 
     def _selector_parameters(self):
         # keep_tentative="cv" scores its candidate sets with scoring on the
@@ -827,7 +712,7 @@ class ImportanceSelector(BaseImportanceSelector):
             max_features=None if self.max_features is None else self.max_features_,
             min_features=self.min_features,
             estimator=plan.estimator,
-            n_rounds=self.n_rounds,
+            n_rounds=plan.n_rounds,
             choose_tentative=choose,
         )
         if choose is None and hasattr(self, "cv_results_"):

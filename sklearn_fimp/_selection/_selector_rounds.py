@@ -1,0 +1,106 @@
+"""The rounds of ``ImportanceSelector.fit``: a fresh clone of the estimator
+in each round, measured on the features and the probes held fixed
+(``_rounds.probe_rounds``), stopped at the first look when every feature is
+settled there."""
+
+import numpy as np
+
+from .._utils._random import MAX_SEED
+from ._decisions import look_rounds, stops_early
+from ._pipeline_probes import with_probe_inputs
+from ._probes import check_probes_reach_model, explain_failed_shadows, probe_classes
+from ._rounds import probe_rounds
+
+#: n_probes="auto" adds one probe per feature (or group), and at least this
+#: many, so that the spread of the probes' importances is estimated well
+#: enough.
+MIN_AUTO_PROBES = 50
+
+
+def probe_count(n_probes, n_groups):
+    """The probes of ``n_probes`` ("auto" or an int) for ``n_groups``."""
+    return max(n_groups, MIN_AUTO_PROBES) if n_probes == "auto" else n_probes
+
+
+def selector_rounds(selector, plan, X, y, fit_kwargs, probe_seed):
+    """``plan.n_rounds`` rounds of probes for ``selector`` (an
+    ImportanceSelector, whose parameters and ``_estimator_to_measure`` they
+    read), each measured on a fresh clone of the estimator by
+    ``plan.measure``: ``(result, model, history)`` of ``probe_rounds``."""
+    n_groups = len(plan.groups)
+    n_probes = probe_count(selector.n_probes, n_groups)
+    measured = []
+
+    def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
+        estimator_seed, importance_seed = np.random.RandomState(seed).randint(
+            MAX_SEED + 1, size=2
+        )
+        plan.progress(
+            f"round {len(measured) + 1} of {plan.n_rounds}: measuring "
+            f"{plan.method_name!r} importances of {n_groups} features or "
+            f"groups and {n_probes} probes on {X.shape[0]} rows"
+        )
+        options = dict(
+            plan.options,
+            labels=all_labels,
+            groups=all_groups,
+            seed=importance_seed,
+            # probes are independent of every column: no model of a column
+            # (conditional permutation's samplers) reads them
+            probe_groups=len(all_groups) - n_groups,
+        )
+        estimator = selector._estimator_to_measure(y, int(estimator_seed))
+        estimator.set_params(**plan.round_params)  # a forest's trees
+        if plan.probes_through:  # probes transformed as their originals
+            originals = [plan.groups[g] for g in mirrored]
+            probes = list(zip(all_groups[n_groups:], originals))
+            estimator = with_probe_inputs(estimator, X.shape[1], probes)
+        result = plan.measure(estimator, X_measured, y, options)
+        if not measured:
+            check_probes_reach_model(result[1], X.shape[1], X_measured.shape[1])
+        measured.append(True)
+        return result
+
+    try:
+        return probe_rounds(
+            measure_round,
+            X,
+            plan.groups,
+            plan.labels,
+            plan.feature_names,
+            selector.probes,
+            n_probes,
+            plan.n_rounds,
+            probe_seed,
+            rows=plan.rows,
+            classes=probe_classes(X, plan.groups),
+            stop=stop_rule(
+                n_groups,
+                n_rounds=plan.n_rounds,
+                alpha=selector.alpha,
+                correction=selector.correction,
+            ),
+        )
+    except (ValueError, TypeError) as exc:
+        if not measured and selector.probes == "shadow" and not selector.prefit:
+            explain_failed_shadows(
+                exc,
+                X,
+                lambda: selector._estimator_to_measure(y, 0).fit(X, y, **fit_kwargs),
+                selector.estimator,
+            )
+        raise
+
+
+def stop_rule(n_groups, *, n_rounds, alpha, correction):
+    """``stop(history)`` for the rounds: at the first look of
+    ``_decisions.look_rounds``, whether every feature is settled
+    (``_decisions.stops_early``)."""
+    first_look = look_rounds(n_rounds)[0]
+
+    def stop(history):
+        return len(history.real) == first_look and stops_early(
+            history, n_groups, alpha=alpha, correction=correction, n_rounds=n_rounds
+        )
+
+    return stop
