@@ -137,8 +137,10 @@ def test_dependence_analyzer_remeasures_only_features_that_relied_on_the_drop():
 
 def test_feature_dependence_breast_cancer_families():
     X, _ = load_breast_cancer(return_X_y=True, as_frame=True)
+    # 20 trees: the size measures' dependence is 0.98 at least, the shape
+    # errors' 0.48 at most (40 trees: 0.98, 0.52)
     result = feature_dependence(
-        X, estimator=small_forests(40), n_jobs=2, random_state=0
+        X, estimator=small_forests(20), n_jobs=2, random_state=0
     )
     dependence = dict(zip(result.feature_names, result.dependence))
     for size in ("radius", "perimeter", "area"):

@@ -230,7 +230,8 @@ def test_recursive_in_pipeline_and_grid_search():
         RecursiveImportanceSelector(
             make_pipeline(StandardScaler(), LogisticRegression()),
             method="permutation",
-            cv=3,
+            cv=2,
+            n_repeats=2,
             random_state=0,
         ),
         LogisticRegression(),

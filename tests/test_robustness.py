@@ -142,14 +142,16 @@ def call_feature_dependence(X, y=None, sample_weight=None, estimator=None, n_job
 
 
 def call_selector(X, y, sample_weight=None, estimator=None, n_jobs=None, **params):
-    # 3 rounds of probes instead of 10: the tests here check shapes, errors,
-    # untouched input and equal results, not the power of the test
+    # 3 rounds of 6 probes instead of 10 of 50: the tests here check shapes,
+    # errors, untouched input and equal results, not the power of the test
+    # (each probe is a column measured like a feature: a refit each for
+    # drop-column)
     selector = ImportanceSelector(
         estimator if estimator is not None else forest(),
         n_repeats=2,
         n_jobs=n_jobs,
         random_state=0,
-        **{"n_rounds": 3, **params},
+        **{"n_rounds": 3, "n_probes": 6, **params},
     )
     with warnings.catch_warnings():
         # too few rows to beat the probes: the min_features warning
