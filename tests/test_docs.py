@@ -1,11 +1,13 @@
 """The documentation builds without a warning, and the gallery runs.
 
-The default run builds the site without executing the gallery examples
-(sphinx-gallery's ``plot_gallery=0``, about ten seconds), so a change that
-breaks a docstring's reST or a cross-reference fails here; the build that
-executes every example (a minute and more) is marked ``slow`` and run by
-``.ci/run``'s slow step, so a change that breaks an example fails there.
-Both are skipped when the ``docs`` extra is not installed.
+Both builds are marked ``slow`` and run by ``.ci/run``'s slow step: the
+site without executing the gallery examples (sphinx-gallery's
+``plot_gallery=0``, ten seconds alone and twenty beside the default run's
+other tests; ``pytest -m slow -k build_without`` after a change to a
+docstring's reST or a cross-reference), and the build that executes every
+example (a minute and more), so a change that breaks an example fails
+there. Both are skipped when the ``docs`` extra is not installed. The
+default run checks the user guide's snippets and stated defaults.
 """
 
 import ast
@@ -242,6 +244,7 @@ def check_site(html):
 
 
 @needs_sources
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     """Build the HTML site without executing the gallery examples."""
     check_site(build_docs(tmp_path, run_examples=False))

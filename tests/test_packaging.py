@@ -61,9 +61,12 @@ def test_missing_kernels_warn_once_at_first_engine_use(without_kernels, capsys):
 
 
 @needs_sources
+@pytest.mark.slow
 def test_sdist_carries_tests_and_license_and_collects(tmp_path):
     """Build the sdist, unpack it, and collect its tests with the unpacked
-    package (no compiled kernels there: the NumPy engine)."""
+    package (no compiled kernels there: the NumPy engine). Marked slow: a
+    build and a collection of every test in child processes, 20 s beside
+    the default run's other tests."""
     pytest.importorskip("build", reason="the build package is not installed")
     source = tmp_path / "source"
     shutil.copytree(
