@@ -191,6 +191,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils import Bunch
 
 from sklearn_fimp import ImportanceSelector
+from sklearn_fimp._methods import METHODS
+from sklearn_fimp._selection._budget import round_count
 from sklearn_fimp._selection._decisions import probe_decision
 
 # Private: the probe test's two halves are computed from the rounds that the
@@ -1105,6 +1107,12 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--regimes", nargs="*", default=None)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument(
+        "--auto-rounds",
+        action="store_true",
+        help="each method on the forest runs the rounds n_rounds='auto' gives "
+        "it (drop_column: 1) instead of --rounds",
+    )
     parser.add_argument("--trees", type=int, default=100)
     parser.add_argument("--methods", nargs="*", default=["auto"])
     parser.add_argument("--no-boruta", action="store_true")
@@ -1243,9 +1251,16 @@ def run(args):
     n_seeds = args.seeds or 60
     seeds = range(100, 100 + n_seeds) if args.power else range(n_seeds)
 
+    def rounds(method):
+        """--rounds, or with --auto-rounds what n_rounds="auto" gives
+        ``method`` (drop-column: 1)."""
+        if not args.auto_rounds or method == "auto":
+            return args.rounds
+        return round_count("auto", METHODS[method])
+
     def configs(regime):
         methods = ALL_METHODS if regime in args.all_methods_on else args.methods
-        out = [(m, "forest", args.rounds, args.trees) for m in methods]
+        out = [(m, "forest", rounds(m), args.trees) for m in methods]
         if regime in MIXED:  # the Pipeline, and the bare forest's permutation
             out = [(m, "pipeline", args.rounds, args.trees) for m in methods] + out
             if "permutation" not in methods:
