@@ -85,7 +85,10 @@ class ImportanceSelector(BaseImportanceSelector):
     (:func:`oob_mdi_importance`) for bagged trees with bootstrap, and
     permutation importance on held-out rows otherwise (out-of-bag
     permutation with ``groups``), scored by log-loss for a classifier with
-    ``predict_proba``.
+    ``predict_proba`` (the Brier score for a bagged forest on a binary
+    target). Each round's measure is sized for the rounds (``n_rounds``,
+    ``n_repeats`` and ``max_samples`` "auto"): what each method costs, in
+    plain fits of the model, is on ``docs/bench_methods.rst``.
 
     Parameters
     ----------
