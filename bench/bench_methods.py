@@ -435,7 +435,7 @@ def page(rows, command, loads, stamp):
         "a process of its own, one at a time.",
         "",
         f"Run {stamp}, at commit {git_commit(changed='+ local changes')}; "
-        f"{versions('sklearn', 'numpy', 'lightgbm', 'xgboost', 'boruta')}. "
+        f"{versions('scikit-learn', 'numpy', 'lightgbm', 'xgboost', 'boruta')}. "
         f"Load averages (1, 5, 15 minutes) {loads[0]} at the start and "
         f"{loads[-1]} at the end, on a 2-core machine.",
         "",
