@@ -418,7 +418,7 @@ def terminal_table(rows):
 
 def page(rows, command, loads, stamp):
     lines = written_by("bench_methods.py")
-    lines += heading("Every method, every model: cost and power in one run")
+    lines += heading("Benchmark: every method and model, cost and power")
     lines += [
         "",
         "What one ``ImportanceSelector(refit=False, random_state=0, n_jobs=1).fit`` "
