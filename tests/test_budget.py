@@ -138,6 +138,11 @@ def test_budget_conditional_samplers_are_fitted_once_for_all_rounds(monkeypatch)
     # one fit, on every row of the 4 features and 4 probes, none read by a
     # sampler (probe_groups=4)
     assert fits == [((150, 8), 8, 4)]
+    # scoring fewer rows than X has, each round fits its own rows' samplers
+    # (time and memory bounded by max_samples on large data)
+    fits.clear()
+    selector.set_params(max_samples=60).fit(X, y)
+    assert fits == []
 
 
 def test_budget_sampler_taken_to_rows_draws_as_the_whole():

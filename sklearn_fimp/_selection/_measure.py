@@ -109,7 +109,7 @@ def measure(
             prefit=prefit,
             progress=progress,
         )
-    prepared = _prepared(method, X, options, cache, prefit, progress)
+    prepared = _prepared(method, X, options, cache, prefit, max_samples, progress)
     result, model = _measure_method(
         estimator,
         method,
@@ -134,10 +134,21 @@ def measure(
     return result, model
 
 
-def _prepared(method, X, options, cache, prefit, progress):
+def _prepared(method, X, options, cache, prefit, max_samples, progress):
     """What ``method`` prepares from X alone, from ``cache`` when it holds
-    X's (None: nothing to prepare, or no cache)."""
+    X's (None: nothing to prepare, or no cache).
+
+    Prepared once, it covers every row of X, where each call would prepare
+    only the rows it scores: where ``max_samples`` scores fewer rows than X
+    has (a fraction, or an int below X's rows), every call prepares its own
+    rows instead, so that time and memory stay bounded by ``max_samples``
+    on large data."""
     if cache is None or method.prepare is None or prefit:
+        return None
+    subsampled = max_samples is not None and not (
+        isinstance(max_samples, numbers.Integral) and max_samples >= X.shape[0]
+    )
+    if subsampled:
         return None
     if cache.get("X") is not X:
         progress(f"preparing {method.name!r} on {X.shape[0]} rows, once")
