@@ -12,6 +12,7 @@ from sklearn_fimp._selection._decisions import (
 )
 from sklearn_fimp._selection._probe_test import (
     adjust_pvalues,
+    decide,
     mean_test,
     rank_pvalues,
     round_critical_value,
@@ -23,6 +24,19 @@ from sklearn_fimp._selection._probe_test import (
 )
 from sklearn_fimp._selection._probes import add_probes
 from sklearn_fimp._selection._rounds import measure_rounds
+
+
+def test_decide_ranks_rejected_features_with_infinite_scores():
+    # scores of +-inf (no spread among the probes) once gave NaN ranks on
+    # scipy 1.10 (the floor), and an IndexError in the selector's decisions
+    decisions, ranking = decide(
+        [0.3, 1.0, 1.0, 0.01],
+        [1.0, 1.0, 1.0, 0.02],
+        [np.inf, -np.inf, -np.inf, 2.0],
+        0.05,
+    )
+    assert decisions.tolist() == ["rejected", "rejected", "rejected", "confirmed"]
+    assert ranking.tolist() == [3, 4, 4, 1]
 
 
 def test_rank_pvalues_counts_null_values_at_least_as_large():

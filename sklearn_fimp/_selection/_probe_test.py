@@ -531,6 +531,9 @@ def decide(pvalues, corrected, scores, alpha):
     ranking = np.where(confirmed, 1, 2)
     rejected = np.flatnonzero(~confirmed & ~tentative)
     if len(rejected):
-        dense = stats.rankdata(-np.asarray(scores)[rejected], method="dense")
-        ranking[rejected] = 2 + dense.astype(int)
+        # dense ranks by decreasing score, through np.unique rather than
+        # scipy's rankdata, which returns NaN for scores holding both +inf
+        # and -inf on scipy 1.10 (the floor)
+        _, dense = np.unique(-np.asarray(scores)[rejected], return_inverse=True)
+        ranking[rejected] = 3 + dense.reshape(-1)
     return decisions, ranking
