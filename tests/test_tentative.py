@@ -27,15 +27,15 @@ def forest(n_estimators=20, classifier=False):
 @pytest.fixture(scope="module")
 def weak():
     """x0 strong, x1-x3 weak, 26 noise columns. With the selector below
-    (5 rounds of a 20-tree forest, seed 0), x0 is confirmed and x1 and the
-    noise columns x8 and x11 are tentative (seeds fixed)."""
+    (5 rounds of a 20-tree forest, seed 7), x0 is confirmed and x1 and the
+    noise column x8 are tentative (seeds fixed)."""
     rng = np.random.RandomState(1)
     X = rng.standard_normal((300, 30))
     y = X[:, :4] @ np.array([1.0, 0.3, 0.25, 0.2]) + rng.standard_normal(300)
     return X, y
 
 
-PARAMS = dict(n_rounds=5, random_state=0, refit=False)
+PARAMS = dict(n_rounds=5, random_state=7, refit=False)
 
 
 def test_tentative_sizes_double_up_to_all_of_them():
@@ -56,15 +56,15 @@ def test_keep_tentative_cv_matches_the_one_se_rule_written_out(weak):
     np.testing.assert_array_equal(chosen.decisions_, plain.decisions_)
     decisions = plain.decisions_
     assert np.flatnonzero(decisions == "confirmed").tolist() == [0]
-    assert sorted(np.flatnonzero(decisions == "tentative")) == [1, 8, 11]
+    assert sorted(np.flatnonzero(decisions == "tentative")) == [1, 8]
 
     # the reference: tentative features by p-value (then score), nested
-    # sets of the confirmed one and 0, 1, 2 and 3 of them, each scored by
+    # sets of the confirmed one and 0, 1 and 2 of them, each scored by
     # cross_val_score of the same forest on the same folds (R^2)
     statistics = plain.importances_.statistics[: X.shape[1]]
     order = np.lexsort((-statistics, plain.pvalues_))
     tentative = [j for j in order if decisions[j] == "tentative"]
-    sets = [sorted([0] + tentative[:k]) for k in (0, 1, 2, 3)]  # X's order
+    sets = [sorted([0] + tentative[:k]) for k in (0, 1, 2)]  # X's order
     scores = np.array([cross_val_score(forest(), X[:, s], y, cv=cv) for s in sets])
     np.testing.assert_allclose(
         chosen.cv_results_["mean_test_score"], scores.mean(axis=1), rtol=1e-12
@@ -72,7 +72,7 @@ def test_keep_tentative_cv_matches_the_one_se_rule_written_out(weak):
     np.testing.assert_allclose(
         chosen.cv_results_["split2_test_score"], scores[:, 2], rtol=1e-12
     )
-    assert chosen.cv_results_["n_features"].tolist() == [1, 2, 3, 4]
+    assert chosen.cv_results_["n_features"].tolist() == [1, 2, 3]
     means = scores.mean(axis=1)
     best = int(np.argmax(means))
     error = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
@@ -101,9 +101,10 @@ def test_keep_tentative_cv_keeps_a_subset_of_what_true_keeps(weak, every_value):
 
 def test_keep_tentative_cv_scores_a_classifier_by_log_loss_and_the_empty_set():
     # four informative columns of twelve, weakly separated, few rows: with
-    # 3 rounds of a 20-tree forest nothing is confirmed and x3 is tentative
-    # (seeds fixed), so the first candidate is no feature at all, scored as
-    # the training rows' class shares predicted for every row
+    # 3 rounds of a 20-tree forest nothing is confirmed and x2 and x3 are
+    # tentative (seeds fixed), so the first candidate is no feature at all,
+    # scored as the training rows' class shares predicted for every row, the
+    # next the more significant of the two
     X, y = make_classification(
         n_samples=200,
         n_features=12,
@@ -120,26 +121,32 @@ def test_keep_tentative_cv_scores_a_classifier_by_log_loss_and_the_empty_set():
         cv=cv,
         n_rounds=3,
         min_features=0,
-        random_state=0,
+        random_state=5,
         refit=False,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         selector.fit(X, y)
     assert not (selector.decisions_ == "confirmed").any()
-    assert np.flatnonzero(selector.decisions_ == "tentative").tolist() == [3]
+    assert np.flatnonzero(selector.decisions_ == "tentative").tolist() == [2, 3]
     results = selector.cv_results_
-    assert results["n_features"].tolist() == [0, 1]
+    assert results["n_features"].tolist() == [0, 1, 2]
+    first = int(np.argmin(selector.pvalues_[[2, 3]])) + 2
     empty = [
         np.mean(np.log((np.bincount(y[train]) / len(train))[y[test]]))
         for train, test in cv.split(X, y)
     ]
-    with_x3 = cross_val_score(
-        forest(classifier=True), X[:, [3]], y, cv=cv, scoring="neg_log_loss"
-    )
+    scores = [
+        cross_val_score(
+            forest(classifier=True), X[:, columns], y, cv=cv, scoring="neg_log_loss"
+        )
+        for columns in ([first], [2, 3])
+    ]
     for k in range(3):
         np.testing.assert_allclose(
-            results[f"split{k}_test_score"], [empty[k], with_x3[k]], rtol=1e-12
+            results[f"split{k}_test_score"],
+            [empty[k], scores[0][k], scores[1][k]],
+            rtol=1e-12,
         )
 
 

@@ -16,7 +16,7 @@ from .._utils._compat import (
     fit_context,
 )
 from .._utils._progress import Progress
-from .._utils._random import MAX_SEED
+from .._utils._random import MAX_SEED, with_round_seed
 from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
@@ -662,10 +662,13 @@ class ImportanceSelector(BaseImportanceSelector):
             ),
         )
 
-    def _estimator_to_measure(self, y, seed):
-        """The estimator to fit (a clone, its unset seeds set to ``seed``), or
-        the fitted one with ``prefit=True``."""
+    def _estimator_to_measure(self, y, seed, *, round_seed=False):
+        """The estimator to fit (a clone, its unset seeds set to ``seed``;
+        every seed with ``round_seed``, for a round of probes), or the fitted
+        one with ``prefit=True``."""
         if not self.prefit:
+            if round_seed and self.estimator is not None:
+                return with_round_seed(self.estimator, seed)
             return self._estimator_to_fit(y, seed)
         if self.estimator is None:
             raise ValueError(

@@ -90,3 +90,24 @@ def with_shared_seed(estimator, seed):
         and (value is None or isinstance(value, np.random.RandomState))
     }
     return estimator.set_params(**unset)
+
+
+def with_round_seed(estimator, seed):
+    """Clone ``estimator`` with every ``random_state`` set to ``seed``, the
+    ones the user fixed to an integer included.
+
+    For the selector's rounds, which average the model's randomness out of
+    the importances: a seed fixed by the user would fit the same model in
+    every round (the same bootstrap, the same splits), so that the rounds
+    would cost their time and average nothing. The round's seeds are drawn
+    from the selector's ``random_state``, so a fixed one still reproduces
+    the selection; the final refit keeps the user's seed
+    (:func:`with_shared_seed`).
+    """
+    estimator = clone(estimator)
+    seeds = {
+        name: seed
+        for name in estimator.get_params(deep=True)
+        if name.endswith("random_state")
+    }
+    return estimator.set_params(**seeds)
