@@ -536,6 +536,35 @@ def test_selector_random_state_gives_the_same_result_for_any_n_jobs(labels, meth
     np.testing.assert_array_equal(fitted[0].pvalues_, fitted[1].pvalues_)
 
 
+def test_selector_rounds_reseed_a_model_whose_seed_the_user_fixed(labels):
+    # the rounds average the model's randomness: a forest with
+    # random_state=0 is refitted with a fresh seed in each round (it was
+    # fitted identically ten times, its rounds averaging nothing), and the
+    # selector's own random_state reproduces them; the refit keeps the
+    # user's seed, and the user's estimator is left as given
+    from sklearn.pipeline import make_pipeline
+
+    from sklearn_fimp._utils._random import with_round_seed
+
+    X, y = labels
+    model = forest(10, classifier=True)
+    fits = [
+        ImportanceSelector(model, method="mdi", n_rounds=ROUNDS, random_state=5).fit(
+            X, y
+        )
+        for _ in range(2)
+    ]
+    history = fits[0].importance_history_
+    assert not np.allclose(history[0], history[1])
+    np.testing.assert_array_equal(history, fits[1].importance_history_)
+    assert fits[0].estimator_.random_state == 0
+    assert model.random_state == 0
+    # every seed of a Pipeline's steps, on a clone
+    pipeline = make_pipeline(StandardScaler(), model)
+    assert with_round_seed(pipeline, 7)[-1].random_state == 7
+    assert pipeline[-1].random_state == 0
+
+
 # --------------------------------------------------------------------------
 # round_trees: a bagged forest's trees shared out over the rounds
 
