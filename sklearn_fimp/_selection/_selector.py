@@ -152,9 +152,12 @@ class ImportanceSelector(BaseImportanceSelector):
         of its tail is extrapolated, and with 20 or fewer no p-value goes
         below ``1 / (n_probes + 1)``.
     n_rounds : "auto" or int, default="auto"
-        The most rounds: each refits the estimator with a fresh seed (or,
-        for "permutation" and "drop_column", does what one measure does),
-        so ``fit`` costs about ``n_rounds`` times one measure. More rounds
+        The most rounds: each refits the estimator with a fresh seed drawn
+        from ``random_state`` (in place of an integer ``random_state`` the
+        estimator was given, with which every round would fit the same
+        model; the refit keeps it), or, for "permutation" and
+        "drop_column", does what one measure does, so ``fit`` costs about
+        ``n_rounds`` times one measure. More rounds
         average more of the model's randomness out of the features' means
         and help weak features; the rounds stop at half of them when every
         feature is settled there (``n_rounds_`` says how many ran). Below
