@@ -1040,7 +1040,9 @@ def page(rows, skipped, settings, command, loads, title=TITLE):
         lines += SET_TEXT[kind] + [""]
         if kind == "real":
             shown_tables = [t for t in TABLE_TEXT if any(r["data"] == t for r in mine)]
-            lines += [TABLE_TEXT[t] for t in shown_tables] + [""]
+            described = [TABLE_TEXT[t] for t in shown_tables]
+            described[-1] = described[-1].rstrip(";") + "."
+            lines += described + [""]
         lines += [
             "'Data sets': the seeds averaged over (0, 1, ...); each cell is the "
             "mean over them.",
