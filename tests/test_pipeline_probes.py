@@ -90,16 +90,17 @@ def test_selector_on_a_pipeline_rejects_planted_noise_and_refits_on_the_kept():
     # the issue's case: a ColumnTransformer selecting its columns by name;
     # the selector kept every column, noise included, before its probes
     # reached the model. alpha=0.05, 10 rounds of 20-tree forests: corrected
-    # p-values below 1e-20 for a, b and city; the noise columns' p-values
-    # are draws from the null (0.49 and 0.84 on the floors' versions, 1 on
-    # the newest), so only their side of alpha is asserted
+    # p-values of 2e-6 at most for a, b and city (selector seeds 0-3, on the
+    # newest versions and the floors'); the noise columns' p-values are
+    # draws from the null (0.70 to 1 in those fits), so only their side of
+    # alpha is asserted
     X, y = planted()
     model = make_pipeline(
         named_preprocessing(), RandomForestRegressor(n_estimators=20, random_state=0)
     )
     selector = ImportanceSelector(model, alpha=0.05, random_state=0).fit(X, y)
     assert selector.get_feature_names_out().tolist() == ["a", "city", "b"]
-    assert np.all(selector.pvalues_corrected_[[0, 1, 2]] < 1e-6)
+    assert np.all(selector.pvalues_corrected_[[0, 1, 2]] < 1e-4)
     assert np.all(selector.pvalues_corrected_[[3, 4]] > 0.05)
     assert selector.predict(X).shape == (len(y),)
     assert selector.estimator_[0].transformers[0][2] == ["city"]
