@@ -92,8 +92,8 @@ def test_selector_on_a_pipeline_rejects_planted_noise_and_refits_on_the_kept():
     # reached the model. alpha=0.05, 10 rounds of 20-tree forests: corrected
     # p-values of 2e-6 at most for a, b and city (selector seeds 0-3, on the
     # newest versions and the floors'); the noise columns' p-values are
-    # draws from the null (0.70 to 1 in those fits), so only their side of
-    # alpha is asserted
+    # draws from the null (0.70 to 1 in those fits): the kept names say
+    # they are above alpha, and nothing more is asserted of them
     X, y = planted()
     model = make_pipeline(
         named_preprocessing(), RandomForestRegressor(n_estimators=20, random_state=0)
@@ -101,7 +101,6 @@ def test_selector_on_a_pipeline_rejects_planted_noise_and_refits_on_the_kept():
     selector = ImportanceSelector(model, alpha=0.05, random_state=0).fit(X, y)
     assert selector.get_feature_names_out().tolist() == ["a", "city", "b"]
     assert np.all(selector.pvalues_corrected_[[0, 1, 2]] < 1e-4)
-    assert np.all(selector.pvalues_corrected_[[3, 4]] > 0.05)
     assert selector.predict(X).shape == (len(y),)
     assert selector.estimator_[0].transformers[0][2] == ["city"]
 

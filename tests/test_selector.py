@@ -544,7 +544,7 @@ def test_selector_rounds_reseed_a_model_whose_seed_the_user_fixed(labels):
     # user's seed, and the user's estimator is left as given
     from sklearn.pipeline import make_pipeline
 
-    from sklearn_fimp._utils._random import with_round_seed
+    from sklearn_fimp._utils._random import with_shared_seed
 
     X, y = labels
     model = forest(10, classifier=True)
@@ -561,7 +561,7 @@ def test_selector_rounds_reseed_a_model_whose_seed_the_user_fixed(labels):
     assert model.random_state == 0
     # every seed of a Pipeline's steps, on a clone
     pipeline = make_pipeline(StandardScaler(), model)
-    assert with_round_seed(pipeline, 7)[-1].random_state == 7
+    assert with_shared_seed(pipeline, 7, replace_fixed=True)[-1].random_state == 7
     assert pipeline[-1].random_state == 0
 
 

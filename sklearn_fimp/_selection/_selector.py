@@ -16,7 +16,7 @@ from .._utils._compat import (
     fit_context,
 )
 from .._utils._progress import Progress
-from .._utils._random import MAX_SEED, with_round_seed
+from .._utils._random import MAX_SEED, with_shared_seed
 from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
@@ -671,7 +671,7 @@ class ImportanceSelector(BaseImportanceSelector):
         one with ``prefit=True``."""
         if not self.prefit:
             if round_seed and self.estimator is not None:
-                return with_round_seed(self.estimator, seed)
+                return with_shared_seed(self.estimator, seed, replace_fixed=True)
             return self._estimator_to_fit(y, seed)
         if self.estimator is None:
             raise ValueError(

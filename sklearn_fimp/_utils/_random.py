@@ -74,40 +74,27 @@ def row_permutations(seed, n_rows, n_repeats, *, n_total=None):
     return permutations
 
 
-def with_shared_seed(estimator, seed):
+def with_shared_seed(estimator, seed, *, replace_fixed=False):
     """Clone ``estimator`` with every unset ``random_state`` set to ``seed``.
 
     Parameters the user fixed to an integer are kept; None or a RandomState
     instance would make each refit draw different randomness, so that a
     difference in score would mix the effect of the dropped column with
     luck.
-    """
-    estimator = clone(estimator)
-    unset = {
-        name: seed
-        for name, value in estimator.get_params(deep=True).items()
-        if name.endswith("random_state")
-        and (value is None or isinstance(value, np.random.RandomState))
-    }
-    return estimator.set_params(**unset)
 
-
-def with_round_seed(estimator, seed):
-    """Clone ``estimator`` with every ``random_state`` set to ``seed``, the
-    ones the user fixed to an integer included.
-
-    For the selector's rounds, which average the model's randomness out of
-    the importances: a seed fixed by the user would fit the same model in
-    every round (the same bootstrap, the same splits), so that the rounds
-    would cost their time and average nothing. The round's seeds are drawn
-    from the selector's ``random_state``, so a fixed one still reproduces
-    the selection; the final refit keeps the user's seed
-    (:func:`with_shared_seed`).
+    ``replace_fixed=True`` sets the user's integer seeds to ``seed`` too:
+    for the selector's rounds, which average the model's randomness out of
+    the importances, a fixed seed would fit the same model in every round
+    (the same bootstrap, the same splits), so that the rounds would cost
+    their time and average nothing. The rounds' seeds are drawn from the
+    selector's ``random_state``, so a fixed one still reproduces the
+    selection; the final refit keeps the user's seed.
     """
     estimator = clone(estimator)
     seeds = {
         name: seed
-        for name in estimator.get_params(deep=True)
+        for name, value in estimator.get_params(deep=True).items()
         if name.endswith("random_state")
+        and (replace_fixed or value is None or isinstance(value, np.random.RandomState))
     }
     return estimator.set_params(**seeds)
