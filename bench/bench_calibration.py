@@ -731,6 +731,41 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
     return rows
 
 
+#: stability selection's bound on the expected number of noise columns kept
+STABILITY_PFER = 1.0
+STABILITY = f"ImportanceSelector, stability, pfer={STABILITY_PFER:g}"
+
+
+def run_stability(regime, seed, trees):
+    """``ImportanceSelector(threshold="stability")`` on a forest of
+    ``trees`` trees in each half (its other parameters at their defaults:
+    25 pairs of halves); the row records the noise columns kept, whose
+    expectation the selector bounds by ``pfer``."""
+    X, y, informative, task = make_data(regime, seed)
+    selector = ImportanceSelector(
+        forest(task, seed, trees),
+        threshold="stability",
+        pfer=STABILITY_PFER,
+        round_trees=None,
+        min_features=0,
+        refit=False,
+        random_state=seed,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seconds, _ = timed(lambda: selector.fit(ordinal(X), y))
+    kept = np.asarray(selector.support_, dtype=bool)
+    row = dict(
+        regime=regime,
+        seed=seed,
+        selector=STABILITY,
+        seconds=seconds,
+        n_false=int(np.sum(kept & ~informative)),
+        pfer=STABILITY_PFER,
+    )
+    return [row | outcome(kept, kept, informative)]
+
+
 def run_boruta(regime, seed):
     from boruta import BorutaPy
 
@@ -754,10 +789,21 @@ def run_boruta(regime, seed):
 # plan and summary
 
 
-def plan(regimes, seeds, configs, boruta, boruta_seeds=None, done=frozenset()):
+def plan(
+    regimes,
+    seeds,
+    configs,
+    boruta,
+    boruta_seeds=None,
+    done=frozenset(),
+    stability=frozenset(),
+    trees=None,
+):
     """The jobs to run: every (regime, seed, configuration), BorutaPy on the
-    first ``boruta_seeds`` seeds of the regimes in ``boruta``, leaving out
-    the fits already recorded in ``done`` (see _configuration_key)."""
+    first ``boruta_seeds`` seeds of the regimes in ``boruta``, stability
+    selection (forests of ``trees`` trees) on the regimes in ``stability``,
+    leaving out the fits already recorded in ``done`` (see
+    _configuration_key)."""
     jobs = []
     for regime in regimes:
         for i, seed in enumerate(seeds):
@@ -775,6 +821,11 @@ def plan(regimes, seeds, configs, boruta, boruta_seeds=None, done=frozenset()):
                 and (regime, seed, "BorutaPy", None, None) not in done
             ):
                 jobs.append(delayed(run_boruta)(regime, seed))
+            if (
+                regime in stability
+                and (regime, seed, STABILITY, None, None) not in done
+            ):
+                jobs.append(delayed(run_stability)(regime, seed, trees))
     return jobs
 
 
@@ -914,9 +965,26 @@ def summarize(rows):
                 power_bh=_mean_where_defined(power_bh),
                 f1_bh=float(np.mean([r.get("f1_bh", r["f1"]) for r in group])),
                 seconds=float(np.mean([r["seconds"] for r in group])),
+                **_noise_kept(group),
             )
         )
     return out
+
+
+def _noise_kept(group):
+    """Stability selection's rows: the mean number of noise columns kept
+    (what ``pfer`` bounds), with mean + 1.645 standard errors, and the
+    most in one data set; nothing for the other rows."""
+    if not all("n_false" in r for r in group):
+        return {}
+    kept = np.array([r["n_false"] for r in group], dtype=float)
+    upper = kept.mean() + 1.645 * kept.std(ddof=1) / np.sqrt(len(kept))
+    return dict(
+        pfer=group[0]["pfer"],
+        mean_false=float(kept.mean()),
+        mean_false_upper=float(upper) if len(kept) > 1 else np.nan,
+        max_false=int(kept.max()),
+    )
 
 
 def _mean_where_defined(values):
@@ -1045,6 +1113,44 @@ def _error_table(title, summary):
     )
 
 
+def _stability_table(summary):
+    order = [*REGIMES, *POWER]
+    body = [
+        [
+            s["regime"],
+            s["n"],
+            f"{s['pfer']:g}",
+            f"{s['mean_false']:.2f}",
+            _decimal(s["mean_false_upper"]),
+            s["max_false"],
+            f"{s['fwer_k']} = {_percent(s['fwer'])}",
+            "" if not np.isfinite(s["power"]) else f"{s['power']:.2f}",
+            f"{s['seconds']:.2f}",
+        ]
+        for s in sorted(summary, key=lambda s: order.index(s["regime"]))
+    ]
+    return list_table(
+        "ImportanceSelector(threshold='stability'): noise columns kept per "
+        "data set, whose expectation the selector bounds by pfer",
+        [
+            "Regime",
+            "Data sets",
+            "pfer",
+            "Noise kept, mean",
+            "Mean 95% upper",
+            "Noise kept, most",
+            "Any noise kept (%)",
+            "Power",
+            "Time (s)",
+        ],
+        body,
+    )
+
+
+def _decimal(x):
+    return "" if not np.isfinite(x) else f"{x:.2f}"
+
+
 def rst(summary, diagnosis, command, seconds, notes):
     lines = [
         *written_by("bench_calibration.py"),
@@ -1082,6 +1188,9 @@ def rst(summary, diagnosis, command, seconds, notes):
             "to say why the selector no longer uses it)",
             others,
         )
+    stable = [row for row in summary if "mean_false" in row]
+    if stable:
+        lines += [""] + _stability_table(stable)
     if diagnosis:
         lines += [""] + list_table(
             "Unadjusted p-values of the noise columns "
@@ -1153,6 +1262,13 @@ def main(argv=None):
         "--hgb-methods",
     )
     parser.add_argument("--hgb-methods", nargs="*", default=["permutation"])
+    parser.add_argument(
+        "--stability-on",
+        nargs="*",
+        default=[],
+        help="regimes ImportanceSelector(threshold='stability') also runs on "
+        "(independent rows; its forests have --trees trees)",
+    )
     parser.add_argument("--write", action="store_true")
     parser.add_argument(
         "--from-log",
@@ -1296,7 +1412,16 @@ def run(args):
     if args.no_boruta:
         boruta_on = set()
     done = {_configuration_key(row) for row in read_log(args.skip_logged)}
-    jobs = plan(regimes, seeds, configs, boruta_on, args.boruta_seeds, done)
+    jobs = plan(
+        regimes,
+        seeds,
+        configs,
+        boruta_on,
+        args.boruta_seeds,
+        done,
+        stability=set(args.stability_on),
+        trees=args.trees,
+    )
     print(f"{len(jobs)} jobs", flush=True)
     rows = []
     for result in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs):

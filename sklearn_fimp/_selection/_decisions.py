@@ -19,6 +19,7 @@ from ._probe_test import (
     round_critical_value,
     round_test,
 )
+from ._stability import CUTOFF, stability_decision
 
 _SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
 DECISIONS = np.array(["confirmed", "tentative", "rejected"], dtype=object)
@@ -39,7 +40,8 @@ def parse_threshold(threshold, importances):
         reference = match.group(2) if match is not None else None
     if threshold not in ("mean", "median") and match is None:
         raise ValueError(
-            f"threshold={threshold!r} is not understood; pass 'probes', a float, "
+            f"threshold={threshold!r} is not understood; pass 'probes', "
+            "'stability', a float, "
             "'mean', 'median', or a scaled reference such as '1.5*mean' or "
             "'0.5*median'."
         )
@@ -49,18 +51,29 @@ def parse_threshold(threshold, importances):
 
 def uses_probe_test(threshold, prefit):
     """Whether ``threshold`` is the probe test (a bad threshold string, or
-    probes with ``prefit=True``, are rejected here, before any fit)."""
+    probes or stability selection with ``prefit=True``, are rejected here,
+    before any fit)."""
     use_probes = isinstance(threshold, str) and threshold == "probes"
-    if use_probes and prefit:
+    if (use_probes or uses_stability(threshold)) and prefit:
         raise ValueError(
-            "threshold='probes' with prefit=True: the fitted estimator has "
-            "never seen probe columns, so no method can measure their "
-            "importance without refitting it. Pass prefit=False, or a "
-            "float, 'mean' or 'median' threshold."
+            f"threshold={threshold!r} with prefit=True: "
+            + (
+                "the fitted estimator has never seen probe columns, so no "
+                "method can measure their importance without refitting it."
+                if use_probes
+                else "stability selection refits the estimator on halves of "
+                "the rows, which a fitted estimator cannot be."
+            )
+            + " Pass prefit=False, or a float, 'mean' or 'median' threshold."
         )
-    if not use_probes:
+    if not use_probes and not uses_stability(threshold):
         parse_threshold(threshold, np.zeros(1))
     return use_probes
+
+
+def uses_stability(threshold):
+    """Whether ``threshold`` is stability selection (``_stability.py``)."""
+    return isinstance(threshold, str) and threshold == "stability"
 
 
 def check_min_features(min_features, n_groups):
@@ -340,18 +353,33 @@ def select(
     estimator,
     n_rounds=None,
     choose_tentative=None,
+    pfer=None,
 ):
-    """The selection from a measured ``result`` (and, with the probe test,
-    the rounds' ``history``; None without): a dict of ``support``,
-    ``threshold``, ``pvalues``, ``pvalues_corrected``, ``ranking`` and
-    ``decisions``, per feature (a group's values spread to its features).
+    """The selection from a measured ``result`` (and, with the probe test or
+    stability selection, the rounds' ``history``; None without): a dict of
+    ``support``, ``threshold``, ``pvalues``, ``pvalues_corrected``,
+    ``ranking``, ``decisions`` and ``selection_frequency``, per feature (a
+    group's values spread to its features).
     Adds ``statistics`` and ``pvalues`` (None without probes) to ``result``.
     ``choose_tentative``, with the probe test, is called with the
     decisions and the order of significance and returns the groups that
     pass (``_tentative.choose_tentative``), in place of ``keep_tentative``.
     """
     n_real = len(groups)
-    if history is not None:
+    frequency = None
+    if uses_stability(threshold):
+        passed, order, frequency, q = stability_decision(history.real, pfer)
+        # 1 for the kept, then 2, 3, ... in order of frequency and importance
+        ranking = np.empty(n_real, dtype=int)
+        ranking[order] = np.maximum(np.arange(n_real) - passed.sum() + 2, 1)
+        value, pvalues, corrected = CUTOFF, None, None
+        result.statistics = result.pvalues = None
+        detail = (
+            f"were selected in at least {CUTOFF:.0%} of the halves (the top "
+            f"{q} of each, pfer={pfer})"
+        )
+        advice = ""
+    elif history is not None:
         warn_if_probes_unseen(history, estimator)
         test = probe_decision(
             history,
@@ -395,4 +423,5 @@ def select(
         "pvalues_corrected": per_feature(corrected, groups, n_features),
         "ranking": ranking,
         "decisions": None if pvalues is None else DECISIONS[np.minimum(ranking, 3) - 1],
+        "selection_frequency": per_feature(frequency, groups, n_features),
     }

@@ -28,12 +28,15 @@ from ._decisions import (
     max_features_count,
     select,
     uses_probe_test,
+    uses_stability,
 )
 from ._measure import check_importance_getter, measure
 from ._pipeline_probes import selects_through
 from ._rounds import round_tree_params
 from ._rows import INDEPENDENT, row_structure
 from ._selector_rounds import selector_rounds
+from ._stability import ROUNDS as STABILITY_ROUNDS
+from ._stability import stability_rounds
 from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -134,8 +137,23 @@ class ImportanceSelector(BaseImportanceSelector):
           when ``groups`` is given, or when X has missing values and
           scikit-learn is older than 1.8), "permutation" otherwise.
 
-    threshold : "probes", float or str, default="probes"
-        "probes": keep the features that pass the test above. A float: keep
+    threshold : "probes", "stability", float or str, default="probes"
+        "probes": keep the features that pass the test above. "stability":
+        stability selection, for many more columns than rows where a few
+        features carry the signal: each of ``n_rounds`` rounds fits the
+        estimator on each of two complementary random halves of the rows
+        and measures the importances there by ``method``; a feature is
+        selected in a half when its importance is positive and among the
+        ``q`` largest, and kept when selected in at least 60% of the halves
+        (``selection_frequency_``). ``q`` is the largest count for which
+        Meinshausen and Buehlmann's bound on the expected number of noise
+        features kept, ``q**2 / (0.2 * n_features)``, is at most ``pfer``,
+        about ``sqrt(pfer * n_features / 5)``; no probes are added. It keeps
+        few features where the signal is spread over many correlated
+        columns (each gets a share of the importance and few stay in the
+        top ``q``), and needs independent rows (grouped or time-ordered
+        rows, said by ``cv`` and ``fit(groups=...)``, are an error).
+        A float: keep
         features whose mean importance is at least this value
         (``-np.inf`` keeps every feature, so that ``max_features`` alone
         selects, as in SelectFromModel). "mean", "median" or a scaled one
@@ -152,20 +170,23 @@ class ImportanceSelector(BaseImportanceSelector):
         of its tail is extrapolated, and with 20 or fewer no p-value goes
         below ``1 / (n_probes + 1)``.
     n_rounds : "auto" or int, default="auto"
-        The most rounds: each refits the estimator with a fresh seed drawn
-        from ``random_state`` (in place of an integer ``random_state`` the
-        estimator was given, with which every round would fit the same
-        model; the refit keeps it), or, for "permutation" and
-        "drop_column", does what one measure does, so ``fit`` costs about
-        ``n_rounds`` times one measure. More rounds
-        average more of the model's randomness out of the features' means
-        and help weak features; the rounds stop at half of them when every
-        feature is settled there (``n_rounds_`` says how many ran). Below
-        four rounds the test looks once, at the end. "auto": 10, and 1 for
-        "drop_column", whose one round refits the model once per feature
-        and probe (what :func:`drop_column_importance` costs alone, about).
+        With ``threshold="stability"``: the pairs of complementary halves
+        (two fits of the estimator on half of the rows each), 25 with
+        "auto". With probes: the most rounds: each refits the estimator with
+        a fresh seed drawn from ``random_state`` (in place of an integer
+        ``random_state`` the estimator was given, with which every round
+        would fit the same model; the refit keeps it), or, for "permutation"
+        and "drop_column", does what one measure does, so ``fit`` costs
+        about ``n_rounds`` times one measure. More rounds average more of
+        the model's randomness out of the features' means and help weak
+        features; the rounds stop at half of them when every feature is
+        settled there (``n_rounds_`` says how many ran). Below four rounds
+        the test looks once, at the end. "auto": 10, and 1 for
+        "drop_column", whose one round refits the model once per feature and
+        probe (what :func:`drop_column_importance` costs alone, about).
     round_trees : "auto", int or None, default="auto"
-        Trees fitted in each round of probes when the estimator is a bagged
+        Trees fitted in each round of probes (each half, with "stability")
+        when the estimator is a bagged
         ensemble (RandomForest, ExtraTrees or Bagging, alone or as a
         Pipeline's last step); the refit on the selected features keeps all
         of them, and other estimators are fitted as given. A bagged model's
@@ -197,6 +218,13 @@ class ImportanceSelector(BaseImportanceSelector):
         Benjamini-Hochberg's false discovery rate, or the family-wise
         error rate of Holm's or Bonferroni's method (fewer features kept,
         a stronger promise); None tests each feature alone.
+    pfer : float > 0, default=1.0
+        With ``threshold="stability"``: the bound on the expected number of
+        noise features (or groups) kept, which also bounds the probability
+        of keeping any. The bound holds for noise features that are
+        exchangeable and no likelier to be selected than a random choice;
+        the noise columns kept on data where the truth is known are on
+        ``docs/bench_calibration.rst``. Ignored otherwise.
     n_repeats : "auto" or int, default="auto"
         Permutations (or conditional draws) per feature in each measure of
         the permutation methods. "auto": one per round of probes (the
@@ -325,16 +353,19 @@ class ImportanceSelector(BaseImportanceSelector):
         the k-th probe of each round, the same column in every round), and
         ``n_rounds`` (those run) and ``mirrors`` (n_rounds, n_probes: the
         feature or group each probe copied, -1 for uniform and normal
-        probes) are added.
+        probes) are added. With "stability": the real features only, one
+        column per half (the mean importance there).
     threshold_ : float
         For "probes": the score (a feature's mean importance over the rounds
         above its probes' mean, in units of their standard deviation) above
         which a feature was confirmed at the last look, at the level reached
         by the correction, against all probes' scores. Otherwise the mean
-        importance above which a feature was kept.
+        importance above which a feature was kept; for "stability", the
+        selection frequency a feature needed (0.6).
     n_rounds_ : int
         Rounds of probes run: ``n_rounds``, or half of it when every feature
-        was settled at the first look; 0 without probes.
+        was settled at the first look; for "stability", the pairs of halves;
+        0 otherwise.
     decisions_ : ndarray of str of shape (n_features_in_,) or None
         "confirmed", "tentative" or "rejected" per feature (its group's,
         with ``groups``); None unless ``threshold="probes"``. ``support_``
@@ -342,10 +373,16 @@ class ImportanceSelector(BaseImportanceSelector):
         ``keep_tentative`` apply.
     ranking_ : ndarray of int of shape (n_features_in_,)
         With probes: 1 confirmed, 2 tentative, 3, 4, ... rejected by
-        decreasing score. Otherwise the rank of the mean importance
-        (1 = largest).
+        decreasing score. With "stability": 1 kept, then 2, 3, ... by
+        decreasing selection frequency (and mean importance). Otherwise the
+        rank of the mean importance (1 = largest).
+    selection_frequency_ : ndarray of shape (n_features_in_,) or None
+        With ``threshold="stability"``: the share of the halves each
+        feature (its group, with ``groups``) was selected in; a feature is
+        kept at 0.6 or more. None otherwise.
     importance_history_ : ndarray of shape (n_rounds_, n_groups) or None
-        Importance of each feature (or group) in each round of probes.
+        Importance of each feature (or group) in each round of probes; with
+        "stability", in each half (``2 * n_rounds_`` rows).
     probe_history_ : ndarray of shape (n_rounds_, n_probes) or None
         Importance of each probe in each round.
     pvalues_ : ndarray of shape (n_features_in_,) or None
@@ -430,6 +467,7 @@ class ImportanceSelector(BaseImportanceSelector):
         "keep_tentative": ["boolean", StrOptions({"cv"})],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "correction": [StrOptions(set(CORRECTIONS)), None],
+        "pfer": [Interval(numbers.Real, 0, None, closed="neither")],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
         "max_features": [
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -464,6 +502,7 @@ class ImportanceSelector(BaseImportanceSelector):
         keep_tentative=False,
         alpha=0.05,
         correction="fdr_bh",
+        pfer=1.0,
         n_repeats="auto",
         groups=None,
         scoring=None,
@@ -488,6 +527,7 @@ class ImportanceSelector(BaseImportanceSelector):
         self.keep_tentative = keep_tentative
         self.alpha = alpha
         self.correction = correction
+        self.pfer = pfer
         self.n_repeats = n_repeats
         self.groups = groups
         self.scoring = scoring
@@ -558,6 +598,11 @@ class ImportanceSelector(BaseImportanceSelector):
             result, model, history = selector_rounds(
                 self, plan, X, y, fit_kwargs, probe_seed
             )
+        elif plan.stability:
+            result, model, halves = stability_rounds(
+                self, plan, X, y, fit_kwargs, probe_seed
+            )
+            history = Bunch(real=halves, probes=None)
         else:
             result, model, history = self._measure_once(plan, X, y)
 
@@ -610,6 +655,9 @@ class ImportanceSelector(BaseImportanceSelector):
         check_min_features(self.min_features, len(groups))
         self.max_features_ = max_features_count(self.max_features, X, len(groups))
         use_probes = uses_probe_test(self.threshold, self.prefit)
+        stability = uses_stability(self.threshold)
+        # a measure of each round (or half) is sized for the rounds
+        rounds = use_probes or stability
         progress = Progress(type(self).__name__, self.verbose)
         round_cache = {}
         options = {
@@ -620,7 +668,7 @@ class ImportanceSelector(BaseImportanceSelector):
             # unless the user chose a scoring (log-loss; Brier for a bagged
             # model's vote shares on a binary target)
             "scoring": measure_scoring(estimator, self.scoring, y),
-            "n_repeats": measure_repeats(self.n_repeats, use_probes),
+            "n_repeats": measure_repeats(self.n_repeats, rounds),
             "cv": cv,
             "n_jobs": self.n_jobs,
             "verbose": self.verbose,
@@ -636,7 +684,10 @@ class ImportanceSelector(BaseImportanceSelector):
             groups=groups,
             options=options,
             use_probes=use_probes,
-            n_rounds=round_count(self.n_rounds, method),
+            stability=stability,
+            n_rounds=STABILITY_ROUNDS
+            if stability and self.n_rounds == "auto"
+            else round_count(self.n_rounds, method),
             rows=rows,
             # trees of a bagged forest in each round (the refit keeps all)
             round_params=round_tree_params(estimator, self.round_trees),
@@ -648,7 +699,8 @@ class ImportanceSelector(BaseImportanceSelector):
             and selects_through(estimator)
             and (method is None or method.fits_model),
             progress=progress,
-            measure=lambda estimator, X, y, options: measure(
+            # fit_kwargs: the rows' own, for a subset of the rows (a half)
+            measure=lambda estimator, X, y, options, fit_kwargs=fit_kwargs: measure(
                 estimator,
                 method,
                 X,
@@ -657,7 +709,7 @@ class ImportanceSelector(BaseImportanceSelector):
                 options=options,
                 prefit=self.prefit,
                 cv=cv,
-                max_samples=measure_rows(self.max_samples, use_probes, method),
+                max_samples=measure_rows(self.max_samples, rounds, method),
                 getter=self.importance_getter,
                 progress=progress,
                 # what a method prepares from X alone, once for the rounds
@@ -723,6 +775,7 @@ class ImportanceSelector(BaseImportanceSelector):
             estimator=plan.estimator,
             n_rounds=plan.n_rounds,
             choose_tentative=choose,
+            pfer=self.pfer,
         )
         if choose is None and hasattr(self, "cv_results_"):
             del self.cv_results_  # from an earlier fit with keep_tentative="cv"
@@ -731,6 +784,13 @@ class ImportanceSelector(BaseImportanceSelector):
         self.groups_ = plan.groups
         for name, value in selection.items():
             setattr(self, f"{name}_", value)
-        self.n_rounds_ = 0 if history is None else len(history.real)
+        # rounds of probes run, or pairs of halves (stability selection)
+        self.n_rounds_ = (
+            0
+            if history is None
+            else plan.n_rounds
+            if plan.stability
+            else len(history.real)
+        )
         self.importance_history_ = None if history is None else history.real
         self.probe_history_ = None if history is None else history.probes

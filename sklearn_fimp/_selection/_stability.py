@@ -1,0 +1,169 @@
+"""Stability selection: ``ImportanceSelector(threshold="stability")``.
+
+Each round splits the rows at random into two complementary halves, fits
+a fresh clone of the estimator on each half and measures the features'
+importances there with the selector's method (``plan.measure``). In each
+half a feature (or group) is *selected* when its importance is positive
+and among the ``q`` largest; it is kept when it is selected in at least
+``CUTOFF`` of the halves (its ``selection_frequency_``).
+
+The promise is a bound on the expected number of noise features kept, the
+per-family error rate (PFER): with ``p`` features, a feature no more
+likely to be selected in a half than a random choice of ``q`` features is
+kept in expectation at most ``q**2 / ((2 * CUTOFF - 1) * p)`` times
+(Meinshausen and Buehlmann 2010, theorem 1, under exchangeable noise
+features and a selection no worse than random guessing; Shah and Samworth
+2013 prove it for complementary pairs of halves). ``top_count`` picks the
+largest ``q`` whose bound is at most ``pfer``. The bound also bounds the
+probability of keeping any noise feature (the family-wise error rate).
+
+It differs from the probe test in what it can find: the bound caps each
+half at ``q`` features, about ``sqrt(pfer * p / 5)``, so it suits a few
+strong features among many columns (more columns than rows), and keeps
+little where the signal is spread over many correlated columns, whose
+importance the model shares out. What it kept and cost on real wide
+tables and the error measured on wide nulls are on
+``docs/bench_power_wide.rst`` and ``docs/bench_calibration.rst``.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .._utils._frames import take_rows
+from .._utils._random import MAX_SEED
+from .._utils._result import importance_result
+from .._utils._splits import split_params
+from ._rows import INDEPENDENT, TIME
+
+#: The share of the halves a feature must be selected in to be kept. Of
+#: 0.6, 0.75 and 0.9 with the same bound on the error, 0.6 kept the most
+#: real columns on the wide tables of ``docs/bench_power_wide.rst`` with no
+#: planted one: the bound's ``q`` grows with ``2 * CUTOFF - 1`` more slowly
+#: than the frequencies of real features (a model of 30 trees on half the
+#: rows is noisy) fall below a higher cutoff.
+CUTOFF = 0.6
+#: Rounds (pairs of complementary halves) with ``n_rounds="auto"``: 50 fits
+#: on half the rows, as Shah and Samworth (2013) recommend.
+ROUNDS = 25
+
+
+def top_count(pfer, n_groups, cutoff=CUTOFF):
+    """The features (or groups) selected in each half, at most: the largest
+    ``q`` with ``q**2 / ((2 * cutoff - 1) * n_groups) <= pfer`` (0 when
+    even one is too many for ``pfer``), and at most ``n_groups``."""
+    q = math.floor(math.sqrt(pfer * (2 * cutoff - 1) * n_groups) * (1 + 1e-12))
+    return int(min(q, n_groups))
+
+
+def pfer_bound(q, n_groups, cutoff=CUTOFF):
+    """The bound on the expected number of noise features kept for ``q``."""
+    return q * q / ((2 * cutoff - 1) * n_groups)
+
+
+def complementary_halves(n_rows, rng):
+    """Two disjoint halves of the rows, drawn with ``rng``; with an odd
+    count the row left over is in neither."""
+    order = rng.permutation(n_rows)
+    half = n_rows // 2
+    return np.sort(order[:half]), np.sort(order[half : 2 * half])
+
+
+def check_stability_rows(rows, n_rows):
+    """The bound needs noise features exchangeable with each other, which
+    rows that hang together break: a noise column constant within groups
+    of rows (or smooth in time) is fitted to neighbouring rows in a way an
+    independent one cannot be, and out-of-bag or held-out rows of the same
+    group (or time) reward it. And too few rows leave nothing to fit on."""
+    if rows.kind != INDEPENDENT:
+        what = (
+            "time-ordered rows (every test row of the cv comes after its training rows)"
+            if rows.kind == TIME
+            else "grouped rows (the rows' groups were passed to fit)"
+        )
+        raise ValueError(
+            "threshold='stability' fits on random halves of the rows and "
+            f"assumes independent rows; this fit has {what}, where a noise "
+            "column that follows the groups or the time order can be "
+            "selected as often as a real one. Use threshold='probes', whose "
+            "shadow probes keep the rows' dependence (docs/probe_test.rst)."
+        )
+    if n_rows < 4:
+        raise ValueError(
+            f"threshold='stability' fits on halves of the rows, and X has "
+            f"{n_rows}: pass at least 4 rows, or threshold='probes'."
+        )
+
+
+def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
+    """``plan.n_rounds`` pairs of complementary halves for ``selector`` (an
+    ImportanceSelector): ``(result, model, history)``, the result's
+    ``importances`` one column per half (its mean importance there), the
+    model fitted on the last half, and ``history.real`` of shape
+    ``(2 * n_rounds, n_groups)``."""
+    n_rows, n_groups = X.shape[0], len(plan.groups)
+    check_stability_rows(plan.rows, n_rows)
+    rng = np.random.RandomState(seed)
+    weight = plan.options["sample_weight"]
+    halves, model = [], None
+    for k in range(plan.n_rounds):
+        for half in complementary_halves(n_rows, rng):
+            estimator_seed, importance_seed = rng.randint(MAX_SEED + 1, size=2)
+            plan.progress(
+                f"round {k + 1} of {plan.n_rounds}, half {len(halves) % 2 + 1}: "
+                f"measuring {plan.method_name!r} importances of {n_groups} "
+                f"features or groups on {len(half)} rows"
+            )
+            estimator = selector._estimator_to_measure(
+                y, int(estimator_seed), round_seed=True
+            )
+            estimator.set_params(**plan.round_params)  # a forest's trees
+            options = dict(
+                plan.options,
+                seed=int(importance_seed),
+                sample_weight=None if weight is None else weight[half],
+            )
+            result, model = plan.measure(
+                estimator,
+                take_rows(X, half),
+                y[half],
+                options,
+                fit_kwargs=split_params(fit_kwargs, half, n_rows),
+            )
+            halves.append(result.importances_mean[:n_groups])
+    history = np.asarray(halves)
+    result = importance_result(
+        history.T,
+        np.asarray(plan.labels, dtype=object),
+        method=plan.method_name,
+        n_rounds=plan.n_rounds,
+    )
+    result.groups = list(plan.groups)
+    result.is_probe = np.zeros(n_groups, dtype=bool)
+    result.n_probes = 0
+    return result, model, history
+
+
+def stability_decision(history, pfer, cutoff=CUTOFF):
+    """The features (or groups) kept from the halves' importances
+    ``history`` (n_halves, n_groups): ``(passed, order, frequency, q)``,
+    ``order`` by decreasing selection frequency, then mean importance."""
+    n_halves, n_groups = history.shape
+    q = top_count(pfer, n_groups, cutoff)
+    if q == 0:
+        warnings.warn(
+            f"pfer={pfer} is below what one feature selected in each half "
+            f"costs with {n_groups} features (or groups), "
+            f"{pfer_bound(1, n_groups, cutoff):.3g}: no feature can be kept "
+            "with that promise. Pass a larger pfer, at least that value.",
+            UserWarning,
+            stacklevel=4,
+        )
+    # the q largest importances of each half, among the positive ones; ties
+    # at the q-th value are broken by column order (stable sort)
+    ranks = np.argsort(np.argsort(-history, axis=1, kind="stable"), axis=1)
+    selected = (ranks < q) & (history > 0)
+    frequency = selected.mean(axis=0)
+    order = np.lexsort((-history.mean(axis=0), -frequency))
+    return frequency >= cutoff - 1e-12, order, frequency, q
