@@ -38,11 +38,12 @@ from .._utils._splits import split_params
 from ._rows import INDEPENDENT, TIME
 
 #: The share of the halves a feature must be selected in to be kept. Of
-#: 0.6, 0.75 and 0.9 with the same bound on the error, 0.6 kept the most
-#: real columns on the wide tables of ``docs/bench_power_wide.rst`` with no
-#: planted one: the bound's ``q`` grows with ``2 * CUTOFF - 1`` more slowly
-#: than the frequencies of real features (a model of 30 trees on half the
-#: rows is noisy) fall below a higher cutoff.
+#: 0.6, 0.75 and 0.9 with the same bound (``pfer=1``), 0.6 kept the most
+#: real columns on the wide tables of ``docs/bench_power_wide.rst`` (7, 4
+#: and 1 on permeability, 6, 6 and 6 on the grants test table; no planted
+#: column with any), measured before the page's run: ``q`` grows with
+#: ``2 * CUTOFF - 1`` more slowly than a real feature's frequency, on a
+#: noisy model of 30 trees and half the rows, falls below a higher cutoff.
 CUTOFF = 0.6
 #: Rounds (pairs of complementary halves) with ``n_rounds="auto"``: 50 fits
 #: on half the rows, as Shah and Samworth (2013) recommend.
