@@ -197,3 +197,15 @@ def test_stability_rejects_a_bad_pfer(wide, pfer):
     X, y = wide
     with pytest.raises(ValueError, match="pfer"):
         ImportanceSelector(forest(), threshold="stability", pfer=pfer).fit(X, y)
+
+
+def test_probe_display_says_stability_adds_no_probes(wide):
+    pytest.importorskip("matplotlib")
+    from sklearn_fimp import ProbeDisplay
+
+    X, y = wide
+    selector = ImportanceSelector(
+        forest(5), threshold="stability", n_rounds=1, refit=False, random_state=0
+    ).fit(X[:, :20], y)
+    with pytest.raises(ValueError, match="adds none.*selection_frequency_"):
+        ProbeDisplay.from_estimator(selector)

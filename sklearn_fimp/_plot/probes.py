@@ -105,11 +105,18 @@ class ProbeDisplay:
                 "ImportanceDisplay.from_result."
             )
         check_is_fitted(selector)
-        if getattr(selector, "importance_history_", None) is None:
+        if getattr(selector, "probe_history_", None) is None:
+            stability = selector.selection_frequency_ is not None
             raise ValueError(
                 f"{cls.__name__} draws the rounds of probes, and this selector "
                 f"was fitted with threshold={selector.threshold!r}, which adds "
-                "none. Fit it with threshold='probes'."
+                "none. Fit it with threshold='probes'"
+                + (
+                    "; its selection_frequency_ says how often each feature "
+                    "was selected."
+                    if stability
+                    else "."
+                )
             )
         labels = np.asarray(selector.importances_.feature_names, dtype=object)
         display = cls(
