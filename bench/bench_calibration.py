@@ -1193,9 +1193,6 @@ def rst(summary, diagnosis, command, seconds, notes):
             "to say why the selector no longer uses it)",
             others,
         )
-    stable = [row for row in summary if "mean_false" in row]
-    if stable:
-        lines += [""] + _stability_table(stable)
     if diagnosis:
         lines += [""] + list_table(
             "Unadjusted p-values of the noise columns "
@@ -1226,6 +1223,9 @@ def rst(summary, diagnosis, command, seconds, notes):
                 for d in diagnosis
             ],
         )
+    stable = [row for row in summary if "mean_false" in row]
+    if stable:  # last: the other notes name the tables above by position
+        lines += [""] + _stability_table(stable)
     return "\n".join(lines) + "\n"
 
 
