@@ -83,6 +83,22 @@ def test_complementary_halves_are_disjoint():
     assert not set(first) & set(second)
 
 
+def test_complementary_halves_split_each_class_in_two():
+    # 3 rows of a rare class, 20 and 8 of the others: each half gets 1 or 2
+    # of the rare one, 10 and 4 of the others
+    classes = np.repeat([2, 0, 1], [3, 20, 8])
+    for seed in range(20):
+        rng = np.random.RandomState(seed)
+        first, second = complementary_halves(31, rng, classes)
+        assert not set(first) & set(second)
+        assert len(first) == len(second) == 15
+        for label, count in ((0, 20), (1, 8), (2, 3)):
+            in_first = np.sum(classes[first] == label)
+            in_second = np.sum(classes[second] == label)
+            assert {in_first, in_second} <= {count // 2, (count + 1) // 2}
+            assert in_first + in_second >= count - 1
+
+
 @pytest.fixture(scope="module")
 def wide():
     """120 rows, 300 columns, the first three strong and alike (more

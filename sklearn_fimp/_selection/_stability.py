@@ -30,6 +30,7 @@ import math
 import warnings
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from .._utils._frames import take_rows
 from .._utils._random import MAX_SEED
@@ -63,12 +64,20 @@ def pfer_bound(q, n_groups, cutoff=CUTOFF):
     return q * q / ((2 * cutoff - 1) * n_groups)
 
 
-def complementary_halves(n_rows, rng):
+def complementary_halves(n_rows, rng, classes=None):
     """Two disjoint halves of the rows, drawn with ``rng``; with an odd
-    count the row left over is in neither."""
+    count the row left over is in neither. ``classes`` (one label per row,
+    or None): each class is split in two as evenly as the counts allow, so
+    that a rare class is in both halves (its odd rows go to the halves in
+    turn)."""
     order = rng.permutation(n_rows)
-    half = n_rows // 2
-    return np.sort(order[:half]), np.sort(order[half : 2 * half])
+    if classes is not None:
+        # the rows grouped by class, each class in random order: every
+        # other row then splits each class in two
+        order = order[np.argsort(classes[order], kind="stable")]
+    first, second = order[0::2], order[1::2]
+    first = first[: len(second)]  # an odd count: the last row in neither
+    return np.sort(first), np.sort(second)
 
 
 def check_stability_rows(rows, n_rows):
@@ -107,9 +116,13 @@ def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
     check_stability_rows(plan.rows, n_rows)
     rng = np.random.RandomState(seed)
     weight = plan.options["sample_weight"]
+    # a classifier's halves split each class in two (of one target)
+    classes = None
+    if is_classifier(plan.estimator) and (y.ndim == 1 or y.shape[1] == 1):
+        classes = np.unique(y.reshape(n_rows), return_inverse=True)[1]
     halves, model = [], None
     for k in range(plan.n_rounds):
-        for half in complementary_halves(n_rows, rng):
+        for half in complementary_halves(n_rows, rng, classes):
             estimator_seed, importance_seed = rng.randint(MAX_SEED + 1, size=2)
             plan.progress(
                 f"round {k + 1} of {plan.n_rounds}, half {len(halves) % 2 + 1}: "
