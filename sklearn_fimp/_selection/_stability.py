@@ -71,10 +71,12 @@ def complementary_halves(n_rows, rng, classes=None):
     that a rare class is in both halves (its odd rows go to the halves in
     turn)."""
     order = rng.permutation(n_rows)
-    if classes is not None:
-        # the rows grouped by class, each class in random order: every
-        # other row then splits each class in two
-        order = order[np.argsort(classes[order], kind="stable")]
+    if classes is None:
+        half = n_rows // 2
+        return np.sort(order[:half]), np.sort(order[half : 2 * half])
+    # the rows grouped by class, each class in random order: every other
+    # row then splits each class in two
+    order = order[np.argsort(classes[order], kind="stable")]
     first, second = order[0::2], order[1::2]
     first = first[: len(second)]  # an odd count: the last row in neither
     return np.sort(first), np.sort(second)
