@@ -232,6 +232,17 @@ def _measure_method(
     return combined, None
 
 
+def real_features_only(result, labels, groups):
+    """``result`` of the real features (or groups) alone, as the selector
+    keeps it when no probe was added: their labels and columns, and no
+    probe."""
+    result.feature_names = np.asarray(labels, dtype=object)
+    result.groups = list(groups)
+    result.is_probe = np.zeros(len(groups), dtype=bool)
+    result.n_probes = 0
+    return result
+
+
 def check_importance_getter(getter, method):
     """``importance_getter`` reads the model's own importances, which a
     method would measure another way: one of them must go (the parameters

@@ -3,7 +3,6 @@
 import numbers
 from copy import deepcopy
 
-import numpy as np
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -30,7 +29,7 @@ from ._decisions import (
     uses_probe_test,
     uses_stability,
 )
-from ._measure import check_importance_getter, measure
+from ._measure import check_importance_getter, measure, real_features_only
 from ._pipeline_probes import selects_through
 from ._rounds import round_tree_params
 from ._rows import INDEPENDENT, row_structure
@@ -340,8 +339,9 @@ class ImportanceSelector(BaseImportanceSelector):
         estimator fitted on the features and probes whose importances were
         measured (for "permutation", on the rows outside the held-out
         split; None when several models were fitted, with "drop_column" or
-        a ``cv`` of several splits). With ``prefit=True``, a copy of the
-        given estimator.
+        a ``cv`` of several splits); with "stability", the last half's
+        model, fitted on half of the rows. With ``prefit=True``, a copy of
+        the given estimator.
     method_ : str
         The method used ("auto" resolved), or "importance_getter".
     importances_ : Bunch
@@ -744,11 +744,7 @@ class ImportanceSelector(BaseImportanceSelector):
             f"features or groups on {X.shape[0]} rows"
         )
         result, model = plan.measure(plan.estimator, X, y, plan.options)
-        result.feature_names = np.asarray(plan.labels, dtype=object)
-        result.groups = list(plan.groups)
-        result.is_probe = np.zeros(len(plan.groups), dtype=bool)
-        result.n_probes = 0
-        return result, model, None
+        return real_features_only(result, plan.labels, plan.groups), model, None
 
     # ------------------------------------------------------------------
     # decide and refit

@@ -36,6 +36,7 @@ from .._utils._frames import take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
 from .._utils._splits import split_params
+from ._measure import real_features_only
 from ._rows import INDEPENDENT, TIME
 
 #: The share of the halves a feature must be selected in to be kept. Of
@@ -150,15 +151,9 @@ def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
             halves.append(result.importances_mean[:n_groups])
     history = np.asarray(halves)
     result = importance_result(
-        history.T,
-        np.asarray(plan.labels, dtype=object),
-        method=plan.method_name,
-        n_rounds=plan.n_rounds,
+        history.T, plan.labels, method=plan.method_name, n_rounds=plan.n_rounds
     )
-    result.groups = list(plan.groups)
-    result.is_probe = np.zeros(n_groups, dtype=bool)
-    result.n_probes = 0
-    return result, model, history
+    return real_features_only(result, plan.labels, plan.groups), model, history
 
 
 def stability_decision(history, pfer, cutoff=CUTOFF):
