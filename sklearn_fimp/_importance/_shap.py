@@ -119,12 +119,7 @@ def shap_importance(
     """
     import_shap()
     check_is_fitted(estimator)
-    if y is None:
-        X, labels, _, sample_weight = check_inputs(
-            estimator, X, np.zeros(len(X)), sample_weight
-        )
-    else:
-        X, labels, _, sample_weight = check_inputs(estimator, X, y, sample_weight)
+    X, labels, _, sample_weight = check_inputs(estimator, X, y, sample_weight)
     return _shap_importance(
         estimator,
         X,

@@ -17,6 +17,7 @@ from .._utils._compat import (
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, with_shared_seed
 from .._utils._validation import (
+    check_fitted_inputs,
     discard_fit_on_error,
     explain_input_errors,
 )
@@ -635,6 +636,8 @@ class ImportanceSelector(BaseImportanceSelector):
             score_weight = check_sample_weight(score_weight, X)
         self._warn_inferred_target(y)
         estimator = self._estimator_to_measure(y, int(seed))
+        if self.prefit:  # the rows against the model's fit, as predict checks
+            check_fitted_inputs(estimator, X, y)
         self._check_classes(estimator, y, prefit=self.prefit)
         cv = self._cv_with_splits(estimator, X, y, split_kwargs)
         rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)

@@ -13,7 +13,7 @@ import scipy.sparse
 import sklearn
 from sklearn.base import _fit_context
 from sklearn.feature_selection._base import _get_feature_importances
-from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer
+from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer, _Scorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -24,7 +24,12 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metadata_routing import _routing_enabled
-from sklearn.utils.validation import _check_sample_weight, _get_feature_names
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    _check_sample_weight,
+    _get_feature_names,
+)
 from sklearn.utils.validation import validate_data as _validate_data
 
 __all__ = [
@@ -36,7 +41,9 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "add_note",
+    "check_columns_as_fitted",
     "check_sample_weight",
+    "checked_scorer",
     "decision_path",
     "fit_context",
     "gradient_boosting_init",
@@ -251,6 +258,29 @@ def scorer_reads_labels_only(scorer):
     return getattr(scorer, "_response_method", None) == "predict"
 
 
+class _CheckedScorer(_Scorer):
+    """A scorer of ``make_scorer`` that first calls ``self._check(estimator,
+    y_true)``, which raises or returns keyword arguments of the score
+    function (``labels=``)."""
+
+    def _score(self, method_caller, estimator, X, y_true, **kwargs):
+        extra = self._check(estimator, y_true)
+        return super()._score(method_caller, estimator, X, y_true, **extra, **kwargs)
+
+
+def checked_scorer(scorer, check):
+    """``scorer`` (one of scikit-learn's named scorers) calling
+    ``check(estimator, y_true)`` before it scores: the check raises, or
+    returns keyword arguments of the score function. Any other scorer is
+    returned as it is."""
+    if type(scorer) is not _Scorer:
+        return scorer
+    checked = _CheckedScorer.__new__(_CheckedScorer)
+    checked.__dict__.update(scorer.__dict__)
+    checked._check = check
+    return checked
+
+
 def _polars_names_unread(X):
     """A polars frame whose column names scikit-learn does not read: before
     scikit-learn 1.9 names come through the dataframe interchange protocol,
@@ -283,6 +313,18 @@ def _check_names_as_in_fit(estimator, names):
         message += "Feature names seen at fit time, yet now missing:\n"
         message += "".join(f"- {name}\n" for name in missing)
     raise ValueError(message)
+
+
+def check_columns_as_fitted(estimator, X):
+    """scikit-learn's check of X's columns against a fitted ``estimator``,
+    as its ``predict`` makes it: the same feature names in the same order
+    (a warning when only one of them has names) and ``n_features_in_``
+    columns. Raises scikit-learn's ValueError; X is not converted."""
+    if _polars_names_unread(X):
+        _check_names_as_in_fit(estimator, np.asarray(X.columns, dtype=object))
+    else:
+        _check_feature_names(estimator, X, reset=False)
+    _check_n_features(estimator, X, reset=False)
 
 
 def validate_data(estimator, X, **kwargs):

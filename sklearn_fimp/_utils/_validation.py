@@ -2,13 +2,15 @@
 
 import functools
 import inspect
+import numbers
 import re
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ._compat import check_sample_weight
-from ._frames import check_table, is_pandas, is_polars
+from ._compat import check_columns_as_fitted, check_sample_weight
+from ._frames import check_table, is_dataframe, is_pandas, is_polars
 
 #: Columns named in one error message; the rest are counted.
 MAX_NAMED_COLUMNS = 5
@@ -18,26 +20,174 @@ def check_inputs(estimator, X, y, sample_weight=None, *, fitted=True):
     """Validate the arguments of an importance function.
 
     Returns ``X`` (a numpy array, or the caller's pandas/polars frame), the
-    feature names, ``y`` as an array and ``sample_weight`` as a float array or
-    None. Nothing the caller passed is modified.
+    feature names, ``y`` as an array (None when y is None) and
+    ``sample_weight`` as a float array or None. With ``fitted``, X and y are
+    also checked against the model's fit (``check_fitted_inputs``). Nothing
+    the caller passed is modified.
     """
     if fitted:
         check_is_fitted(estimator)
     X, feature_names = check_table(X)
-    y = check_array(
-        y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
-    )
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    check_finite_target(y)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one target "
-            "value per row of X."
+    if y is not None:
+        y = check_array(
+            y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
         )
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        check_finite_target(y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[0]} rows but y has {y.shape[0]}; pass one "
+                "target value per row of X."
+            )
     if sample_weight is not None:
         sample_weight = check_sample_weight(sample_weight, X)
+    if fitted:
+        check_fitted_inputs(estimator, X, y)
     return X, feature_names, y, sample_weight
+
+
+def check_fitted_inputs(estimator, X, y=None):
+    """Check rows given with a fitted model against its fit: X's columns as
+    its ``predict`` checks them (``check_fitted_columns``), and y's labels
+    against a classifier's classes (``check_fitted_labels``; y None: not
+    checked). For every function and selector path that reads a fitted
+    model, whether or not it calls the model's ``predict``."""
+    check_fitted_columns(estimator, X)
+    if y is not None:
+        check_fitted_labels(estimator, y)
+
+
+def check_fitted_columns(estimator, X):
+    """X's columns against those a fitted ``estimator`` (a Pipeline: its
+    first step's) was fitted on, as scikit-learn's ``predict`` checks them:
+    the same feature names in the same order when both have names (a
+    warning when only one has), and ``n_features_in_`` columns.
+    scikit-learn's error, with what to pass instead. A model that records
+    neither (no ``n_features_in_``) is not checked."""
+    if not hasattr(estimator, "n_features_in_"):
+        return
+    try:
+        check_columns_as_fitted(estimator, X)
+    except ValueError as exc:
+        model = f"estimator={type(estimator).__name__}(...)"
+        n_columns = estimator.n_features_in_
+        names = getattr(estimator, "feature_names_in_", None)
+        if names is not None and is_dataframe(X):
+            listed = [str(name) for name in names[:MAX_NAMED_COLUMNS]]
+            more = len(names) - MAX_NAMED_COLUMNS
+            listed = ", ".join(repr(n) for n in listed) + (
+                f" and {more} more" if more > 0 else ""
+            )
+            select = (
+                "X.select(list(estimator.feature_names_in_))"
+                if is_polars(X)
+                else "X[estimator.feature_names_in_]"
+            )
+            fix = (
+                f"X must hold the {n_columns} columns {model} was fitted on "
+                f"({listed}), in the order of fit, as its predict requires: "
+                f"{select} selects and orders them."
+            )
+        else:
+            fix = (
+                f"X must hold all {n_columns} columns {model} was fitted on, "
+                "in the order of fit, as its predict requires: pass the rows "
+                f"with all {n_columns} columns."
+            )
+        raise ValueError(f"{str(exc).rstrip()}\n{fix}") from exc
+
+
+def _label_kind(values):
+    """ "string", "number" or "other": the kind of the labels ``values`` (a
+    set of them; an empty set is "other"); several kinds give "mixed"."""
+    kinds = set()
+    for value in values:
+        if isinstance(value, (str, np.str_, bytes)):
+            kinds.add("string")
+        elif isinstance(value, (numbers.Number, np.number, np.bool_)):
+            kinds.add("number")
+        else:
+            kinds.add("other")
+    if len(kinds) == 1:
+        return kinds.pop()
+    return "mixed" if {"string", "number"} <= kinds else "other"
+
+
+def _shown(labels):
+    """Up to ``MAX_NAMED_COLUMNS`` labels as a list literal, sorted when they
+    sort."""
+    try:
+        labels = sorted(labels)
+    except TypeError:
+        labels = sorted(labels, key=str)
+    shown = repr(labels[:MAX_NAMED_COLUMNS])
+    more = len(labels) - MAX_NAMED_COLUMNS
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+_KIND_NAMES = {
+    "string": "strings",
+    "number": "numbers",
+    "mixed": "strings and numbers",
+    "other": "other values",
+}
+
+
+def check_fitted_labels(estimator, y):
+    """A fitted classifier's ``classes_`` (per output: a list of them)
+    against y's labels: labels of another kind (strings and numbers) or
+    none of which is a class would count every prediction wrong and give
+    every feature an importance of 0, as scikit-learn's scorers would raise
+    "Mix of label input types". A ValueError naming y's labels, the classes
+    and the fix. A regressor, a model without ``classes_`` and a target
+    whose shape does not follow the classes are not checked."""
+    if not is_classifier(estimator):
+        return
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return
+    y = np.asarray(y)
+    if isinstance(classes, list):  # one array of classes per output
+        if y.ndim != 2 or y.shape[1] != len(classes):
+            return
+        columns = [(y[:, k], classes[k], k) for k in range(len(classes))]
+    else:
+        if y.ndim != 1:
+            return
+        columns = [(y, classes, None)]
+    model = f"estimator={type(estimator).__name__}(...)"
+    for labels, fitted, column in columns:
+        try:
+            seen = set(np.asarray(labels).tolist())
+            known = set(np.asarray(fitted).tolist())
+        except TypeError:  # unhashable labels: left to the model
+            continue
+        kind, fitted_kind = _label_kind(seen), _label_kind(known)
+        kinds = {kind, fitted_kind}
+        if "mixed" in kinds or kinds == {"string", "number"}:
+            reason = (
+                "strings and numbers never match, so every prediction would "
+                "count as wrong and every importance would be 0 (scikit-learn's "
+                "scorers raise 'Mix of label input types (string and number)')"
+            )
+        elif "other" not in kinds and not seen & known:
+            reason = (
+                "none of them is among its classes, so every prediction would "
+                "count as wrong and every importance would be 0"
+            )
+        else:
+            continue
+        kind, fitted_kind = _KIND_NAMES[kind], _KIND_NAMES[fitted_kind]
+        where = "" if column is None else f" in column {column}"
+        for_column = "" if column is None else " for that column"
+        raise ValueError(
+            f"y holds the labels {_shown(seen)}{where} ({kind}) and {model} was "
+            f"fitted on the classes {_shown(known)}{for_column} ({fitted_kind}): "
+            f"{reason}. Pass y with the labels the model was fitted on, encoded "
+            "as they were for its fit (e.g. with the same LabelEncoder), or a "
+            "model fitted on these labels."
+        )
 
 
 def check_finite_target(y):
