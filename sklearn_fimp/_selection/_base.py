@@ -56,6 +56,7 @@ from .._utils._compat import (
 from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars
 from .._utils._random import with_shared_seed
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
+from .._utils._splits import reusable_cv, routing_splitter
 from .._utils._targets import (
     MAX_CLASSES_OF_NUMERIC_TARGET,
     many_whole_numbers,
@@ -239,7 +240,7 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         if self.cv is not None:
             router.add(
-                splitter=check_cv(self.cv),
+                splitter=routing_splitter(self.cv),
                 method_mapping=MethodMapping().add(caller="fit", callee="split"),
             )
         return router
@@ -403,9 +404,10 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _cv_with_splits(self, estimator, X, y, split_kwargs):
         """``cv``, or its splits when split parameters (the rows' ``groups``)
-        were passed to ``fit``."""
+        were passed to ``fit`` or ``cv`` is an iterable of splits (read once,
+        ``reusable_cv``)."""
         if not split_kwargs:
-            return self.cv
+            return reusable_cv(self.cv)
         if self.cv is None:
             raise ValueError(
                 f"fit got {', '.join(sorted(split_kwargs))}=, which go to the "

@@ -20,7 +20,7 @@ from .._utils._compat import model_importances
 from .._utils._frames import take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
-from .._utils._splits import held_out_splits, split_params
+from .._utils._splits import check_held_out_splits, held_out_splits, split_params
 
 
 def held_out_rows(method, estimator, y, cv, seed):
@@ -172,6 +172,9 @@ def _measure_method(
 ):
     """``measure`` for a registry entry (``prepared``: see ``_prepared``)."""
     if not method.fits_model:
+        if cv is not None:  # split once, to check the held-out weights
+            cv = held_out_splits(estimator, cv, y, options["seed"])
+            check_held_out_splits(estimator, y, cv, options["sample_weight"])
         return method.measure(
             estimator, X, y, **dict(options, fit_params=fit_kwargs, cv=cv)
         ), None
@@ -183,6 +186,7 @@ def _measure_method(
             MAX_SEED + 1, size=2
         )
         splits = held_out_rows(method, estimator, y, cv, int(split_seed))
+        check_held_out_splits(estimator, y, splits, options["sample_weight"])
         seeds = [seed]
         if splits[0][1] is not None:  # each held-out split its own seed
             seeds = np.random.RandomState(repeat_seed).randint(

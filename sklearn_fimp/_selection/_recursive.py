@@ -22,7 +22,7 @@ from .._utils._frames import drop_columns, take_rows
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
 from .._utils._scoring import get_scorer, score
-from .._utils._splits import split_params
+from .._utils._splits import check_held_out_splits, split_params
 from .._utils._validation import discard_fit_on_error, explain_input_errors
 from ._base import BaseImportanceSelector
 from ._measure import held_out_rows, measured_rows, rows_limit
@@ -234,7 +234,8 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
         The smallest subset scored.
     cv : int, cross-validation generator or iterable, default=5
         Splits scoring the subsets (an int: (Stratified)KFold, as
-        scikit-learn's ``check_cv``).
+        scikit-learn's ``check_cv``). An iterable of splits (a generator
+        such as ``KFold(3).split(X, y)``) is read once per fit.
     scoring : str, callable or None, default=None
         Scorer of the subsets on the test rows, and of the permutation
         methods' importance. None: the estimator's ``score``.
@@ -402,6 +403,7 @@ class RecursiveImportanceSelector(BaseImportanceSelector):
         sizes = subset_sizes(X.shape[1], self.step, self.min_features_to_select)
         splitter = check_cv(self.cv, y, classifier=is_classifier(estimator))
         splits = list(splitter.split(X, y, **split_kwargs))
+        check_held_out_splits(estimator, y, splits, score_weight)
         seeds = path_seeds(seed, len(splits) + 1, len(sizes))
         parallel = self.n_jobs not in (None, 1) and len(splits) > 1
         options = {

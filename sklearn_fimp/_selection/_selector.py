@@ -267,6 +267,15 @@ class ImportanceSelector(BaseImportanceSelector):
         or the rows' groups, shadows keep the rows' dependence and "auto"
         measures on the cv's held-out rows (the user guide's "Time-ordered
         and grouped rows": noise kept in 0/6 null data sets, 6/6 before).
+        An iterable of splits (a list, or a generator such as
+        ``KFold(3).split(X, y)``) is read once per fit, as ``check_cv``
+        reads it. Its splits are not known to be grouped: a group-aware
+        splitter's splits are treated as independent rows (the shadows do
+        not keep the groups, and threshold="stability" does not refuse
+        them) unless ``fit`` gets the rows' groups; pass the splitter and
+        ``fit(groups=...)`` instead. Time order is read from the splits.
+        threshold="stability" with a method that splits needs the splitter
+        (splits of all of X's rows cannot split a half).
     max_features : int, float, callable or None, default=None
         Keep at most this many features (a float: this fraction of them),
         the most significant first. A callable is called with X (as

@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 from sklearn.base import is_classifier
 
+from .._methods import HELD_OUT_ROWS, REFITS
 from .._utils._frames import take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
@@ -117,6 +118,7 @@ def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
     ``(2 * n_rounds, n_groups)``."""
     n_rows, n_groups = X.shape[0], len(plan.groups)
     check_stability_rows(plan.rows, n_rows)
+    _check_cv_splits_halves(plan)
     rng = np.random.RandomState(seed)
     weight = plan.options["sample_weight"]
     # a classifier's halves split each class in two (of one target)
@@ -126,6 +128,7 @@ def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
     halves, model = [], None
     for k in range(plan.n_rounds):
         for half in complementary_halves(n_rows, rng, classes):
+            _check_half_classes(classes, half, y)
             estimator_seed, importance_seed = rng.randint(MAX_SEED + 1, size=2)
             plan.progress(
                 f"round {k + 1} of {plan.n_rounds}, half {len(halves) % 2 + 1}: "
@@ -154,6 +157,44 @@ def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
         history.T, plan.labels, method=plan.method_name, n_rounds=plan.n_rounds
     )
     return real_features_only(result, plan.labels, plan.groups), model, history
+
+
+def _check_cv_splits_halves(plan):
+    """A cv given as splits (a list, or the splits an iterable gave) holds
+    row positions of all of X, which a half's measure cannot split."""
+    splits_given = isinstance(plan.cv, list)
+    if (
+        not splits_given
+        or plan.method is None
+        or plan.method.rows not in (HELD_OUT_ROWS, REFITS)
+    ):
+        return
+    raise ValueError(
+        f"threshold='stability' measures {plan.method.name!r} importances on "
+        "halves of the rows, each split by cv, and cv was given as splits "
+        f"({len(plan.cv)} train/test pairs of positions in all of X's rows), "
+        "which cannot split a half. Pass the splitter itself (e.g. "
+        "cv=KFold(3), not KFold(3).split(X)), or threshold='probes'."
+    )
+
+
+def _check_half_classes(classes, half, y):
+    """A ValueError when the rows ``half`` of a classifier's target (class
+    codes ``classes``, None for a regressor) hold one class: no classifier
+    can be fitted there (the other class has too few rows for both
+    halves)."""
+    if classes is None or len(np.unique(classes[half])) > 1:
+        return
+    labels, counts = np.unique(y.reshape(len(classes)), return_counts=True)
+    rare = int(np.argmin(counts))
+    label = labels[rare].item() if hasattr(labels[rare], "item") else labels[rare]
+    raise ValueError(
+        "threshold='stability' fits the classifier on halves of the rows, and "
+        f"class {label!r} has {int(counts[rare])} row(s) of y, too few for "
+        "both halves: a half holds a single class, on which no classifier "
+        "can be fitted. Merge the class with another or remove its rows, or "
+        "use threshold='probes'."
+    )
 
 
 def stability_decision(history, pfer, cutoff=CUTOFF):

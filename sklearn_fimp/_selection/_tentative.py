@@ -22,7 +22,7 @@ from sklearn.model_selection import check_cv
 from .._importance._pipeline import for_columns
 from .._utils._frames import take_rows
 from .._utils._scoring import get_scorer, probability_scoring, score
-from .._utils._splits import split_params
+from .._utils._splits import check_held_out_splits, split_params
 from ._base import select_columns
 from ._recursive import choose_size, cv_results
 
@@ -137,6 +137,7 @@ def tentative_choice(selector, plan, X, y, fit_kwargs):
     ``predict_proba`` when None)."""
     cv = 5 if plan.cv is None else plan.cv
     splits = list(check_cv(cv, y, classifier=is_classifier(plan.estimator)).split(X, y))
+    check_held_out_splits(plan.estimator, y, splits, plan.options["sample_weight"])
     scorer = get_scorer(
         plan.estimator, probability_scoring(plan.estimator, selector.scoring)
     )

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_clas
 from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.utils.metaestimators import available_if
 
-from ._compat import StrOptions
+from ._compat import StrOptions, checked_scorer
 
 SCORING_CONSTRAINT = [StrOptions(set(get_scorer_names())), callable, None]
 #: What scikit-learn's ``permutation_importance`` accepts: also several
@@ -23,8 +23,61 @@ MULTIMETRIC_SCORING_CONSTRAINT = [*SCORING_CONSTRAINT, list, tuple, dict]
 def get_scorer(estimator, scoring):
     """The scorer for ``scoring`` (None: the estimator's ``score``); for a
     list, tuple or dict, scikit-learn's multi-metric scorer, which returns a
-    dict and computes each prediction once for all its metrics."""
-    return check_scoring(estimator, scoring=scoring)
+    dict and computes each prediction once for all its metrics.
+
+    ``"neg_log_loss"`` and ``"neg_brier_score"`` score the classes of the
+    fitted model (log-loss is given them as ``labels=``): held-out rows
+    that lack a class of a rare one are scored, where scikit-learn asks for
+    labels a user cannot pass; rows of a class the model was not fitted on
+    are a clear error (:func:`check_scored_classes`)."""
+    scorer = check_scoring(estimator, scoring=scoring)
+    if isinstance(scoring, str) and scoring in _CLASS_PROBABILITY_SCORINGS:
+        return checked_scorer(scorer, _CLASS_PROBABILITY_SCORINGS[scoring])
+    return scorer
+
+
+def check_scored_classes(estimator, y_true, *, metric="log-loss"):
+    """A ValueError when ``y_true`` holds a class the fitted classifier
+    ``estimator`` was not fitted on (it gives that class no probability,
+    and ``metric`` cannot score it); else the classes of the model."""
+    classes = getattr(estimator, "classes_", None)
+    y_true = np.asarray(y_true)
+    if classes is None or np.ndim(classes) != 1 or y_true.ndim != 1:
+        return None
+    present, counts = np.unique(y_true, return_counts=True)
+    unknown = np.flatnonzero(~np.isin(present, classes))
+    if len(unknown):
+        label, count = present[unknown[0]], int(counts[unknown[0]])
+        label = label.item() if hasattr(label, "item") else label
+        raise ValueError(
+            f"class {label!r} has {count} row(s) among the {len(y_true)} "
+            "rows scored, and the model was fitted on rows without it (its "
+            f"classes are {np.asarray(classes).tolist()}): it gives the class "
+            f"no probability, which {metric} cannot score. A class of so few "
+            "rows cannot be on both sides of every split. Merge it with "
+            "another class or remove its rows; or pass a cv whose training "
+            "rows all hold it (StratifiedKFold with n_splits at most its "
+            "rows), a method that scores the rows the model was fitted on "
+            "(method='oob_permutation' or 'mdi'), or scoring='accuracy'."
+        )
+    return classes
+
+
+def _labelled_log_loss(estimator, y_true):
+    classes = check_scored_classes(estimator, y_true)
+    return {} if classes is None else {"labels": classes}
+
+
+def _checked_brier(estimator, y_true):
+    check_scored_classes(estimator, y_true, metric="the Brier score")
+    return {}
+
+
+#: The checks (and labels) of the scorers of class probabilities.
+_CLASS_PROBABILITY_SCORINGS = {
+    "neg_log_loss": _labelled_log_loss,
+    "neg_brier_score": _checked_brier,
+}
 
 
 def probability_scoring(estimator, scoring):
@@ -100,6 +153,7 @@ def score(scorer, estimator, X, y, sample_weight=None):
     """The score: a float; for several metrics, an array of one value per
     metric (a :class:`MetricsScorer`) or a dict of floats (a scorer that
     returns a dict)."""
+    check_scored_weights(sample_weight)
     if sample_weight is None:
         value = scorer(estimator, X, y)
     else:
@@ -109,6 +163,22 @@ def score(scorer, estimator, X, y, sample_weight=None):
     if isinstance(value, dict):
         return {name: float(v) for name, v in value.items()}
     return float(value)
+
+
+def check_scored_weights(sample_weight):
+    """A ValueError when the weights of the rows scored are all zero: their
+    weighted score is undefined (the rows held out of a fit, or a model's
+    out-of-bag rows, that have only rows of weight 0)."""
+    if sample_weight is None or len(sample_weight) == 0:
+        return
+    if not np.any(sample_weight):
+        raise ValueError(
+            f"sample_weight is zero on every one of the {len(sample_weight)} "
+            "rows scored here (the held-out rows of a split of cv, or a "
+            "model's out-of-bag rows), so their weighted score is undefined. "
+            "The rows are probably sorted by weight: shuffle them, or pass a "
+            "cv that mixes them (KFold(shuffle=True), or StratifiedKFold)."
+        )
 
 
 def stack_scores(values):
