@@ -66,7 +66,7 @@ def test_selector_accepts_cv_iterable(method, kind):
     X, y = classes_data()
     cv = _iterables(X, y)[kind]()
     selector = ImportanceSelector(
-        forest(), method=method, cv=cv, n_rounds=1, random_state=0
+        forest(), method=method, cv=cv, threshold="mean", random_state=0
     ).fit(X, y)
     assert selector.support_.shape == (X.shape[1],)
 
@@ -252,7 +252,7 @@ def _zero_first_fold():
 def test_selector_zero_weight_split_says_which(method):
     X, y, weight = _zero_first_fold()
     selector = ImportanceSelector(
-        forest(), method=method, cv=KFold(3), n_rounds=1, random_state=0
+        forest(), method=method, cv=KFold(3), threshold="mean", random_state=0
     )
     with pytest.raises(
         ValueError, match=r"sample_weight is zero.*split 1 of 3.*shuffle"
