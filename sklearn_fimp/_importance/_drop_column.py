@@ -2,12 +2,11 @@
 
 import numbers
 
-import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
 from .._utils._compat import HasMethods, StrOptions, add_note, validate_params
-from .._utils._frames import drop_columns, take_rows
+from .._utils._frames import hold_constant, take_rows
 from .._utils._models import supports_oob
 from .._utils._progress import Progress
 from .._utils._random import draw_seed, with_shared_seed
@@ -28,7 +27,6 @@ from ._bagging import (
     score_oob_sums,
 )
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
-from ._pipeline import for_columns
 
 
 def _splits(estimator, cv, y, seed):
@@ -39,15 +37,18 @@ def _splits(estimator, cv, y, seed):
 
 
 def _fit_and_score(estimator, X, y, sample_weight, fit_params, dropped, split, scorer):
-    """Fit a clone without the ``dropped`` columns and score it (a Pipeline
-    whose ColumnTransformer lists columns pruned to the ones kept)."""
-    if dropped is not None:
-        kept = ~np.isin(np.arange(X.shape[1]), dropped)
-        estimator = for_columns(
-            estimator, kept, [str(c) for c in getattr(X, "columns", [])]
-        )
+    """Fit a clone with the ``dropped`` columns held constant and score it.
+
+    The dropped columns keep their positions and hold one value: the model
+    can learn nothing from them, and every other column stays where it was.
+    Removing them instead would shift the positions of the columns after
+    them, and a model that samples columns by position (a forest's
+    ``max_features``) would then draw other columns with the same seed: the
+    score lost would depend on where the column sits, not on what it
+    carries (the columns after the real ones, probes among them, lost
+    systematically less)."""
     estimator = clone(estimator)
-    X_kept = X if dropped is None else drop_columns(X, dropped)
+    X_kept = X if dropped is None else hold_constant(X, dropped)
     try:
         return _fit_and_score_kept(
             estimator, X_kept, y, sample_weight, fit_params, split, scorer
@@ -118,15 +119,22 @@ def drop_column_importance(
 ):
     """Drop-column importance: the score lost by retraining without a feature.
 
-    For each feature (or group), a clone of the estimator is trained without
-    it, and its importance is the baseline model's score minus the clone's.
-    The baseline and every clone share one random state (every
-    ``random_state`` parameter left unset is set to one seed drawn from
-    ``random_state``), so the only difference between them is the missing
-    column. It is the most direct answer to "does the model need this
-    feature?", and the most expensive (one fit per feature and split). A
-    feature whose information another feature also carries (a duplicate)
-    gets about zero, because the model does as well without it.
+    For each feature (or group), a clone of the estimator is trained with
+    the feature's information removed, and its importance is the baseline
+    model's score minus the clone's. The feature is removed by holding it
+    constant (every row gets the values of one row, the first with none
+    missing), not by deleting the column: every other column keeps its
+    position, so a model that draws columns by position with a seed (a
+    forest's ``max_features``) draws the same ones, and the importance does
+    not depend on the column's position. A constant column carries nothing
+    a model can split or weigh on. The baseline and every clone share one
+    random state (every ``random_state`` parameter left unset is set to one
+    seed drawn from ``random_state``), so the only difference between them
+    is the removed information. It is the most direct answer to "does the
+    model need this feature?", and the most expensive (one fit per feature
+    and split). A feature whose information another feature also carries
+    (a duplicate) gets about zero, because the model does as well without
+    it.
 
     How the score is measured:
 

@@ -63,6 +63,48 @@ def drop_columns(X, columns):
     return safe_indexing(X, keep, axis=1)
 
 
+def hold_constant(X, columns):
+    """A copy of ``X`` whose columns ``columns`` all hold one row's values.
+
+    The row is the first one with no missing value in those columns (the
+    first row when there is none), so that a text or categorical column holds
+    one of its own values and keeps its dtype. Every other column keeps its
+    values and its position.
+    """
+    columns = np.asarray(columns, dtype=np.intp)
+    return assign_permuted(
+        writable_copy(X),
+        X,
+        columns,
+        np.full(X.shape[0], _complete_row(X, columns), dtype=np.intp),
+    )
+
+
+def _complete_row(X, columns):
+    """The first row with no missing value in ``columns``, else 0."""
+    if is_polars(X):
+        missing = np.zeros(X.shape[0], dtype=bool)
+        for c in columns:
+            column = X.get_column(X.columns[c])
+            missing |= column.is_null().to_numpy()
+            if column.dtype.is_float():
+                missing |= column.is_nan().fill_null(True).to_numpy()
+    elif is_pandas(X):
+        missing = X.iloc[:, columns].isna().to_numpy().any(axis=1)
+    else:
+        block = X[:, columns]
+        if block.dtype.kind in "fc":
+            missing = np.isnan(block).any(axis=1)
+        elif block.dtype == object:
+            import pandas as pd
+
+            missing = pd.isna(block).any(axis=1)
+        else:
+            return 0
+    complete = np.flatnonzero(~missing)
+    return int(complete[0]) if complete.size else 0
+
+
 def writable_copy(X):
     """A copy of ``X`` whose columns :func:`assign_permuted` may overwrite."""
     if is_polars(X):
