@@ -1021,7 +1021,7 @@ OUT_OF_RANGE = [
     ("ImportanceSelector", "n_probes", 1),
     ("ImportanceSelector", "method", "gain"),
     ("ImportanceSelector", "min_features", -1),
-    ("ImportanceSelector", "max_features", 0),
+    ("ImportanceSelector", "max_features", -1),
     ("ImportanceSelector", "correction", "sidak"),
     ("DependenceAnalyzer", "threshold", 1.01),
     ("DependenceAnalyzer", "tol", -0.1),
@@ -1240,17 +1240,25 @@ class FailingForest(RandomForestRegressor):
         return super().fit(X, y, sample_weight=sample_weight)
 
 
-class FailsOnThree(FailingForest):
-    FAIL_AT = 3
-
-
-class InterruptedOnThree(FailingForest):
-    FAIL_AT = 3
+class InterruptedOnFive(FailingForest):
+    FAIL_AT = 5
     ERROR = KeyboardInterrupt
 
 
-class InterruptedOnFive(FailingForest):
-    FAIL_AT = 5
+class FailsOnDrop(RandomForestRegressor):
+    """A forest whose fit raises when a column is constant: a drop-column
+    fit (the dropped column is held at one value, in its place)."""
+
+    ERROR = RuntimeError
+
+    def fit(self, X, y, sample_weight=None):
+        constant = np.flatnonzero(np.ptp(np.asarray(X, dtype=float), axis=0) == 0)
+        if constant.size:
+            raise self.ERROR(f"cannot fit with column {constant[0]} held constant")
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+class InterruptedOnDrop(FailsOnDrop):
     ERROR = KeyboardInterrupt
 
 
@@ -1275,9 +1283,9 @@ def test_drop_column_refit_error_propagates_with_context(backend):
     X, y = regression_data()
     with (
         parallel_config(backend=backend),
-        pytest.raises(RuntimeError, match="cannot fit on 3 columns") as error,
+        pytest.raises(RuntimeError, match="cannot fit with column 0 held") as error,
     ):
-        drop_column_importance(FailsOnThree(n_estimators=5), X, y, n_jobs=2)
+        drop_column_importance(FailsOnDrop(n_estimators=5), X, y, n_jobs=2)
     notes = getattr(error.value, "__notes__", [])
     assert any("drop_column_importance" in note and "dropped" in note for note in notes)
 
@@ -1286,7 +1294,7 @@ def test_drop_column_refit_error_propagates_with_context(backend):
 def test_interrupt_inside_drop_column_loop_propagates(backend):
     X, y = regression_data()
     with parallel_config(backend=backend), pytest.raises(KeyboardInterrupt):
-        drop_column_importance(InterruptedOnThree(n_estimators=5), X, y, n_jobs=2)
+        drop_column_importance(InterruptedOnDrop(n_estimators=5), X, y, n_jobs=2)
 
 
 def test_selector_refit_error_leaves_it_unfitted():
@@ -1319,14 +1327,13 @@ def test_selector_refit_error_leaves_it_unfitted():
 @pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
 def test_selector_drop_column_error_leaves_it_unfitted(backend):
     X, y = regression_data()
-    # 4 features + 50 probes: the fit without one column gets 53
-    estimator = type("FailsOn53", (FailingForest,), {"FAIL_AT": 53})(n_estimators=5)
+    # the fits with one column (a feature or a probe) held constant fail
     selector = ImportanceSelector(
-        estimator, method="drop_column", n_jobs=2, random_state=0
+        FailsOnDrop(n_estimators=5), method="drop_column", n_jobs=2, random_state=0
     )
     with (
         parallel_config(backend=backend),
-        pytest.raises(RuntimeError, match="cannot fit on 53 columns"),
+        pytest.raises(RuntimeError, match="held constant"),
     ):
         selector.fit(X, y)
     assert _fitted_attributes(selector) == []

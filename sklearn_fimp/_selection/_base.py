@@ -53,7 +53,13 @@ from .._utils._compat import (
     transform_checking_names,
     validate_data,
 )
-from .._utils._frames import drop_columns, is_dataframe, is_pandas, is_polars
+from .._utils._frames import (
+    drop_columns,
+    is_dataframe,
+    is_pandas,
+    is_polars,
+    nullable_as_float,
+)
 from .._utils._random import with_shared_seed
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
 from .._utils._splits import reusable_cv, routing_splitter
@@ -154,6 +160,16 @@ def transform_selected(selector, X):
     )
 
 
+def _same_value(a, b):
+    """Whether two parameter values are the same (a callable by identity)."""
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
 class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     """Base of the selectors that wrap an estimator and measure importances.
 
@@ -205,9 +221,41 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             tags.regressor_tags = deepcopy(estimator_tags.regressor_tags)
         return tags
 
+    #: The parameters the selection in ``support_`` was decided by (and
+    #: ``estimator_`` refitted on): set after ``fit``, they would not be
+    #: read again (see ``_get_support_mask``).
+    _selection_parameters = ()
+
+    def _record_selection_parameters(self):
+        """Remember the values ``fit`` decided with."""
+        self._fitted_selection = {
+            name: getattr(self, name) for name in self._selection_parameters
+        }
+
     def _get_support_mask(self):
         check_is_fitted(self)
+        self._check_selection_parameters()
         return self.support_
+
+    def _check_selection_parameters(self):
+        """SelectFromModel reads ``threshold`` and ``max_features`` again at
+        ``transform``, from importances it keeps. Here the selection is a
+        test decided in ``fit`` (and ``estimator_`` is refitted on it), so a
+        parameter changed after ``fit`` cannot be honoured without fitting
+        again: an error says so, rather than the old selection silently."""
+        fitted = getattr(self, "_fitted_selection", {})
+        changed = [
+            f"{name} from {value!r} to {getattr(self, name)!r}"
+            for name, value in fitted.items()
+            if not _same_value(value, getattr(self, name))
+        ]
+        if changed:
+            raise ValueError(
+                f"{type(self).__name__}: {', '.join(changed)} after fit. The "
+                "selection (and estimator_, refitted on it) was decided in fit, "
+                "with the earlier value; call fit again to select with the new "
+                "one, or set it back."
+            )
 
     def get_metadata_routing(self):
         """Routing of fit parameters to the estimator, the scorer and the
@@ -298,6 +346,7 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             raise ValueError(
                 f"X has shape {X.shape}; {name} needs at least 2 samples and 1 feature."
             )
+        X = nullable_as_float(X)
         y = check_array(
             y, ensure_2d=False, dtype=None, ensure_all_finite=False, input_name="y"
         )
@@ -474,7 +523,7 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"X has {X.shape[1]} features, but {type(self).__name__} is "
                 f"expecting {self.n_features_in_} features as input."
             )
-        return select_columns(X, self.support_)
+        return select_columns(nullable_as_float(X), self._get_support_mask())
 
     def transform(self, X):
         """Reduce X to the selected features.

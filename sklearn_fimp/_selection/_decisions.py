@@ -76,13 +76,55 @@ def uses_stability(threshold):
     return isinstance(threshold, str) and threshold == "stability"
 
 
-def check_min_features(min_features, n_groups):
-    """``min_features`` cannot exceed the features (or groups) of X."""
+def check_min_features(min_features, n_groups, max_features=None, max_count=None):
+    """``min_features`` cannot exceed the features (or groups) of X, nor
+    ``max_features`` (given as ``max_features``, counted as ``max_count``):
+    the selection could not honour both."""
     if min_features > n_groups:
         raise ValueError(
             f"min_features={min_features} is more than the {n_groups} features "
             f"(or groups) of X; pass at most {n_groups}."
         )
+    if max_features is not None and min_features > max_count:
+        given = (
+            f"max_features={max_features!r}"
+            if max_count == max_features
+            else f"max_features={max_features!r} (max_features_={max_count})"
+        )
+        fix = (
+            "pass min_features=0 to keep no feature, as "
+            "SelectFromModel(max_features=0) does"
+            if max_count == 0
+            else f"pass min_features at most {max_count}, or a larger max_features"
+        )
+        raise ValueError(
+            f"min_features={min_features} asks for more features than {given} "
+            f"allows; {fix}."
+        )
+
+
+def check_finite_importances(result, history, n_real):
+    """No selection can be made from a NaN importance (a scorer or an
+    ``importance_getter`` that returned NaN): ranking by it would keep
+    features in column order, so it is an error naming them."""
+    undefined = np.isnan(result.importances_mean[:n_real])
+    if history is not None:
+        undefined |= np.isnan(history.real).any(axis=0)
+        if history.probes is not None and np.isnan(history.probes).any():
+            undefined[:] = True  # no feature can be compared with the probes
+    if not undefined.any():
+        return
+    names = [str(name) for name in np.asarray(result.feature_names)[:n_real]]
+    named = [names[g] for g in np.flatnonzero(undefined)]
+    shown = ", ".join(repr(name) for name in named[:5])
+    more = f" and {len(named) - 5} more" if len(named) > 5 else ""
+    raise ValueError(
+        f"the importances of {len(named)} of {n_real} features (or groups) are "
+        f"NaN ({shown}{more}), so no threshold or test can rank them. A scorer "
+        "or an importance_getter returned NaN, or the model predicted NaN: "
+        "check them on these rows (scoring=, importance_getter=), or impute "
+        "what the model cannot take."
+    )
 
 
 def threshold_decision(means, threshold):
@@ -366,6 +408,7 @@ def select(
     pass (``_tentative.choose_tentative``), in place of ``keep_tentative``.
     """
     n_real = len(groups)
+    check_finite_importances(result, history, n_real)
     frequency = None
     if uses_stability(threshold):
         passed, order, frequency, q = stability_decision(history.real, pfer)

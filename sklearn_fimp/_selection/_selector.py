@@ -3,6 +3,7 @@
 import numbers
 from copy import deepcopy
 
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -158,7 +159,14 @@ class ImportanceSelector(BaseImportanceSelector):
         (``-np.inf`` keeps every feature, so that ``max_features`` alone
         selects, as in SelectFromModel). "mean", "median" or a scaled one
         such as "1.5*mean": that statistic of the features' mean importances
-        (no probes are added).
+        (no probes are added). The selection is made in ``fit``: changing
+        ``threshold`` (or ``alpha``, ``correction``, ``keep_tentative``,
+        ``pfer``, ``max_features``, ``min_features``) after ``fit`` makes
+        ``transform`` and ``predict`` raise until ``fit`` is called again
+        (SelectFromModel reads its threshold again at ``transform``; here
+        ``estimator_`` was refitted on the selection). Importances that are
+        NaN (a scorer or ``importance_getter`` that returned NaN) are an
+        error: no threshold or test can rank them.
     probes : {"shadow", "uniform", "normal"}, default="shadow"
         Kind of probe column: shuffled copies of the features (keeping their
         distribution, dtype and cardinality, which matters for MDI), or
@@ -281,7 +289,9 @@ class ImportanceSelector(BaseImportanceSelector):
         the most significant first. A callable is called with X (as
         validated by ``fit``, before probes are added) and returns that
         int, as in SelectFromModel. Counted in groups when ``groups`` is
-        given. The count used is ``max_features_``.
+        given. The count used is ``max_features_``. 0 keeps no feature, as
+        in SelectFromModel, and needs ``min_features=0``; a ``min_features``
+        above ``max_features_`` is an error.
     min_features : int, default=1
         Keep at least this many features (or groups), the most significant
         first, even when fewer pass the threshold; a warning says so, and
@@ -292,9 +302,12 @@ class ImportanceSelector(BaseImportanceSelector):
         Whether ``estimator`` is already fitted. ``fit(X, y)`` then measures
         its importances without refitting: X, y are validation rows for
         "permutation", its training rows for the out-of-bag methods, and
-        unused by "mdi". A prefit model has never seen probe columns, so it
-        needs a numeric, "mean" or "median" threshold; "drop_column" refits
-        by definition and cannot be used.
+        only checked against the model's columns by "mdi". A prefit model
+        has never seen probe columns, so it needs a numeric, "mean" or
+        "median" threshold; "drop_column" refits
+        by definition and cannot be used. X must have the columns the model
+        was fitted on, in the same order (as its ``predict`` checks); a
+        model that is not fitted is an error.
     refit : bool, default=True
         Fit a clone of the estimator on the selected features as
         ``estimator_``, to which ``predict``, ``predict_proba``,
@@ -457,6 +470,16 @@ class ImportanceSelector(BaseImportanceSelector):
     (500, 5)
     """
 
+    _selection_parameters = (
+        "threshold",
+        "alpha",
+        "correction",
+        "keep_tentative",
+        "pfer",
+        "max_features",
+        "min_features",
+    )
+
     _parameter_constraints = {
         **BaseImportanceSelector._parameter_constraints,
         "threshold": [Interval(numbers.Real, None, None, closed="both"), str],
@@ -480,7 +503,7 @@ class ImportanceSelector(BaseImportanceSelector):
         "pfer": [Interval(numbers.Real, 0, None, closed="neither")],
         "groups": [list, tuple, dict, StrOptions({"auto"}), None],
         "max_features": [
-            Interval(numbers.Integral, 1, None, closed="left"),
+            Interval(numbers.Integral, 0, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
             callable,
             None,
@@ -622,6 +645,7 @@ class ImportanceSelector(BaseImportanceSelector):
         if plan.use_probes and self.keep_tentative == "cv":
             choose = tentative_choice(self, plan, X, y, fit_kwargs)
         self._set_selection(result, history, plan, X.shape[1], choose)
+        self._record_selection_parameters()
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
@@ -664,8 +688,10 @@ class ImportanceSelector(BaseImportanceSelector):
                 dependent_rows=rows.kind != INDEPENDENT,
             )
         labels, groups = resolve_groups(self.groups, feature_names, X)
-        check_min_features(self.min_features, len(groups))
         self.max_features_ = max_features_count(self.max_features, X, len(groups))
+        check_min_features(
+            self.min_features, len(groups), self.max_features, self.max_features_
+        )
         use_probes = uses_probe_test(self.threshold, self.prefit)
         stability = uses_stability(self.threshold)
         # a measure of each round (or half) is sized for the rounds
@@ -743,7 +769,16 @@ class ImportanceSelector(BaseImportanceSelector):
                 "estimator=None gives none. Pass the fitted estimator, or "
                 "prefit=False."
             )
-        check_is_fitted(self.estimator)
+        try:
+            check_is_fitted(self.estimator)
+        except NotFittedError as exc:
+            raise NotFittedError(
+                f"prefit=True measures the estimator as it was fitted, and this "
+                f"{type(self.estimator).__name__} is not fitted yet. Fit it "
+                "first and pass the fitted model (prefit=True is for a model "
+                "trained elsewhere), or pass prefit=False and the selector "
+                "fits it."
+            ) from exc
         return self.estimator
 
     # ------------------------------------------------------------------

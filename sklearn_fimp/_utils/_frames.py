@@ -46,6 +46,33 @@ def check_table(X, *, param="X"):
     return X, np.asarray([f"x{i}" for i in range(X.shape[1])], dtype=object)
 
 
+def nullable_as_float(X):
+    """``X`` with pandas' nullable numeric and boolean columns (``Float64``,
+    ``Int64``, ``boolean``, pyarrow-backed numbers, which may hold ``pd.NA``)
+    as float64 columns with NaN, in a copy (``X`` itself when there are
+    none, or not a pandas frame). scikit-learn's models read a missing
+    value as NaN; given such a column they fail or read ``pd.NA`` as an
+    object."""
+    if not is_pandas(X):
+        return X
+    import pandas as pd
+
+    types = pd.api.types
+    nullable = [
+        j
+        for j, dtype in enumerate(X.dtypes)
+        if types.is_extension_array_dtype(dtype)
+        and (types.is_numeric_dtype(dtype) or types.is_bool_dtype(dtype))
+    ]
+    if not nullable:
+        return X
+    X = X.copy()
+    for j in nullable:
+        values = X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+        X.isetitem(j, pd.Series(values, index=X.index))
+    return X
+
+
 def take_rows(X, rows):
     """Rows ``rows`` of ``X`` (None means all rows, returned as is)."""
     if rows is None:

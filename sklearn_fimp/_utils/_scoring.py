@@ -110,7 +110,7 @@ class MetricsScorer:
                 f"{self.names}; a callable scoring must return the same "
                 "metrics, in the same order, on every call."
             )
-        return np.array([float(values[name]) for name in self.names])
+        return np.array([_scalar_score(values[name], name) for name in self.names])
 
 
 def metric_scorer(estimator, scoring, X, y, sample_weight=None):
@@ -123,9 +123,10 @@ def metric_scorer(estimator, scoring, X, y, sample_weight=None):
     kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
     value = scorer(estimator, X, y, **kwargs)
     if not isinstance(value, dict):
-        return scorer, float(value), None
+        return scorer, _scalar_score(value), None
     scorer = MetricsScorer(scorer, value)
-    return scorer, np.array([float(v) for v in value.values()]), scorer.names
+    values = [_scalar_score(v, name) for name, v in value.items()]
+    return scorer, np.array(values), scorer.names
 
 
 def metric_scoring(scoring, name):
@@ -158,11 +159,29 @@ def score(scorer, estimator, X, y, sample_weight=None):
         value = scorer(estimator, X, y)
     else:
         value = scorer(estimator, X, y, sample_weight=sample_weight)
-    if isinstance(value, np.ndarray):
+    if isinstance(scorer, MetricsScorer):
         return value
     if isinstance(value, dict):
-        return {name: float(v) for name, v in value.items()}
-    return float(value)
+        return {name: _scalar_score(v, name) for name, v in value.items()}
+    return _scalar_score(value)
+
+
+def _scalar_score(value, metric=None):
+    """``value`` as a float; a ValueError naming what a scorer returned
+    when it is not one number."""
+    if np.ndim(value) == 0:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    what = "scoring" if metric is None else f"scoring's metric {metric!r}"
+    shape = f" of shape {np.shape(value)}" if np.ndim(value) else ""
+    raise ValueError(
+        f"{what} returned {type(value).__name__}{shape} ({value!r:.80}); a "
+        "scorer must return one number per call, the score of the rows it is "
+        "given (greater is better). For several metrics, return a dict of "
+        "numbers, or pass a list or dict of scorers."
+    )
 
 
 def check_scored_weights(sample_weight):
