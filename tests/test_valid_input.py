@@ -28,7 +28,7 @@ from sklearn_fimp._methods import HELD_OUT_ROWS, METHODS, REFITS
 SPLIT_METHODS = sorted(
     name
     for name, entry in METHODS.items()
-    if entry.rows in (HELD_OUT_ROWS, REFITS) and name != "shap"
+    if entry.rows in (HELD_OUT_ROWS, REFITS)
 )
 
 
@@ -273,3 +273,21 @@ def test_drop_column_importance_zero_weight_split_says_why():
     X, y, weight = _zero_first_fold()
     with pytest.raises(ValueError, match=r"sample_weight.*zero.*shuffle"):
         drop_column_importance(forest(), X, y, cv=KFold(3), sample_weight=weight)
+
+
+@pytest.mark.parametrize("threshold", ["mean", "probes"])
+def test_selector_shap_on_several_splits(threshold):
+    # SHAP has no baseline score: combining the splits' results read one
+    # and raised AttributeError with any cv of more than one split.
+    pytest.importorskip("shap")
+    X, y = classes_data()
+    selector = ImportanceSelector(
+        forest(),
+        method="shap",
+        cv=KFold(3),
+        threshold=threshold,
+        n_rounds=2,
+        random_state=0,
+    ).fit(X, y)
+    assert selector.get_support()[0]
+    assert "baseline_score" not in selector.importances_

@@ -221,13 +221,18 @@ def _measure_method(
         )
     if len(results) == 1:
         return results[0], model
-    baselines = np.array([r.baseline_score for r in results])
+    # a score's baseline per split; a measure of outputs (SHAP) has none
+    scored = all("baseline_score" in r for r in results)
+    baselines = np.array([r.baseline_score for r in results]) if scored else None
     combined = importance_result(
         np.hstack([r.importances for r in results]),
         results[0].feature_names,
-        groups=results[0].groups,
-        baseline_score=float(baselines.mean()),
-        baseline_scores=baselines,
+        **({"groups": results[0].groups} if "groups" in results[0] else {}),
+        **(
+            {"baseline_score": float(baselines.mean()), "baseline_scores": baselines}
+            if scored
+            else {}
+        ),
         method=method.name,
         scoring=options["scoring"],
         n_repeats=options["n_repeats"],
