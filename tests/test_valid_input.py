@@ -26,9 +26,7 @@ from sklearn_fimp._methods import HELD_OUT_ROWS, METHODS, REFITS
 #: The methods that score rows held out of the model's fit (or refit on
 #: the splits of cv), where cv and the held-out rows matter.
 SPLIT_METHODS = sorted(
-    name
-    for name, entry in METHODS.items()
-    if entry.rows in (HELD_OUT_ROWS, REFITS)
+    name for name, entry in METHODS.items() if entry.rows in (HELD_OUT_ROWS, REFITS)
 )
 
 
