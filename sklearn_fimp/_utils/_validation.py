@@ -86,14 +86,16 @@ def check_fitted_columns(estimator, X):
             )
             fix = (
                 f"X must hold the {n_columns} columns {model} was fitted on "
-                f"({listed}), in the order of fit, as its predict requires: "
+                f"({listed}), in the order of fit (the importances are read "
+                "by each column's position at fit, even where a "
+                f"ColumnTransformer's predict would accept them reordered): "
                 f"{select} selects and orders them."
             )
         else:
             fix = (
                 f"X must hold all {n_columns} columns {model} was fitted on, "
                 "in the order of fit, as its predict requires: pass the rows "
-                f"with all {n_columns} columns."
+                f"with all {n_columns} columns, in that order."
             )
         raise ValueError(f"{str(exc).rstrip()}\n{fix}") from exc
 
