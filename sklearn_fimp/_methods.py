@@ -105,6 +105,12 @@ def _any_model(estimator):
     return True
 
 
+#: The rows a round of probes measures by SHAP at most: TreeExplainer's exact
+#: values cost some milliseconds per row on a forest of the rounds' 30
+#: trees, as much as the round's fit for a few hundred rows.
+SHAP_ROUND_ROWS = 256
+
+
 @dataclass(frozen=True)
 class ImportanceMethod:
     """One importance measure and what it needs.
@@ -146,6 +152,11 @@ class ImportanceMethod:
         ``tests/test_methods.py`` checks them against its signature.
     parameters : frozenset of str
         The keyword arguments the public function takes, likewise.
+    round_rows : int or None
+        The rows one round of a selector's probes measures at most
+        (``max_samples="auto"``), where the method costs far more per row
+        than a permutation; None: the selector's default
+        (``_selection/_budget.py``).
     prepare, take : callable or None
         ``prepare(X, options)``: what the method computes from X alone (not
         from the model), as core options over X's rows, which a caller
@@ -169,6 +180,7 @@ class ImportanceMethod:
     on_unit_scale: Callable
     options: frozenset
     parameters: frozenset
+    round_rows: int | None = None
     prepare: Callable | None = None
     take: Callable | None = None
 
@@ -410,6 +422,7 @@ METHODS = {
             on_unit_scale=lambda result: False,
             options=frozenset(("labels", "seed", "sample_weight", "max_samples")),
             parameters=frozenset(("sample_weight", "max_samples", "random_state")),
+            round_rows=SHAP_ROUND_ROWS,
         ),
     ]
 }

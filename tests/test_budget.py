@@ -10,12 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 from sklearn.ensemble import (
-    HistGradientBoostingClassifier,
     RandomForestClassifier,
-    RandomForestRegressor,
 )
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
 
 from sklearn_fimp import ImportanceSelector, _methods
 from sklearn_fimp._importance import _conditional
@@ -73,7 +69,7 @@ def test_budget_auto_options_size_each_round(monkeypatch):
 
 def test_budget_shap_scores_fewer_rows_a_round():
     method = METHODS["shap"]
-    assert _budget.measure_rows("auto", True, method) == _budget.SHAP_ROUND_MAX_ROWS
+    assert _budget.measure_rows("auto", True, method) == _methods.SHAP_ROUND_ROWS
     assert _budget.measure_rows("auto", True, METHODS["permutation"]) == (
         _budget.ROUND_MAX_ROWS
     )
@@ -90,31 +86,6 @@ def test_budget_drop_column_runs_one_round_by_default():
     assert _budget.round_count(3, METHODS["drop_column"]) == 3
     selector.set_params(n_rounds=2)
     assert selector.fit(X, y).n_rounds_ == 2
-
-
-@pytest.mark.parametrize(
-    "model, y, scoring, expected",
-    [
-        (RandomForestClassifier(), [0, 1, 1, 0], None, "neg_brier_score"),
-        # scikit-learn's Brier scorer needs numeric labels to know the
-        # positive class; three classes: log-loss
-        (RandomForestClassifier(), ["a", "b", "b", "a"], None, "neg_log_loss"),
-        (RandomForestClassifier(), [0, 1, 2, 0], None, "neg_log_loss"),
-        (
-            make_pipeline(RandomForestClassifier()),
-            [0, 1, 1, 0],
-            None,
-            "neg_brier_score",
-        ),
-        # smooth probabilities: log-loss
-        (HistGradientBoostingClassifier(), [0, 1, 1, 0], None, "neg_log_loss"),
-        (LogisticRegression(), [0, 1, 1, 0], None, "neg_log_loss"),
-        (RandomForestClassifier(), [0, 1, 1, 0], "accuracy", "accuracy"),
-        (RandomForestRegressor(), [0.5, 1.0, 2.0, 3.0], None, None),
-    ],
-)
-def test_budget_measure_scoring_is_bounded_for_vote_shares(model, y, scoring, expected):
-    assert _budget.measure_scoring(model, scoring, np.asarray(y)) == expected
 
 
 def test_budget_conditional_samplers_are_fitted_once_for_all_rounds(monkeypatch):

@@ -6,7 +6,6 @@ import sklearn
 from sklearn.compose import make_column_transformer
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import (
-    BaggingRegressor,
     ExtraTreesRegressor,
     GradientBoostingRegressor,
     HistGradientBoostingClassifier,
@@ -23,7 +22,6 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._selection._probe_test import adjust_pvalues, probe_test
-from sklearn_fimp._selection._rounds import round_tree_params
 from sklearn_fimp._utils._targets import target_task
 
 from .conftest import as_frame
@@ -577,31 +575,6 @@ class CountingForest(RandomForestRegressor):
     def fit(self, X, y, sample_weight=None):
         type(self).log.append(self.n_estimators)
         return super().fit(X, y, sample_weight=sample_weight)
-
-
-@pytest.mark.parametrize(
-    "estimator, round_trees, expected",
-    [
-        (RandomForestRegressor(), "auto", {"n_estimators": 30}),
-        (RandomForestClassifier(n_estimators=200), "auto", {"n_estimators": 60}),
-        (RandomForestRegressor(n_estimators=1000), "auto", {"n_estimators": 300}),
-        (RandomForestRegressor(n_estimators=101), "auto", {"n_estimators": 31}),
-        (RandomForestRegressor(n_estimators=40), "auto", {"n_estimators": 30}),
-        (ExtraTreesRegressor(n_estimators=10), "auto", {"n_estimators": 10}),
-        (RandomForestRegressor(n_estimators=200), None, {"n_estimators": 200}),
-        (RandomForestRegressor(n_estimators=200), 7, {"n_estimators": 7}),
-        (
-            make_pipeline(StandardScaler(), make_pipeline(RandomForestRegressor())),
-            "auto",
-            {"pipeline__randomforestregressor__n_estimators": 30},
-        ),
-        (BaggingRegressor(n_estimators=50), "auto", {"n_estimators": 30}),
-        (GradientBoostingRegressor(n_estimators=300), "auto", {}),
-        (make_pipeline(StandardScaler(), Ridge()), None, {}),
-    ],
-)
-def test_round_tree_params(estimator, round_trees, expected):
-    assert round_tree_params(estimator, round_trees) == expected
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,8 @@ from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
 from ._decisions import probe_decision, tentative_advice, warn_if_probes_unseen
 from ._probes import draw_mirrors, probe_names
-from ._rounds import probe_rounds, round_tree_count
+from ._round_models import round_tree_count
+from ._rounds import probe_rounds
 from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
 
 #: "auto" probes: one per feature, and at least this many in each round (the

@@ -9,79 +9,15 @@ importances, so that the probe test can average each feature over rounds
 and compare it with probes of its own kind averaged alike.
 """
 
-import math
-
 import numpy as np
-from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch
 
-from .._utils._models import BAGGED_ENSEMBLES
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
 from ._probes import add_probes
 
-#: round_trees="auto": a bagged ensemble (whose importance averages
-#: independent members) fits this share of its members in each round ...
-ROUND_TREE_SHARE = 0.3
-#: ... and at least this many (the calibration benchmark's rounds), or all
-#: of them when the forest has fewer.
-MIN_ROUND_TREES = 30
-
 #: Keys of a round's result that the combined result computes anew.
 _RECOMPUTED = ("importances", "importances_mean", "importances_std", "feature_names")
-
-
-def forest_trees(estimator):
-    """``(parameter, n_estimators)`` of the bagged ensemble (a forest, or
-    scikit-learn's Bagging) that ``estimator`` is or ends with (the last
-    step of a Pipeline, nested ones included), or None: the parameter is the
-    name ``set_params`` takes."""
-    prefix = ""
-    while isinstance(estimator, Pipeline):
-        name, estimator = estimator.steps[-1]
-        prefix += f"{name}__"
-    if isinstance(estimator, BAGGED_ENSEMBLES):
-        return f"{prefix}n_estimators", estimator.n_estimators
-    return None
-
-
-def round_tree_params(estimator, round_trees):
-    """The parameters that set the trees of each round's forest: ``{}`` when
-    the rounds fit the estimator as given (see :func:`round_tree_count`)."""
-    forest = forest_trees(estimator)
-    count = round_tree_count(
-        None if forest is None else forest[1],
-        round_trees,
-        estimator=estimator,
-        bagged="RandomForest, ExtraTrees or Bagging, alone or as a Pipeline's "
-        "last step",
-    )
-    return {} if count is None else {forest[0]: count}
-
-
-def round_tree_count(n_estimators, round_trees, *, estimator, bagged):
-    """Trees of each round of a bagged model of ``n_estimators`` trees:
-    ``round_trees`` if an int, all of them if None, and for "auto"
-    ``ROUND_TREE_SHARE`` of them, rounded up, at least ``MIN_ROUND_TREES``
-    and at most all of them. ``n_estimators`` None (``estimator`` is no
-    bagged model): None, the model fitted as given, or an error for an int
-    (``bagged`` says which models have trees to share out)."""
-    if n_estimators is None:
-        if isinstance(round_trees, str) or round_trees is None:
-            return None
-        raise ValueError(
-            f"round_trees={round_trees!r} sets how many trees each round of "
-            f"probes fits, and only a bagged ensemble ({bagged}) has trees "
-            "that can be shared out over rounds; the estimator is a "
-            f"{type(estimator).__name__}. Use round_trees='auto' or None, "
-            "which fit it as given."
-        )
-    if round_trees is None:
-        return int(n_estimators)
-    if isinstance(round_trees, str):  # "auto"
-        share = math.ceil(ROUND_TREE_SHARE * n_estimators)
-        return int(min(n_estimators, max(MIN_ROUND_TREES, share)))
-    return int(round_trees)
 
 
 def measure_rounds(

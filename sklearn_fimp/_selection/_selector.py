@@ -16,14 +16,14 @@ from .._utils._compat import (
     fit_context,
 )
 from .._utils._progress import Progress
-from .._utils._random import MAX_SEED, with_shared_seed
+from .._utils._random import MAX_SEED
 from .._utils._validation import (
     check_fitted_inputs,
     discard_fit_on_error,
     explain_input_errors,
 )
 from ._base import BaseImportanceSelector
-from ._budget import measure_repeats, measure_rows, measure_scoring, round_count
+from ._budget import measure_repeats, measure_rows, round_count
 from ._decisions import (
     check_min_features,
     max_features_count,
@@ -33,7 +33,7 @@ from ._decisions import (
 )
 from ._measure import check_importance_getter, measure, real_features_only
 from ._pipeline_probes import selects_through
-from ._rounds import round_tree_params
+from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
 from ._selector_rounds import selector_rounds
 from ._stability import ROUNDS as STABILITY_ROUNDS
@@ -698,14 +698,17 @@ class ImportanceSelector(BaseImportanceSelector):
         rounds = use_probes or stability
         progress = Progress(type(self).__name__, self.verbose)
         round_cache = {}
+        # how each round (or half) makes its model (_round_models.py)
+        rounds_model = round_model(estimator)
+        round_params = rounds_model.round_params(estimator, self.round_trees)
         options = {
             "labels": labels,
             "groups": groups,
             "sample_weight": score_weight,
             # a proper scoring rule for a classifier with probabilities,
-            # unless the user chose a scoring (log-loss; Brier for a bagged
-            # model's vote shares on a binary target)
-            "scoring": measure_scoring(estimator, self.scoring, y),
+            # unless the user chose a scoring (the round model's: log-loss;
+            # Brier for a bagged model's vote shares on a binary target)
+            "scoring": rounds_model.scoring(estimator, self.scoring, y),
             "n_repeats": measure_repeats(self.n_repeats, rounds),
             "cv": cv,
             "n_jobs": self.n_jobs,
@@ -727,8 +730,17 @@ class ImportanceSelector(BaseImportanceSelector):
             if stability and self.n_rounds == "auto"
             else round_count(self.n_rounds, method),
             rows=rows,
-            # trees of a bagged forest in each round (the refit keeps all)
-            round_params=round_tree_params(estimator, self.round_trees),
+            # each round's model: the estimator reseeded, every seed drawn
+            # afresh (the user's fixed one too, or each round would fit the
+            # same model and average nothing), and sized for the rounds (a
+            # bagged forest's trees; the refit keeps all)
+            round_estimator=lambda seed: rounds_model.make(
+                self._estimator_to_fit(y, seed)
+                if self.estimator is None
+                else self.estimator,
+                seed,
+                round_params,
+            ),
             # a Pipeline's preprocessing transforms each shadow as the column
             # it copies (_pipeline_probes.py); drop-column refits without
             # columns, which that wrapper cannot follow
@@ -755,13 +767,10 @@ class ImportanceSelector(BaseImportanceSelector):
             ),
         )
 
-    def _estimator_to_measure(self, y, seed, *, round_seed=False):
-        """The estimator to fit (a clone, its unset seeds set to ``seed``;
-        every seed with ``round_seed``, for a round of probes), or the fitted
-        one with ``prefit=True``."""
+    def _estimator_to_measure(self, y, seed):
+        """The estimator to fit (a clone, its unset seeds set to ``seed``),
+        or the fitted one with ``prefit=True``."""
         if not self.prefit:
-            if round_seed and self.estimator is not None:
-                return with_shared_seed(self.estimator, seed, replace_fixed=True)
             return self._estimator_to_fit(y, seed)
         if self.estimator is None:
             raise ValueError(

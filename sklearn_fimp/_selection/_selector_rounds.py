@@ -49,12 +49,7 @@ def selector_rounds(selector, plan, X, y, fit_kwargs, probe_seed):
             # (conditional permutation's samplers) reads them
             probe_groups=len(all_groups) - n_groups,
         )
-        # every seed of the model drawn afresh, the user's fixed one too:
-        # otherwise each round would fit the same model and average nothing
-        estimator = selector._estimator_to_measure(
-            y, int(estimator_seed), round_seed=True
-        )
-        estimator.set_params(**plan.round_params)  # a forest's trees
+        estimator = plan.round_estimator(int(estimator_seed))
         if plan.probes_through:  # probes transformed as their originals
             originals = [plan.groups[g] for g in mirrored]
             probes = list(zip(all_groups[n_groups:], originals))

@@ -135,10 +135,7 @@ def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
                 f"measuring {plan.method_name!r} importances of {n_groups} "
                 f"features or groups on {len(half)} rows"
             )
-            estimator = selector._estimator_to_measure(
-                y, int(estimator_seed), round_seed=True
-            )
-            estimator.set_params(**plan.round_params)  # a forest's trees
+            estimator = plan.round_estimator(int(estimator_seed))
             options = dict(
                 plan.options,
                 seed=int(importance_seed),

@@ -1,0 +1,159 @@
+"""The round-model registry (``_selection/_round_models.py``): which entry a
+model gets, what each entry makes of it, and that a new entry is reached
+by the selector's rounds and halves with no edit elsewhere."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.ensemble import (
+    BaggingRegressor,
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_fimp import ImportanceSelector
+from sklearn_fimp._selection import _round_models
+from sklearn_fimp._selection._round_models import (
+    GENERIC,
+    BaggedTrees,
+    RoundModel,
+    round_model,
+)
+
+
+@pytest.mark.parametrize(
+    "estimator, entry",
+    [
+        (RandomForestClassifier(), BaggedTrees),
+        (make_pipeline(StandardScaler(), ExtraTreesRegressor()), BaggedTrees),
+        (BaggingRegressor(), BaggedTrees),
+        (HistGradientBoostingClassifier(), RoundModel),
+        (make_pipeline(StandardScaler(), Ridge()), RoundModel),
+    ],
+)
+def test_round_models_entry_of_a_model(estimator, entry):
+    assert type(round_model(estimator)) is entry
+
+
+def test_round_models_int_round_trees_needs_trees_to_share():
+    with pytest.raises(ValueError, match="round_trees=7 .* bagged ensemble"):
+        GENERIC.round_params(Ridge(), 7)
+
+
+def test_round_models_reseed_replaces_every_seed_the_user_fixed():
+    model = make_pipeline(
+        StandardScaler(), RandomForestRegressor(n_estimators=5, random_state=3)
+    )
+    entry = round_model(model)
+    made = entry.make(model, 11, entry.round_params(model, 2))
+    params = made.get_params()
+    assert params["randomforestregressor__random_state"] == 11
+    assert params["randomforestregressor__n_estimators"] == 2
+    assert model.get_params()["randomforestregressor__random_state"] == 3
+
+
+@pytest.mark.parametrize(
+    "estimator, round_trees, expected",
+    [
+        (RandomForestRegressor(), "auto", {"n_estimators": 30}),
+        (RandomForestClassifier(n_estimators=200), "auto", {"n_estimators": 60}),
+        (RandomForestRegressor(n_estimators=1000), "auto", {"n_estimators": 300}),
+        (RandomForestRegressor(n_estimators=101), "auto", {"n_estimators": 31}),
+        (RandomForestRegressor(n_estimators=40), "auto", {"n_estimators": 30}),
+        (ExtraTreesRegressor(n_estimators=10), "auto", {"n_estimators": 10}),
+        (RandomForestRegressor(n_estimators=200), None, {"n_estimators": 200}),
+        (RandomForestRegressor(n_estimators=200), 7, {"n_estimators": 7}),
+        (
+            make_pipeline(StandardScaler(), make_pipeline(RandomForestRegressor())),
+            "auto",
+            {"pipeline__randomforestregressor__n_estimators": 30},
+        ),
+        (BaggingRegressor(n_estimators=50), "auto", {"n_estimators": 30}),
+        (GradientBoostingRegressor(n_estimators=300), "auto", {}),
+        (make_pipeline(StandardScaler(), Ridge()), None, {}),
+    ],
+)
+def test_round_models_size_a_bagged_forest_for_the_rounds(
+    estimator, round_trees, expected
+):
+    assert round_model(estimator).round_params(estimator, round_trees) == expected
+
+
+@pytest.mark.parametrize(
+    "model, y, scoring, expected",
+    [
+        (RandomForestClassifier(), [0, 1, 1, 0], None, "neg_brier_score"),
+        # scikit-learn's Brier scorer needs numeric labels to know the
+        # positive class; three classes: log-loss
+        (RandomForestClassifier(), ["a", "b", "b", "a"], None, "neg_log_loss"),
+        (RandomForestClassifier(), [0, 1, 2, 0], None, "neg_log_loss"),
+        (
+            make_pipeline(RandomForestClassifier()),
+            [0, 1, 1, 0],
+            None,
+            "neg_brier_score",
+        ),
+        # smooth probabilities: log-loss
+        (HistGradientBoostingClassifier(), [0, 1, 1, 0], None, "neg_log_loss"),
+        (LogisticRegression(), [0, 1, 1, 0], None, "neg_log_loss"),
+        (RandomForestClassifier(), [0, 1, 1, 0], "accuracy", "accuracy"),
+        (RandomForestRegressor(), [0.5, 1.0, 2.0, 3.0], None, None),
+    ],
+)
+def test_round_models_scoring_is_bounded_for_vote_shares(model, y, scoring, expected):
+    assert round_model(model).scoring(model, scoring, np.asarray(y)) == expected
+
+
+class _Recorded(RoundModel):
+    """A new family's entry, as the boosters issue adds them: it accepts
+    Ridge, fits it with a fixed alpha in each round and records what the
+    rounds asked of it."""
+
+    family = "Ridge"
+
+    def __init__(self):
+        self.seeds, self.scored = [], []
+
+    def accepts(self, model):
+        return isinstance(model, Ridge)
+
+    def round_params(self, estimator, round_trees):
+        return {"alpha": 0.5}
+
+    def reseed(self, estimator, seed):
+        self.seeds.append(seed)
+        return clone(estimator)
+
+    def scoring(self, estimator, scoring, y):
+        self.scored.append(scoring)
+        return "neg_mean_squared_error"
+
+
+@pytest.mark.parametrize("threshold", ["probes", "stability"])
+def test_round_models_new_entry_reaches_the_rounds(monkeypatch, threshold):
+    entry = _Recorded()
+    monkeypatch.setattr(_round_models, "ROUND_MODELS", (entry, BaggedTrees()))
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    y = X[:, 0] + 0.1 * rng.randn(60)
+    selector = ImportanceSelector(
+        Ridge(alpha=2.0),
+        method="permutation",
+        threshold=threshold,
+        n_rounds=2,
+        random_state=0,
+    ).fit(X, y)
+    # every round (or half) made by the entry, each with its own seed
+    assert len(entry.seeds) == (2 if threshold == "probes" else 4)
+    assert len(set(entry.seeds)) == len(entry.seeds)
+    assert entry.scored == [None]
+    if threshold == "probes":  # (stability's result records no scoring)
+        assert selector.importances_.scoring == "neg_mean_squared_error"
+    # the refit keeps the user's model as given
+    assert selector.estimator_.alpha == 2.0
