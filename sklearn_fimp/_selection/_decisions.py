@@ -19,7 +19,6 @@ from ._probe_test import (
     round_critical_value,
     round_test,
 )
-from ._stability import CUTOFF, stability_decision
 
 _SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
 DECISIONS = np.array(["confirmed", "tentative", "rejected"], dtype=object)
@@ -380,91 +379,136 @@ def tentative_advice(decisions, passed, *, where="decisions_", cv=True):
     )
 
 
-def select(
-    result,
-    history,
-    groups,
-    n_features,
-    *,
-    threshold,
-    alpha,
-    correction,
-    keep_tentative,
-    max_features,
-    min_features,
-    estimator,
-    n_rounds=None,
-    choose_tentative=None,
-    pfer=None,
-):
-    """The selection from a measured ``result`` (and, with the probe test or
-    stability selection, the rounds' ``history``; None without): a dict of
-    ``support``, ``threshold``, ``pvalues``, ``pvalues_corrected``,
-    ``ranking``, ``decisions`` and ``selection_frequency``, per feature (a
-    group's values spread to its features).
-    Adds ``statistics`` and ``pvalues`` (None without probes) to ``result``.
-    ``choose_tentative``, with the probe test, is called with the
-    decisions and the order of significance and returns the groups that
-    pass (``_tentative.choose_tentative``), in place of ``keep_tentative``.
-    """
-    n_real = len(groups)
-    check_finite_importances(result, history, n_real)
-    frequency = None
-    if uses_stability(threshold):
-        passed, order, frequency, q = stability_decision(history.real, pfer)
-        # 1 for the kept, then 2, 3, ... in order of frequency and importance
-        ranking = np.empty(n_real, dtype=int)
-        ranking[order] = np.maximum(np.arange(n_real) - passed.sum() + 2, 1)
-        value, pvalues, corrected = CUTOFF, None, None
-        result.statistics = result.pvalues = None
-        detail = (
-            f"were selected in at least {CUTOFF:.0%} of the halves (the top "
-            f"{q} of each, pfer={pfer})"
+class Outcome(NamedTuple):
+    """What a test decided, per feature (or group): the one shape every
+    test strategy returns to :func:`select`."""
+
+    #: kept by the test (before max_features and min_features)
+    passed: np.ndarray
+    #: the features, the strongest evidence first
+    order: np.ndarray
+    #: the value the test's threshold reached (``threshold_``)
+    threshold: float
+    ranking: np.ndarray
+    #: what passing means, for the warning when too few pass
+    detail: str
+    #: the end of that warning
+    advice: str = ""
+    pvalues: np.ndarray = None
+    corrected: np.ndarray = None
+    #: each feature's test statistic (``importances_.statistics``)
+    statistics: np.ndarray = None
+    #: the share of stability selection's halves that selected it
+    frequency: np.ndarray = None
+
+
+class FixedThreshold:
+    """The test of a numeric threshold, or of a statistic of the features'
+    mean importances ("mean", "median", "1.5*mean"): no probes, one
+    measure."""
+
+    def __init__(self, threshold):
+        self.threshold = threshold
+
+    def decide(self, result, history, n_real):
+        means = result.importances_mean[:n_real]
+        passed, order, value, ranking = threshold_decision(means, self.threshold)
+        return Outcome(
+            passed, order, value, ranking, detail=f"reach threshold={self.threshold!r}"
         )
-        advice = ""
-    elif history is not None:
-        warn_if_probes_unseen(history, estimator)
+
+
+class ProbeTest:
+    """The probe test on the rounds' ``history`` (``probe_decision``);
+    ``choose_tentative``, when given, is called with the decisions and the
+    order of significance and returns the groups that pass
+    (``_tentative.choose_tentative``), in place of ``keep_tentative``."""
+
+    def __init__(
+        self,
+        *,
+        alpha,
+        correction,
+        keep_tentative,
+        n_rounds,
+        estimator,
+        choose_tentative=None,
+    ):
+        self.alpha = alpha
+        self.correction = correction
+        self.keep_tentative = keep_tentative
+        self.n_rounds = n_rounds
+        self.estimator = estimator
+        self.choose_tentative = choose_tentative
+
+    def decide(self, result, history, n_real):
+        warn_if_probes_unseen(history, self.estimator, stacklevel=8)
         test = probe_decision(
             history,
             n_real,
-            alpha=alpha,
-            correction=correction,
-            keep_tentative=keep_tentative,
-            n_rounds=n_rounds,
+            alpha=self.alpha,
+            correction=self.correction,
+            keep_tentative=self.keep_tentative,
+            n_rounds=self.n_rounds,
         )
-        passed, order, value = test.passed, test.order, test.threshold
-        if choose_tentative is not None:
-            passed = choose_tentative(test.decisions, order)
-        ranking, pvalues, corrected = test.ranking, test.pvalues, test.corrected
-        missing = np.full(len(result.groups) - n_real, np.nan)
-        result.statistics = np.concatenate([test.scores, missing])
-        result.pvalues = np.concatenate([pvalues, missing])
-        detail = f"beat the probes at alpha={alpha} (correction={correction!r})"
-        advice = tentative_advice(test.decisions, passed)
+        passed = test.passed
+        if self.choose_tentative is not None:
+            passed = self.choose_tentative(test.decisions, test.order)
+        return Outcome(
+            passed,
+            test.order,
+            test.threshold,
+            test.ranking,
+            detail=f"beat the probes at alpha={self.alpha} "
+            f"(correction={self.correction!r})",
+            advice=tentative_advice(test.decisions, passed),
+            pvalues=test.pvalues,
+            corrected=test.corrected,
+            statistics=test.scores,
+        )
+
+
+def select(result, history, groups, n_features, *, test, max_features, min_features):
+    """The selection from a measured ``result`` (and, with the probe test or
+    stability selection, the rounds' ``history``; None without) by
+    ``test``, a test strategy (:class:`FixedThreshold`, :class:`ProbeTest`,
+    ``_stability.StabilitySelection``: ``test.decide(result, history,
+    n_real)`` returns an :class:`Outcome`), then ``max_features`` and
+    ``min_features``: a dict of ``support``, ``threshold``, ``pvalues``,
+    ``pvalues_corrected``, ``ranking``, ``decisions`` and
+    ``selection_frequency``, per feature (a group's values spread to its
+    features). Adds ``statistics`` and ``pvalues`` (None without probes)
+    to ``result``.
+    """
+    n_real = len(groups)
+    check_finite_importances(result, history, n_real)
+    outcome = test.decide(result, history, n_real)
+    if outcome.pvalues is None:
+        result.statistics = result.pvalues = None
     else:
-        means = result.importances_mean[:n_real]
-        passed, order, value, ranking = threshold_decision(means, threshold)
-        pvalues = corrected = result.statistics = result.pvalues = None
-        detail = f"reach threshold={threshold!r}"
-        advice = ""
+        missing = np.full(len(result.groups) - n_real, np.nan)
+        result.statistics = np.concatenate([outcome.statistics, missing])
+        result.pvalues = np.concatenate([outcome.pvalues, missing])
     chosen = apply_counts(
-        passed,
-        order,
+        outcome.passed,
+        outcome.order,
         max_features=max_features,
         min_features=min_features,
-        detail=detail,
-        advice=advice,
+        detail=outcome.detail,
+        advice=outcome.advice,
     )
     support = np.zeros(n_features, dtype=bool)
     for g in np.flatnonzero(chosen):
         support[groups[g]] = True
-    ranking = per_feature(ranking, groups, n_features).astype(int)
+    ranking = per_feature(outcome.ranking, groups, n_features).astype(int)
     return {
         "support": support,
-        "threshold": value,
-        "pvalues": per_feature(pvalues, groups, n_features),
-        "pvalues_corrected": per_feature(corrected, groups, n_features),
+        "threshold": outcome.threshold,
+        "pvalues": per_feature(outcome.pvalues, groups, n_features),
+        "pvalues_corrected": per_feature(outcome.corrected, groups, n_features),
         "ranking": ranking,
-        "decisions": None if pvalues is None else DECISIONS[np.minimum(ranking, 3) - 1],
-        "selection_frequency": per_feature(frequency, groups, n_features),
+        "decisions": None
+        if outcome.pvalues is None
+        else DECISIONS[np.minimum(ranking, 3) - 1],
+        "selection_frequency": per_feature(outcome.frequency, groups, n_features),
     }

@@ -25,6 +25,8 @@ from .._utils._validation import (
 from ._base import BaseImportanceSelector
 from ._budget import measure_repeats, measure_rows, round_count
 from ._decisions import (
+    FixedThreshold,
+    ProbeTest,
     check_min_features,
     max_features_count,
     select,
@@ -37,7 +39,7 @@ from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
 from ._selector_rounds import selector_rounds
 from ._stability import ROUNDS as STABILITY_ROUNDS
-from ._stability import stability_rounds
+from ._stability import StabilitySelection, stability_rounds
 from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -701,20 +703,14 @@ class ImportanceSelector(BaseImportanceSelector):
         # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
         round_params = rounds_model.round_params(estimator, self.round_trees)
-        options = {
-            "labels": labels,
-            "groups": groups,
-            "sample_weight": score_weight,
-            # a proper scoring rule for a classifier with probabilities,
-            # unless the user chose a scoring (the round model's: log-loss;
-            # Brier for a bagged model's vote shares on a binary target)
-            "scoring": rounds_model.scoring(estimator, self.scoring, y),
-            "n_repeats": measure_repeats(self.n_repeats, rounds),
-            "cv": cv,
-            "n_jobs": self.n_jobs,
-            "verbose": self.verbose,
-            "centre_target": True,
-        }
+        options = dict(
+            labels=labels,
+            groups=groups,
+            sample_weight=score_weight,
+            cv=cv,
+            **self._measure_options(rounds_model.scoring(estimator, self.scoring, y)),
+            n_repeats=measure_repeats(self.n_repeats, rounds),
+        )
         return Bunch(
             feature_names=feature_names,
             estimator=estimator,
@@ -767,6 +763,18 @@ class ImportanceSelector(BaseImportanceSelector):
             ),
         )
 
+    def _measure_options(self, scoring):
+        """The core's options the selector's parameters give as they are;
+        ``scoring`` is the round model's (a proper scoring rule for a
+        classifier with probabilities unless the user chose one: log-loss,
+        or Brier for a bagged model's vote shares on a binary target)."""
+        return {
+            "scoring": scoring,
+            "n_jobs": self.n_jobs,
+            "verbose": self.verbose,
+            "centre_target": True,
+        }
+
     def _estimator_to_measure(self, y, seed):
         """The estimator to fit (a clone, its unset seeds set to ``seed``),
         or the fitted one with ``prefit=True``."""
@@ -805,29 +813,40 @@ class ImportanceSelector(BaseImportanceSelector):
     # ------------------------------------------------------------------
     # decide and refit
 
+    def _test(self, plan, choose=None):
+        """The test strategy of the plan: stability selection, the probe
+        test, or a fixed threshold (each ``decide`` returns an
+        ``_decisions.Outcome``)."""
+        if plan.stability:
+            return StabilitySelection(self.pfer)
+        if plan.use_probes:
+            return ProbeTest(
+                alpha=self.alpha,
+                correction=self.correction,
+                # every tentative feature: True (a numpy bool too), not "cv"
+                keep_tentative=choose is None and bool(self.keep_tentative),
+                n_rounds=plan.n_rounds,
+                estimator=plan.estimator,
+                choose_tentative=choose,
+            )
+        return FixedThreshold(self.threshold)
+
     def _selector_parameters(self):
         # keep_tentative="cv" scores its candidate sets with scoring on the
         # splits of cv, whatever the method
         return ("cv", "scoring") if self.keep_tentative == "cv" else ()
 
     def _set_selection(self, result, history, plan, n_features, choose=None):
-        """The decisions (``_decisions.select``) as fitted attributes."""
+        """The decisions (``_decisions.select``, by the plan's test) as
+        fitted attributes."""
         selection = select(
             result,
             history,
             plan.groups,
             n_features,
-            threshold=self.threshold,
-            alpha=self.alpha,
-            correction=self.correction,
-            # every tentative feature: True (a numpy bool too), not "cv"
-            keep_tentative=choose is None and bool(self.keep_tentative),
+            test=self._test(plan, choose),
             max_features=None if self.max_features is None else self.max_features_,
             min_features=self.min_features,
-            estimator=plan.estimator,
-            n_rounds=plan.n_rounds,
-            choose_tentative=choose,
-            pfer=self.pfer,
         )
         if choose is None and hasattr(self, "cv_results_"):
             del self.cv_results_  # from an earlier fit with keep_tentative="cv"

@@ -37,6 +37,7 @@ from .._utils._frames import take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
 from .._utils._splits import split_params
+from ._decisions import Outcome
 from ._measure import real_features_only
 from ._rows import INDEPENDENT, TIME
 
@@ -207,7 +208,7 @@ def stability_decision(history, pfer, cutoff=CUTOFF):
             f"{pfer_bound(1, n_groups, cutoff):.3g}: no feature can be kept "
             "with that promise. Pass a larger pfer, at least that value.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     # the q largest importances of each half, among the positive ones; ties
     # at the q-th value are broken by column order (stable sort)
@@ -216,3 +217,27 @@ def stability_decision(history, pfer, cutoff=CUTOFF):
     frequency = selected.mean(axis=0)
     order = np.lexsort((-history.mean(axis=0), -frequency))
     return frequency >= cutoff - 1e-12, order, frequency, q
+
+
+class StabilitySelection:
+    """Stability selection's test strategy (``_decisions.select``): the
+    features selected in at least ``CUTOFF`` of the halves' ``history``,
+    the top ``q`` of each that ``pfer`` allows."""
+
+    def __init__(self, pfer):
+        self.pfer = pfer
+
+    def decide(self, result, history, n_real):
+        passed, order, frequency, q = stability_decision(history.real, self.pfer)
+        # 1 for the kept, then 2, 3, ... in order of frequency and importance
+        ranking = np.empty(n_real, dtype=int)
+        ranking[order] = np.maximum(np.arange(n_real) - passed.sum() + 2, 1)
+        return Outcome(
+            passed,
+            order,
+            CUTOFF,
+            ranking,
+            detail=f"were selected in at least {CUTOFF:.0%} of the halves (the "
+            f"top {q} of each, pfer={self.pfer})",
+            frequency=frequency,
+        )

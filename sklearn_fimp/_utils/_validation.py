@@ -143,8 +143,14 @@ def check_fitted_labels(estimator, y):
     every feature an importance of 0, as scikit-learn's scorers would raise
     "Mix of label input types". A ValueError naming y's labels, the classes
     and the fix. A regressor, a model without ``classes_`` and a target
-    whose shape does not follow the classes are not checked."""
+    whose shape does not follow the classes, and a y of continuous values
+    (not labels), are not checked."""
     if not is_classifier(estimator):
+        return
+    values = np.asarray(y)
+    if values.dtype.kind == "f" and np.any(values != np.round(values)):
+        # not labels: a model whose predict gives raw values (a plain
+        # CatBoost model with a classification loss) scored as a regressor
         return
     classes = getattr(estimator, "classes_", None)
     if classes is None:
