@@ -35,6 +35,7 @@ from ._decisions import (
 )
 from ._measure import check_importance_getter, measure, real_features_only
 from ._pipeline_probes import selects_through
+from ._plan import Plan
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
 from ._selector_rounds import selector_rounds
@@ -624,19 +625,20 @@ class ImportanceSelector(BaseImportanceSelector):
         rng = check_random_state(self.random_state)
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
         plan = self._plan(
-            X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seed
+            X,
+            y,
+            feature_names,
+            fit_kwargs,
+            split_kwargs,
+            score_weight,
+            (seed, importance_seed),
         )
-        plan.options["seed"] = importance_seed
 
         # measure: n_rounds of fresh probes and a refit each, or one measure
         if plan.use_probes:
-            result, model, history = selector_rounds(
-                self, plan, X, y, fit_kwargs, probe_seed
-            )
+            result, model, history = selector_rounds(plan, X, y, fit_kwargs, probe_seed)
         elif plan.stability:
-            result, model, halves = stability_rounds(
-                self, plan, X, y, fit_kwargs, probe_seed
-            )
+            result, model, halves = stability_rounds(plan, X, y, fit_kwargs, probe_seed)
             history = Bunch(real=halves, probes=None)
         else:
             result, model, history = self._measure_once(plan, X, y)
@@ -645,7 +647,7 @@ class ImportanceSelector(BaseImportanceSelector):
         # features by cross-validation), then refit on the selected features
         choose = None
         if plan.use_probes and self.keep_tentative == "cv":
-            choose = tentative_choice(self, plan, X, y, fit_kwargs)
+            choose = tentative_choice(plan, X, y, fit_kwargs)
         self._set_selection(result, history, plan, X.shape[1], choose)
         self._record_selection_parameters()
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
@@ -661,12 +663,14 @@ class ImportanceSelector(BaseImportanceSelector):
     # ------------------------------------------------------------------
     # prepare
 
-    def _plan(self, X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seed):
-        """What ``fit`` measures, checked before any fit: the estimator, the
-        method's registry entry (None with ``importance_getter``), cv, the
-        groups, the core's options, whether probes are used, and
+    def _plan(self, X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seeds):
+        """The :class:`~._plan.Plan` of this fit, checked before any fit:
+        the estimator, the method's registry entry (None with
+        ``importance_getter``), cv, the groups, the core's options (with
+        ``seeds``' importance seed), the test, the round model, and
         ``measure(estimator, X, y, options)``, which fits where the method
         needs it and measures (``_measure.measure``)."""
+        seed, importance_seed = seeds
         if score_weight is not None:
             score_weight = check_sample_weight(score_weight, X)
         self._warn_inferred_target(y)
@@ -690,10 +694,8 @@ class ImportanceSelector(BaseImportanceSelector):
                 dependent_rows=rows.kind != INDEPENDENT,
             )
         labels, groups = resolve_groups(self.groups, feature_names, X)
-        self.max_features_ = max_features_count(self.max_features, X, len(groups))
-        check_min_features(
-            self.min_features, len(groups), self.max_features, self.max_features_
-        )
+        max_count = max_features_count(self.max_features, X, len(groups))
+        check_min_features(self.min_features, len(groups), self.max_features, max_count)
         use_probes = uses_probe_test(self.threshold, self.prefit)
         stability = uses_stability(self.threshold)
         # a measure of each round (or half) is sized for the rounds
@@ -710,8 +712,11 @@ class ImportanceSelector(BaseImportanceSelector):
             cv=cv,
             **self._measure_options(rounds_model.scoring(estimator, self.scoring, y)),
             n_repeats=measure_repeats(self.n_repeats, rounds),
+            seed=importance_seed,
         )
-        return Bunch(
+        return Plan(
+            **self._plan_parameters(),
+            max_count=max_count,
             feature_names=feature_names,
             estimator=estimator,
             method=method,
@@ -762,6 +767,21 @@ class ImportanceSelector(BaseImportanceSelector):
                 cache=round_cache,
             ),
         )
+
+    def _plan_parameters(self):
+        """The plan's fields the selector's parameters give as they are."""
+        return {
+            "given_estimator": self.estimator,
+            "probes": self.probes,
+            "n_probes": self.n_probes,
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "prefit": self.prefit,
+            "scoring": self.scoring,
+            "n_jobs": self.n_jobs,
+            # a ColumnTransformer listing columns lists the candidates
+            "column_names": getattr(self, "feature_names_in_", []),
+        }
 
     def _measure_options(self, scoring):
         """The core's options the selector's parameters give as they are;
@@ -845,11 +865,14 @@ class ImportanceSelector(BaseImportanceSelector):
             plan.groups,
             n_features,
             test=self._test(plan, choose),
-            max_features=None if self.max_features is None else self.max_features_,
+            max_features=None if self.max_features is None else plan.max_count,
             min_features=self.min_features,
         )
-        if choose is None and hasattr(self, "cv_results_"):
+        if choose is not None:
+            self.cv_results_ = choose.cv_results
+        elif hasattr(self, "cv_results_"):
             del self.cv_results_  # from an earlier fit with keep_tentative="cv"
+        self.max_features_ = plan.max_count
         self.method_ = plan.method_name
         self.importances_ = result
         self.groups_ = plan.groups

@@ -4,6 +4,7 @@ in each round, measured on the features and the probes held fixed
 settled there."""
 
 import numpy as np
+from sklearn.base import clone
 
 from .._utils._random import MAX_SEED
 from ._decisions import look_rounds, stops_early
@@ -22,13 +23,12 @@ def probe_count(n_probes, n_groups):
     return max(n_groups, MIN_AUTO_PROBES) if n_probes == "auto" else n_probes
 
 
-def selector_rounds(selector, plan, X, y, fit_kwargs, probe_seed):
-    """``plan.n_rounds`` rounds of probes for ``selector`` (an
-    ImportanceSelector, whose parameters and ``_estimator_to_measure`` they
-    read), each measured on a fresh clone of the estimator by
-    ``plan.measure``: ``(result, model, history)`` of ``probe_rounds``."""
+def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
+    """``plan.n_rounds`` rounds of probes (``plan``: a ``_plan.Plan``), each
+    measured on the round model's fresh model by ``plan.measure``:
+    ``(result, model, history)`` of ``probe_rounds``."""
     n_groups = len(plan.groups)
-    n_probes = probe_count(selector.n_probes, n_groups)
+    n_probes = probe_count(plan.n_probes, n_groups)
     measured = []
 
     def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
@@ -67,7 +67,7 @@ def selector_rounds(selector, plan, X, y, fit_kwargs, probe_seed):
             plan.groups,
             plan.labels,
             plan.feature_names,
-            selector.probes,
+            plan.probes,
             n_probes,
             plan.n_rounds,
             probe_seed,
@@ -76,17 +76,17 @@ def selector_rounds(selector, plan, X, y, fit_kwargs, probe_seed):
             stop=stop_rule(
                 n_groups,
                 n_rounds=plan.n_rounds,
-                alpha=selector.alpha,
-                correction=selector.correction,
+                alpha=plan.alpha,
+                correction=plan.correction,
             ),
         )
     except (ValueError, TypeError) as exc:
-        if not measured and selector.probes == "shadow" and not selector.prefit:
+        if not measured and plan.probes == "shadow" and not plan.prefit:
             explain_failed_shadows(
                 exc,
                 X,
-                lambda: selector._estimator_to_measure(y, 0).fit(X, y, **fit_kwargs),
-                selector.estimator,
+                lambda: clone(plan.estimator).fit(X, y, **fit_kwargs),
+                plan.given_estimator,
             )
         raise
 

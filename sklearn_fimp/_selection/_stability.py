@@ -111,9 +111,9 @@ def check_stability_rows(rows, n_rows):
         )
 
 
-def stability_rounds(selector, plan, X, y, fit_kwargs, seed):
-    """``plan.n_rounds`` pairs of complementary halves for ``selector`` (an
-    ImportanceSelector): ``(result, model, history)``, the result's
+def stability_rounds(plan, X, y, fit_kwargs, seed):
+    """``plan.n_rounds`` pairs of complementary halves (``plan``: a
+    ``_plan.Plan``): ``(result, model, history)``, the result's
     ``importances`` one column per half (its mean importance there), the
     model fitted on the last half, and ``history.real`` of shape
     ``(2 * n_rounds, n_groups)``."""

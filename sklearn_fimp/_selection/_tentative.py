@@ -126,42 +126,51 @@ def choose_tentative(
     return candidates[chosen], cv_results(sizes, scores)
 
 
-def tentative_choice(selector, plan, X, y, fit_kwargs):
+class TentativeChoice:
     """``choose(decisions, order)`` for ``keep_tentative="cv"``
-    (:func:`choose_tentative`), which sets the selector's ``cv_results_``:
-    the estimator as the refit fits it (all its trees: with the rounds' 30
-    trees, a forest's log-loss favoured larger sets, 131 columns and 3
-    planted ones on the power benchmark's grants table against 22 and none
-    with all 100), the splits of ``cv`` (5-fold, stratified for classifiers,
-    when None), the scorer of ``scoring`` (log-loss for a classifier with
-    ``predict_proba`` when None)."""
+    (:func:`choose_tentative`), which keeps what it scored as
+    ``cv_results`` (the selector's ``cv_results_``)."""
+
+    def __init__(self, plan, X, y, fit_kwargs, splits, scorer):
+        self.plan, self.X, self.y, self.fit_kwargs = plan, X, y, fit_kwargs
+        self.splits, self.scorer = splits, scorer
+        self.cv_results = None
+
+    def __call__(self, decisions, order):
+        plan = self.plan
+        plan.progress(
+            f"choosing among {int(np.sum(decisions == 'tentative'))} tentative "
+            f"features by {len(self.splits)}-fold cross-validation"
+        )
+        passed, self.cv_results = choose_tentative(
+            plan.estimator,
+            self.X,
+            self.y,
+            decisions=decisions,
+            order=order,
+            groups=plan.groups,
+            labels=plan.column_names,
+            splits=self.splits,
+            fit_kwargs=self.fit_kwargs,
+            score_weight=plan.options["sample_weight"],
+            scorer=self.scorer,
+            n_jobs=plan.n_jobs,
+        )
+        return passed
+
+
+def tentative_choice(plan, X, y, fit_kwargs):
+    """The :class:`TentativeChoice` of ``plan`` (a ``_plan.Plan``) for
+    ``keep_tentative="cv"``: the estimator as the refit fits it (all its
+    trees: with the rounds' 30 trees, a forest's log-loss favoured larger
+    sets, 131 columns and 3 planted ones on the power benchmark's grants
+    table against 22 and none with all 100), the splits of ``cv`` (5-fold,
+    stratified for classifiers, when None), the scorer of ``scoring``
+    (log-loss for a classifier with ``predict_proba`` when None)."""
     cv = 5 if plan.cv is None else plan.cv
     splits = list(check_cv(cv, y, classifier=is_classifier(plan.estimator)).split(X, y))
     check_held_out_splits(plan.estimator, y, splits, plan.options["sample_weight"])
     scorer = get_scorer(
-        plan.estimator, probability_scoring(plan.estimator, selector.scoring)
+        plan.estimator, probability_scoring(plan.estimator, plan.scoring)
     )
-
-    def choose(decisions, order):
-        plan.progress(
-            f"choosing among {int(np.sum(decisions == 'tentative'))} tentative "
-            f"features by {len(splits)}-fold cross-validation"
-        )
-        passed, selector.cv_results_ = choose_tentative(
-            plan.estimator,
-            X,
-            y,
-            decisions=decisions,
-            order=order,
-            groups=plan.groups,
-            # a ColumnTransformer listing columns lists the candidates
-            labels=getattr(selector, "feature_names_in_", []),
-            splits=splits,
-            fit_kwargs=fit_kwargs,
-            score_weight=plan.options["sample_weight"],
-            scorer=scorer,
-            n_jobs=selector.n_jobs,
-        )
-        return passed
-
-    return choose
+    return TentativeChoice(plan, X, y, fit_kwargs, splits, scorer)

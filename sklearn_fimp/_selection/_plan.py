@@ -1,0 +1,73 @@
+"""The plan of one ``ImportanceSelector.fit``: everything its steps read,
+built once before any fit and never changed.
+
+``ImportanceSelector._plan`` validates the parameters against X and y and
+resolves them (the method's registry entry, cv read once, the groups, the
+round model, the core's options with the seed of the importances); the
+rounds of probes (``_selector_rounds.py``), stability selection's halves
+(``_stability.py``) and ``keep_tentative="cv"`` (``_tentative.py``) take
+the plan, not the selector, and return what they found; ``fit`` sets the
+fitted attributes at the end.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one fit of the selector measures and decides by."""
+
+    #: X's feature names
+    feature_names: np.ndarray
+    #: the estimator to fit (a clone, its unset seeds set), or the fitted
+    #: one with ``prefit=True``
+    estimator: object
+    #: the user's estimator as given (None: the default forest), for messages
+    given_estimator: object
+    #: the method's registry entry (None with ``importance_getter``) and name
+    method: object
+    method_name: str
+    #: ``cv``, an iterable of splits read once into a list
+    cv: object
+    #: the features' (or groups') labels and column positions
+    labels: list
+    groups: list
+    #: the core's options (read-only), the importances' seed among them
+    options: Mapping
+    #: which test decides: the probe test, stability selection, or neither
+    #: (a fixed threshold)
+    use_probes: bool
+    stability: bool
+    n_rounds: int
+    #: the rows' dependence (``_rows.row_structure``)
+    rows: object
+    #: ``round_estimator(seed)``: one round's (or half's) model, made by the
+    #: round model's registry entry (``_round_models.py``)
+    round_estimator: Callable
+    #: whether a Pipeline's preprocessing transforms each shadow as the
+    #: column it copies (``_pipeline_probes.py``)
+    probes_through: bool
+    progress: Callable
+    #: ``measure(estimator, X, y, options, fit_kwargs=...)``: fit where the
+    #: method needs it and measure (``_measure.measure``)
+    measure: Callable
+    #: the most features (or groups) to keep (``max_features_``)
+    max_count: int
+    #: the probe test's parameters
+    probes: str
+    n_probes: object
+    alpha: float
+    correction: object
+    prefit: bool
+    #: ``keep_tentative="cv"``'s: the user's scoring, parallel jobs, and the
+    #: column names a ColumnTransformer may list
+    scoring: object
+    n_jobs: object
+    column_names: object
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
