@@ -1,6 +1,7 @@
 """The registry of importance methods (``sklearn_fimp/_methods.py``)."""
 
 import inspect
+import re
 import warnings
 
 import pytest
@@ -176,3 +177,33 @@ def test_distributed_select_features_warns_before_checking_the_estimator():
     ignored = r"test_size=0.5 has no effect: method='mdi'"
     with pytest.warns(UserWarning, match=ignored), pytest.raises(TypeError):
         distributed_select_features(_forest(), None, "y", method="mdi", test_size=0.5)
+
+
+def _documented_methods(docstring, heading):
+    """The quoted method names of the ``heading`` entry of a numpydoc
+    Parameters section (its type line and description)."""
+    lines = docstring.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(heading))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    block = [lines[start]]
+    for line in lines[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        block.append(line)
+    return set(re.findall(r'"([a-z_]+)"', "\n".join(block)))
+
+
+@pytest.mark.parametrize(
+    "owner, heading, extra",
+    [
+        (ImportanceSelector, "method :", {"auto"}),
+        (RecursiveImportanceSelector, "method :", {"auto"}),
+        (ImportanceDisplay.from_estimator, "method :", {"permutation"}),
+    ],
+)
+def test_method_docstrings_list_every_registered_method(owner, heading, extra):
+    # the method lists written in docstrings are checked against the
+    # registry, so that a method added there is documented everywhere
+    documented = _documented_methods(owner.__doc__, heading)
+    assert set(METHODS) <= documented
+    assert documented <= set(METHODS) | extra

@@ -431,8 +431,9 @@ class ImportanceDisplay:
             Targets of ``X``.
         method : str or list of str, default="permutation"
             One of "mdi", "oob_mdi", "permutation", "oob_permutation",
-            "drop_column", or a list of them, drawn side by side in that
-            order (features sorted by the first).
+            "conditional_permutation", "drop_column", "shap", or a list of
+            them, drawn side by side in that order (features sorted by the
+            first).
         scoring : str, callable or None, default=None
             Scorer of the permutation and drop-column methods.
         n_repeats : int, default=5
