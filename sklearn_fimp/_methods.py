@@ -434,16 +434,6 @@ ALL_OPTIONS = frozenset().union(
 )
 
 
-def get_method(name, *, param="method"):
-    """The registry entry of ``name``, or an error listing the methods."""
-    if name not in METHODS:
-        raise ValueError(
-            f"{param}={name!r} is not an importance method; use one of "
-            f"{sorted(METHODS)}."
-        )
-    return METHODS[name]
-
-
 def resolve_auto(estimator, y, *, grouped, X=None, dependent_rows=False):
     """The method "auto" stands for: MDI-oob for bagged trees (out-of-bag
     permutation when groups are measured, or when X holds missing values

@@ -11,6 +11,8 @@ from sklearn_fimp._selection._decisions import (
     stops_early,
 )
 from sklearn_fimp._selection._probe_test import (
+    _feature_scales,
+    _in_units,
     adjust_pvalues,
     decide,
     mean_test,
@@ -18,7 +20,6 @@ from sklearn_fimp._selection._probe_test import (
     round_critical_value,
     round_test,
     rounds_needed,
-    standardized_scores,
     tail_critical_value,
     tail_pvalues,
 )
@@ -118,6 +119,14 @@ def test_tail_pvalues_of_tied_null_values_fit_no_tail_to_the_ties():
 def test_tail_pvalues_keep_rank_pvalues_for_small_nulls():
     null = np.arange(10.0)
     np.testing.assert_allclose(tail_pvalues([20.0], null), rank_pvalues([20.0], null))
+
+
+def standardized_scores(real, probes, owners, n_groups):
+    """Each feature's mean importance over rounds in units of its own probes
+    (the scales round_test applies round by round), and the probes' null
+    scores."""
+    center, spread, null = _feature_scales(probes, owners, n_groups)
+    return _in_units(np.asarray(real).mean(axis=0), center, spread), null
 
 
 def test_standardized_scores_use_each_features_own_probes():

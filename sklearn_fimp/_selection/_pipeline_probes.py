@@ -218,15 +218,6 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
         return sources
 
 
-def _head(X):
-    """The first row of X (to count a transformer's outputs)."""
-    if is_polars(X):
-        return X.head(1)
-    if is_dataframe(X):
-        return X.iloc[:1]
-    return np.asarray(X)[:1]
-
-
 def with_probe_inputs(pipeline, n_features, probes):
     """A clone of ``pipeline`` whose steps before the model are wrapped in
     :class:`ProbeInputs` (the model's step keeps its name, so that fit

@@ -52,34 +52,6 @@ def critical_pvalue(adjusted, alpha, correction):
     return alpha * max(kept, 1) / m
 
 
-def probe_test(real_means, probe_means):
-    """One-sided test of each real mean against the probes' distribution.
-
-    Under the null hypothesis a feature's mean importance is one more draw
-    from the distribution of the probes' mean importances. With ``K`` probe
-    means of average ``m`` and standard deviation ``s``, the statistic
-    ``t = (x - m) / (s * sqrt(1 + 1/K))`` has a Student t distribution with
-    ``K - 1`` degrees of freedom if that distribution is normal (the
-    prediction interval of one new draw). When every probe has the same
-    importance (``s = 0``), a feature beats the probes exactly when its
-    importance is larger (p-value 0), and not otherwise (p-value 1).
-
-    Returns
-    -------
-    statistics, pvalues : ndarray of shape (n_real,)
-    """
-    real_means = np.asarray(real_means, dtype=np.float64)
-    probe_means = np.asarray(probe_means, dtype=np.float64)
-    k = len(probe_means)
-    center = probe_means.mean()
-    spread = probe_means.std(ddof=1) * np.sqrt(1 + 1 / k)
-    if not spread > 0:
-        statistics = np.where(real_means > center, np.inf, -np.inf)
-        return statistics, np.where(real_means > center, 0.0, 1.0)
-    statistics = (real_means - center) / spread
-    return statistics, stats.t.sf(statistics, k - 1)
-
-
 def rank_pvalues(statistics, null):
     """Share of null values at least as large as each statistic.
 
@@ -232,24 +204,8 @@ def tail_critical_value(
     return float(critical)
 
 
-def _averaged_spread(history, spread):
-    """Spread of a noise feature's mean importance over rounds.
-
-    A feature's importance in round r is ``A + e_r``: ``A`` fixed by the
-    data (its chance association with y), ``e_r`` the round's own noise
-    (the fit, the probes), with variances ``a`` and ``w``. One probe of a
-    round draws both afresh, so the probes' variance estimates ``a + w``;
-    the variance of the feature's own importances over the ``R`` rounds
-    estimates ``w``; the mean over rounds has variance ``a + w / R``.
-    """
-    rounds = len(history)
-    within = np.var(history, ddof=1)
-    fixed = max(spread**2 - within, 0.0)
-    return float(np.sqrt(fixed + min(within, spread**2) / rounds))
-
-
 #: A spread below this share of all probes' standard deviation counts as
-#: none (see standardized_scores).
+#: none (see _feature_scales).
 _NEGLIGIBLE_SPREAD = 1e-6
 
 
@@ -270,9 +226,31 @@ def _loo_scores(values, negligible):
 
 
 def _feature_scales(probes, owners, n_groups, classes=None, fixed=False):
-    """Center and spread of each feature's probes (see standardized_scores),
-    and the probes' null scores (:func:`_class_scales` without the scores'
-    classes)."""
+    """Center and spread of each feature's probes, and the probes' null
+    scores (:func:`_class_scales` without the scores' classes).
+
+    ``probes`` (n_rounds, n_probes) holds the probes' importances in each
+    round and ``owners`` (same shape) the feature each probe mirrors (-1
+    for probes that mirror none: uniform or normal noise, which form one
+    class of their own). A feature's importance in units of its own probes
+    is ``(x - center) / spread`` (:func:`_in_units`); each probe's null
+    score is its importance in the same units, computed from the other
+    probes of its class (leave one out), so that a probe is standardized as
+    a feature is: by values that do not include it.
+
+    A class of fewer than three probes (one or two rounds), or one whose
+    importances differ by rounding error only (the model never split on
+    them: a spread below a millionth of all probes'), cannot standardize:
+    its feature is scored against all probes pooled, and its probes' null
+    scores are computed the same way, leaving each out of the pool.
+
+    Shadow probes keep their feature's distribution and number of distinct
+    values, so standardizing by them removes the differences in location
+    and spread between features of different cardinality that make one
+    pool of probes unfair to some features. Pooling the standardized probe
+    scores of all features then gives ``n_rounds * n_probes`` null values,
+    fine enough for the small p-values that a correction over many features
+    needs."""
     return _class_scales(probes, owners, n_groups, classes, fixed)[:3]
 
 
@@ -348,48 +326,6 @@ def _in_units(values, center, spread):
     return out
 
 
-def standardized_scores(real, probes, owners, n_groups, *, averaged=False):
-    """Each feature's mean importance over rounds, in units of its own probes.
-
-    ``real`` (n_rounds, n_groups) holds each feature's importance in each
-    round, ``probes`` (n_rounds, n_probes) the probes', and ``owners`` (same
-    shape as ``probes``) the feature each probe mirrors (-1 for probes that
-    mirror none: uniform or normal noise, which form one class of their
-    own). A feature's score is ``(mean_r real - m) / s`` with ``m`` and ``s``
-    the mean and standard deviation of its own probes' importances; each
-    probe's null score is its importance in the same units, computed from
-    the other probes of its class (leave one out), so that a probe is
-    standardized as a feature is: by values that do not include it.
-
-    A class of fewer than three probes (one or two rounds), or one whose
-    importances differ by rounding error only (the model never split on
-    them: a spread below a millionth of all probes'), cannot standardize:
-    its feature is scored against all probes pooled, and its probes' null
-    scores are computed the same way, leaving each out of the pool.
-
-    Shadow probes keep their feature's distribution and number of distinct
-    values, so standardizing by them removes the differences in location
-    and spread between features of different cardinality that make one
-    pool of probes unfair to some features. Pooling the standardized probe
-    scores of all features then gives ``n_rounds * n_probes`` null values,
-    fine enough for the small p-values that a correction over many features
-    needs.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_groups,)
-    null : ndarray of shape (n_null,)
-        The probes' standardized scores.
-    """
-    real = np.asarray(real, dtype=np.float64)
-    center, spread, null = _feature_scales(probes, owners, n_groups)
-    if averaged and real.shape[0] > 1:
-        spread = np.array(
-            [_averaged_spread(real[:, g], spread[g]) for g in range(n_groups)]
-        )
-    return _in_units(real.mean(axis=0), center, spread), null
-
-
 def rounds_needed(n_rounds):
     """``k`` of :func:`round_test`: a third of the rounds, rounded up."""
     return -(-int(n_rounds) // 3)
@@ -400,7 +336,7 @@ def round_test(real, probes, owners, n_groups, *, classes=None, fixed=False):
 
     In one round a feature independent of y and of the other features is
     exchangeable with its shadows, so its importance in units of its own
-    shadows (as in :func:`standardized_scores`, round by round) is one more
+    shadows (:func:`_feature_scales`, round by round) is one more
     draw from the distribution of the probes' null scores, and its p-value
     in that round, ``u_r`` (:func:`tail_pvalues` against the null scores of
     all rounds), is valid. The rounds are not independent (the feature's

@@ -19,7 +19,6 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.pipeline import Pipeline
 from sklearn.tree import BaseDecisionTree
 
 FORESTS = (
@@ -96,10 +95,6 @@ def has_bagged_trees(estimator):
     if not supports_oob(estimator):
         return False
     return _bags_trees(estimator) if isinstance(estimator, BAGGING) else True
-
-
-def is_pipeline(estimator):
-    return isinstance(estimator, Pipeline)
 
 
 def single_output(y):
