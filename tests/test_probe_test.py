@@ -448,3 +448,23 @@ def test_stops_early_only_when_every_feature_is_settled():
     real[:, 2] += 1.0 + probes.mean(axis=0).std() * 2.0  # p between 0.05 and 0.1?
     pvalue = mean_test(real, probes, owners, 3)[1][2]
     assert stops_early(history, 3, **settled) == (pvalue > 0.1)
+
+
+def test_fresh_probe_decision_confirms_a_clear_feature_and_no_noise():
+    # the distributed selection's test (rounds with fresh probes, in the
+    # Spark module): feature 0 is far above every probe in every round,
+    # features 1 and 2 are drawn as the probes are
+    from sklearn_fimp._selection._distributed import fresh_probe_decision
+
+    rng = np.random.RandomState(0)
+    n_rounds, n_groups, n_probes = 10, 3, 30
+    real = rng.normal(size=(n_rounds, n_groups))
+    real[:, 0] += 10
+    probes = rng.normal(size=(n_rounds, n_probes))
+    owners = np.tile(np.arange(n_probes) % n_groups, (n_rounds, 1))
+    history = Bunch(real=real, probes=probes, owners=owners)
+    test = fresh_probe_decision(
+        history, n_groups, alpha=0.05, correction="holm", keep_tentative=False
+    )
+    assert list(test.decisions) == ["confirmed", "rejected", "rejected"]
+    np.testing.assert_array_equal(test.passed, [True, False, False])

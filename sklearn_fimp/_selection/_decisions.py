@@ -16,8 +16,6 @@ from ._probe_test import (
     decide,
     mean_critical_value,
     mean_test,
-    round_critical_value,
-    round_test,
 )
 
 _SCALED_THRESHOLD = re.compile(r"^\s*([0-9.eE+-]+)\s*\*\s*(mean|median)\s*$")
@@ -228,14 +226,6 @@ def probe_decision(
     divided by its share, so that a feature is confirmed when it is at most
     ``alpha``; the p-value, the score and the threshold are those of the
     last look."""
-    if not history.get("fixed", True):
-        return _round_decision(
-            history,
-            n_real,
-            alpha=alpha,
-            correction=correction,
-            keep_tentative=keep_tentative,
-        )
     looks = _looks(history, n_real, correction, n_rounds)
     scores, pvalues, null, _, share = looks[-1]
     corrected = np.minimum(np.min([look[3] for look in looks], axis=0), 1.0)
@@ -243,10 +233,10 @@ def probe_decision(
         adjust_pvalues(pvalues, correction), alpha * share, correction
     )
     threshold = mean_critical_value(null, critical) if len(null) else 0.0
-    return _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative)
+    return decision_of(scores, pvalues, corrected, threshold, alpha, keep_tentative)
 
 
-def _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative):
+def decision_of(scores, pvalues, corrected, threshold, alpha, keep_tentative):
     """The :class:`ProbeDecision` of a test's scores and p-values."""
     decisions, ranking = decide(pvalues, corrected, scores, alpha)
     passed = decisions == "confirmed"
@@ -256,21 +246,6 @@ def _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative
     return ProbeDecision(
         passed, order, threshold, scores, pvalues, corrected, ranking, decisions
     )
-
-
-def _round_decision(history, n_real, *, alpha, correction, keep_tentative):
-    """The probe test of rounds with fresh probes (``round_test``: each
-    round against its own probes, the rounds combined by quantile
-    aggregation), as a :class:`ProbeDecision`: the distributed selection's,
-    whose rounds draw their probes afresh."""
-    scores, pvalues, null = round_test(
-        history.real, history.probes, history.owners, n_real
-    )
-    corrected = adjust_pvalues(pvalues, correction)
-    critical = critical_pvalue(corrected, alpha, correction)
-    n_rounds = history.real.shape[0]
-    threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
-    return _probe_decision(scores, pvalues, corrected, threshold, alpha, keep_tentative)
 
 
 def apply_counts(passed, order, *, max_features, min_features, detail, advice=""):

@@ -34,7 +34,13 @@ from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
-from ._decisions import probe_decision, tentative_advice, warn_if_probes_unseen
+from ._decisions import decision_of, tentative_advice, warn_if_probes_unseen
+from ._probe_test import (
+    adjust_pvalues,
+    critical_pvalue,
+    round_critical_value,
+    round_test,
+)
 from ._probes import draw_mirrors, probe_names
 from ._round_models import round_tree_count
 from ._rounds import probe_rounds
@@ -576,7 +582,7 @@ def distributed_select_features(
     )
     # warnings point at the caller's line, past validate_params' wrapper
     warn_if_probes_unseen(history, estimator, stacklevel=3)
-    test = probe_decision(
+    test = fresh_probe_decision(
         history,
         n_features,
         alpha=alpha,
@@ -609,3 +615,19 @@ def distributed_select_features(
         engine=table.engine,
         n_rows=n_rows,
     )
+
+
+def fresh_probe_decision(history, n_real, *, alpha, correction, keep_tentative):
+    """The probe test of rounds with fresh probes (``round_test``: each
+    round against its own probes, the rounds combined by quantile
+    aggregation), as a ``_decisions.ProbeDecision``: the distributed
+    selection's, whose rounds draw their probes afresh (the in-memory
+    selector holds its probes fixed and tests the rounds' means)."""
+    scores, pvalues, null = round_test(
+        history.real, history.probes, history.owners, n_real
+    )
+    corrected = adjust_pvalues(pvalues, correction)
+    critical = critical_pvalue(corrected, alpha, correction)
+    n_rounds = history.real.shape[0]
+    threshold = round_critical_value(null, critical, n_rounds) if len(null) else 0.0
+    return decision_of(scores, pvalues, corrected, threshold, alpha, keep_tentative)
