@@ -157,3 +157,38 @@ def test_round_models_new_entry_reaches_the_rounds(monkeypatch, threshold):
         assert selector.importances_.scoring == "neg_mean_squared_error"
     # the refit keeps the user's model as given
     assert selector.estimator_.alpha == 2.0
+
+
+def test_round_models_catboost_rounds_are_reseeded():
+    # CatBoost leaves an unset random_seed out of get_params and fixes it to
+    # 0, so the generic reseeding reached nothing and every round of probes
+    # fitted one identical model; its entry sets random_seed (or the
+    # random_state alias the user set)
+    catboost = pytest.importorskip("catboost")
+    params = dict(iterations=10, depth=3, verbose=False, thread_count=1)
+    for model, name in [
+        (catboost.CatBoostRegressor(**params), "random_seed"),
+        (catboost.CatBoostRegressor(**params, random_state=3), "random_state"),
+        (
+            make_pipeline(StandardScaler(), catboost.CatBoostRegressor(**params)),
+            "catboostregressor__random_seed",
+        ),
+    ]:
+        entry = round_model(model)
+        assert entry.family.startswith("CatBoost")
+        assert entry.make(model, 11, {}).get_params()[name] == 11
+    seen = []
+
+    class Recorded(catboost.CatBoostRegressor):
+        def fit(self, X, y, **kwargs):
+            seen.append(self.get_params().get("random_seed"))
+            return super().fit(X, y, **kwargs)
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(80, 3)
+    y = X[:, 0] + 0.5 * rng.randn(80)
+    ImportanceSelector(
+        Recorded(**params), method="permutation", n_rounds=3, random_state=0
+    ).fit(X, y)
+    rounds = seen[:3]  # then the refit, as the user set it
+    assert None not in rounds and len(set(rounds)) == 3

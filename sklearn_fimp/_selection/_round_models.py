@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import type_of_target
 
-from .._utils._models import BAGGED_ENSEMBLES
+from .._utils._models import BAGGED_ENSEMBLES, is_catboost_estimator
 from .._utils._random import with_shared_seed
 from .._utils._scoring import probability_scoring
 
@@ -118,9 +118,28 @@ class BaggedTrees(RoundModel):
         return "neg_brier_score" if binary else chosen
 
 
+class CatBoostModels(RoundModel):
+    """CatBoost's models: reseeded through ``random_seed``, which CatBoost
+    fixes to 0 when unset and leaves out of ``get_params``, so that the
+    generic reseeding (every ``*random_state`` parameter) reached none and
+    every round fitted one identical model."""
+
+    family = "CatBoostClassifier, CatBoostRegressor or CatBoost"
+
+    def accepts(self, model):
+        return is_catboost_estimator(model)
+
+    def reseed(self, estimator, seed):
+        estimator = super().reseed(estimator, seed)
+        prefix, model = final_step(estimator)
+        # CatBoost takes random_state as an alias, and refuses both at once
+        name = "random_state" if "random_state" in model.get_params() else "random_seed"
+        return estimator.set_params(**{f"{prefix}{name}": seed})
+
+
 #: The entries, the first that accepts a model is its; every other model
 #: is :data:`GENERIC`'s.
-ROUND_MODELS = (BaggedTrees(),)
+ROUND_MODELS = (BaggedTrees(), CatBoostModels())
 GENERIC = RoundModel()
 
 

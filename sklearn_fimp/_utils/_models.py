@@ -56,6 +56,15 @@ def is_lightgbm_trees(estimator):
     return _library(estimator) == "lightgbm" and hasattr(estimator, "fit")
 
 
+def is_catboost_estimator(estimator):
+    """A CatBoost model, fitted or not (CatBoostClassifier, CatBoostRegressor,
+    plain ``CatBoost``, or a class of the user's derived from one)."""
+    return hasattr(estimator, "fit") and any(
+        cls.__module__.partition(".")[0] == "catboost"
+        for cls in type(estimator).__mro__
+    )
+
+
 def is_catboost_model(estimator):
     """A fitted CatBoostClassifier, CatBoostRegressor or plain ``CatBoost``
     model (a regressor to scikit-learn)."""
