@@ -41,7 +41,7 @@ from .._utils._scoring import (
     score,
     score_outputs,
 )
-from .._utils._validation import check_inputs, explain_input_errors, subset
+from .._utils._validation import check_inputs, explain_input_errors
 
 # the SAMPLER_ constants, _sampler_model, fit_column_sampler and
 # sampler_n_estimators are not used here: re-exported for the tests
@@ -567,8 +567,8 @@ def _conditional_permutation_importance(
     sampler reads (``fit_samplers``)."""
     progress = Progress("conditional_permutation_importance", verbose)
     rows = evaluation_rows(permutation_seed(seed), X.shape[0], max_samples)
-    X_eval, y_eval = take_rows(X, rows), subset(y, rows)
-    weight_eval = subset(sample_weight, rows)
+    X_eval, y_eval = take_rows(X, rows), take_rows(y, rows)
+    weight_eval = take_rows(sample_weight, rows)
     n_rows = y_eval.shape[0]
     permutations, uniforms, sampler_seed = conditional_draw_seeds(
         seed, n_rows, n_repeats, X.shape[0]
@@ -634,7 +634,7 @@ def _conditional_permutation_importance(
             verbose,
         )
         differences[rest] = losses - baseline_losses[None, :]
-    pvalues = loss_pvalues(differences, weight_eval, subset(row_groups, rows))
+    pvalues = loss_pvalues(differences, weight_eval, take_rows(row_groups, rows))
     progress("done")
     return importance_result(
         baseline - scores,

@@ -19,7 +19,7 @@ from .._utils._scoring import (
     stack_scores,
 )
 from .._utils._splits import held_out_splits, split_params
-from .._utils._validation import check_inputs, explain_input_errors, subset
+from .._utils._validation import check_inputs, explain_input_errors
 from ._bagging import (
     bagged_members,
     ensemble_input,
@@ -82,7 +82,7 @@ def _fit_and_score_kept(estimator, X_kept, y, sample_weight, fit_params, split, 
         estimator,
         take_rows(X_kept, test),
         y[test],
-        subset(sample_weight, test),
+        take_rows(sample_weight, test),
     )
 
 

@@ -20,7 +20,7 @@ from .._utils._compat import (
     StrOptions,
     validate_params,
 )
-from .._utils._frames import assign_permuted, restore_columns
+from .._utils._frames import assign_permuted, restore_columns, take_rows
 from .._utils._progress import Progress
 from .._utils._random import (
     MAX_SEED,
@@ -38,7 +38,7 @@ from .._utils._scoring import (
     score_outputs,
     score_table,
 )
-from .._utils._validation import check_inputs, explain_input_errors, subset
+from .._utils._validation import check_inputs, explain_input_errors
 from ._bagging import (
     bagged_members,
     ensemble_input,
@@ -82,7 +82,7 @@ def _member_drops(
     """
     rows = member.oob_rows
     X_member = member_input(member, X[rows])
-    y_member, weight = y[rows], subset(sample_weight, rows)
+    y_member, weight = y[rows], take_rows(sample_weight, rows)
     local = (
         np.arange(X.shape[1])
         if member.features is None
@@ -411,7 +411,7 @@ def _oob_permutation_importance(
         rows = np.sort(rows)
         members = _restrict_to_rows(members, rows, X.shape[0])
         X_checked, y = X_checked[rows], y[rows]
-        sample_weight = subset(sample_weight, rows)
+        sample_weight = take_rows(sample_weight, rows)
         if not any(len(m.oob_rows) for m in members):
             raise ValueError(
                 f"max_samples={max_samples} keeps no row that is out of bag for "

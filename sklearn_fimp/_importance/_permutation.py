@@ -40,7 +40,6 @@ from .._utils._validation import (
     check_inputs,
     explain_input_errors,
     has_infinity,
-    subset,
 )
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._pipeline import pipeline_inputs
@@ -367,8 +366,8 @@ def _permutation_importance(
     progress = Progress("permutation_importance", verbose)
     shuffle_seed = permutation_seed(seed)
     rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
-    X_eval, y_eval = take_rows(X, rows), subset(y, rows)
-    weight_eval = subset(sample_weight, rows)
+    X_eval, y_eval = take_rows(X, rows), take_rows(y, rows)
+    weight_eval = take_rows(sample_weight, rows)
     permutations = row_permutations(
         shuffle_seed, y_eval.shape[0], n_repeats, n_total=X.shape[0]
     )

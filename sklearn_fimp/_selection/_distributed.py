@@ -36,6 +36,7 @@ from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
 from ._decisions import decision_of, tentative_advice, warn_if_probes_unseen
 from ._probe_test import (
+    CORRECTIONS,
     adjust_pvalues,
     critical_pvalue,
     round_critical_value,
@@ -44,7 +45,7 @@ from ._probe_test import (
 from ._probes import draw_mirrors, probe_names
 from ._round_models import round_tree_count
 from ._rounds import probe_rounds
-from ._rows import STRONG_AUTOCORRELATION, lag_one_autocorrelation
+from ._rows import warn_if_autocorrelated
 
 #: "auto" probes: one per feature, and at least this many in each round (the
 #: rounds draw fresh probes, so the round test has n_rounds times as many
@@ -61,7 +62,6 @@ SPARK_TREE_ESTIMATORS = (
     "GBTRegressor",
 )
 METHODS = ("permutation", "mdi")
-CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 #: the vector column of a round's features and probes
 ROUND_FEATURES = "__features"
 #: rows of y read in the data's order to look for dependent rows
@@ -156,21 +156,16 @@ def _warn_if_dependent(X, y):
     autocorrelated (as :class:`ImportanceSelector` does without a time-aware
     or group-aware cv)."""
     values = X.select(y).limit(DEPENDENCE_ROWS).toPandas()[y].to_numpy()
-    rho = lag_one_autocorrelation(values)
-    if rho is None or rho < STRONG_AUTOCORRELATION:
-        return
-    warnings.warn(
-        f"y's neighbouring rows are strongly correlated (lag-1 autocorrelation "
-        f"{rho:.2f} over the first {len(values):,} rows in the DataFrame's "
-        "order), as in time-ordered or grouped rows. The probe test assumes "
-        "independent rows: shuffled probes lose the dependence a noise "
-        "feature keeps, and noise features beat them. "
+    warn_if_autocorrelated(
+        values,
+        where=f"over the first {len(values):,} rows in the DataFrame's order",
+        advice="The probe test assumes independent rows: shuffled probes lose "
+        "the dependence a noise feature keeps, and noise features beat them. "
         "distributed_select_features does not handle such rows: select on "
         "whole series or groups collected in memory with "
         "ImportanceSelector(cv=TimeSeriesSplit(...)) or a group-aware cv. If "
         "the rows are only sorted, shuffle them.",
-        UserWarning,
-        stacklevel=4,
+        stacklevel=5,
     )
 
 

@@ -59,11 +59,6 @@ def rows_limit(max_samples, n_rows):
     return max_samples
 
 
-def _rows(values, rows):
-    """``values`` restricted to ``rows`` (None: all of them, or no values)."""
-    return None if values is None else take_rows(values, rows)
-
-
 def measure(
     estimator,
     method,
@@ -206,18 +201,22 @@ def _measure_method(
                 if train is None
                 else (split_params(fit_kwargs, train, n_rows))
             )
-            model = clone(estimator).fit(_rows(X, train), _rows(y, train), **fit_params)
+            model = clone(estimator).fit(
+                take_rows(X, train), take_rows(y, train), **fit_params
+            )
         rows, _ = measured_rows(method, train, test)
         n_measured = n_rows if rows is None else len(rows)
         split_options = dict(
             options,
             **({} if prepared is None else method.take(prepared, rows)),
             seed=int(split_seed),
-            sample_weight=_rows(options["sample_weight"], rows),
+            sample_weight=take_rows(options["sample_weight"], rows),
             max_samples=rows_limit(max_samples, n_measured),
         )
         results.append(
-            method.measure(model, _rows(X, rows), _rows(y, rows), **split_options)
+            method.measure(
+                model, take_rows(X, rows), take_rows(y, rows), **split_options
+            )
         )
     if len(results) == 1:
         return results[0], model

@@ -26,12 +26,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.pipeline import Pipeline
 
 from .._importance._pipeline import input_sources
-from .._utils._frames import drop_columns, is_dataframe, is_polars
-
-
-def _columns(X, positions):
-    """Columns at ``positions`` of X, in its own container."""
-    return drop_columns(X, np.setdiff1d(np.arange(X.shape[1]), positions))
+from .._utils._frames import is_dataframe, is_polars, take_columns
 
 
 def _replaced(X_real, columns, X_probe, probe_columns):
@@ -128,7 +123,7 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
         are the preprocessing's ``fit_transform``, as the user's Pipeline
         computes them in its fit (TargetEncoder cross-fits there, so that
         a noise column's encoding does not learn y from its own rows)."""
-        own = _columns(X, np.arange(self.n_features))
+        own = take_columns(X, np.arange(self.n_features))
         self.preprocessing_ = clone(self.preprocessing)
         own_inputs = _dense(self.preprocessing_.fit_transform(own, y, **fit_params))
         self._index(own_inputs.shape[1])
@@ -172,7 +167,7 @@ class ProbeInputs(TransformerMixin, BaseEstimator):
         return [members for members, _, _ in waves]
 
     def transform(self, X):
-        own = _columns(X, np.arange(self.n_features))
+        own = take_columns(X, np.arange(self.n_features))
         return self._with_probes(_dense(self.preprocessing_.transform(own)), own, X)
 
     def _with_probes(self, own_inputs, own, X):

@@ -7,6 +7,9 @@ the probes, and the corrections for testing many features at once.
 import numpy as np
 from scipy import stats
 
+#: The corrections for testing many features at once (``correction``).
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+
 
 def _holm(pvalues):
     order = np.argsort(pvalues, kind="stable")

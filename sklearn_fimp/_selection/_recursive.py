@@ -18,7 +18,7 @@ from .._utils._compat import (
     check_sample_weight,
     fit_context,
 )
-from .._utils._frames import drop_columns, take_rows
+from .._utils._frames import take_columns, take_rows
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
 from .._utils._scoring import get_scorer, score
@@ -84,17 +84,6 @@ def cv_results(sizes, scores):
     }
 
 
-def take_columns(X, columns):
-    """Columns at positions ``columns`` of X, in its own container."""
-    return drop_columns(X, np.setdiff1d(np.arange(X.shape[1]), columns))
-
-
-def _weights(weight, rows):
-    if weight is None or rows is None:
-        return weight
-    return weight[rows]
-
-
 def elimination_path(
     estimator,
     method,
@@ -136,10 +125,10 @@ def elimination_path(
     X_fit, y_fit = take_rows(X, fit_rows), y[fit_rows]
     X_measure, y_measure = take_rows(X, measure_rows), y[measure_rows]
     fit_params = split_params(fit_kwargs, fit_rows, X.shape[0])
-    measure_weight = _weights(score_weight, measure_rows)
+    measure_weight = take_rows(score_weight, measure_rows)
     if test is not None:
         X_test, y_test = take_rows(X, test), y[test]
-        test_weight = _weights(score_weight, test)
+        test_weight = take_rows(score_weight, test)
     features = np.arange(X.shape[1])
     scores, dropped = [], []
     for k, size in enumerate(sizes):

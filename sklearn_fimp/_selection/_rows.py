@@ -125,7 +125,16 @@ def row_structure(estimator, cv, X, y, split_kwargs):
         return RowStructure(GROUPS, codes.ravel())
     if cv is not None and _time_ordered(estimator, cv, X, y):
         return RowStructure(TIME)
-    _warn_if_autocorrelated(estimator, y)
+    warn_if_autocorrelated(
+        y,
+        where="in the order of X's rows",
+        advice="The probe test and out-of-bag importances assume independent "
+        "rows: on such rows they keep noise features. If the rows are "
+        "time-ordered, pass cv=TimeSeriesSplit(...); if they are grouped, pass "
+        "a group-aware cv (GroupKFold(...)) and fit(X, y, groups=...). If the "
+        "rows are only sorted, shuffle them.",
+        stacklevel=6,
+    )
     return RowStructure(INDEPENDENT)
 
 
@@ -160,18 +169,17 @@ def lag_one_autocorrelation(y):
     return float(np.dot(s[1:], s[:-1]) / denominator) if denominator > 0 else None
 
 
-def _warn_if_autocorrelated(estimator, y):
+def warn_if_autocorrelated(y, *, where, advice, stacklevel):
+    """Warn when y's lag-1 autocorrelation in row order is strong
+    (``STRONG_AUTOCORRELATION``): the rows may not be independent. ``where``
+    says which rows' order was read, ``advice`` what the caller's user can
+    do; ``stacklevel`` is that of ``warnings.warn`` called here."""
     rho = lag_one_autocorrelation(y)
     if rho is None or rho < STRONG_AUTOCORRELATION:
         return
     warnings.warn(
-        f"y's neighbouring rows are strongly correlated (lag-1 "
-        f"autocorrelation {rho:.2f} in the order of X's rows), as in "
-        "time-ordered or grouped rows. The probe test and out-of-bag "
-        "importances assume independent rows: on such rows they keep noise "
-        "features. If the rows are time-ordered, pass cv=TimeSeriesSplit(...); "
-        "if they are grouped, pass a group-aware cv (GroupKFold(...)) and "
-        "fit(X, y, groups=...). If the rows are only sorted, shuffle them.",
+        f"y's neighbouring rows are strongly correlated (lag-1 autocorrelation "
+        f"{rho:.2f} {where}), as in time-ordered or grouped rows. {advice}",
         UserWarning,
-        stacklevel=6,
+        stacklevel=stacklevel,
     )

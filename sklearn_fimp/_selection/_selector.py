@@ -36,6 +36,7 @@ from ._decisions import (
 from ._measure import check_importance_getter, measure, real_features_only
 from ._pipeline_probes import selects_through
 from ._plan import Plan
+from ._probe_test import CORRECTIONS
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
 from ._selector_rounds import selector_rounds
@@ -44,7 +45,6 @@ from ._stability import StabilitySelection, stability_rounds
 from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
-CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 
 
 class ImportanceSelector(BaseImportanceSelector):

@@ -74,12 +74,20 @@ def nullable_as_float(X):
 
 
 def take_rows(X, rows):
-    """Rows ``rows`` of ``X`` (None means all rows, returned as is)."""
-    if rows is None:
+    """Rows ``rows`` of ``X``, in its own container: a table, an array (such
+    as y or sample weights), or None (no values: returned as is). ``rows``
+    None means all rows, ``X`` returned as is."""
+    if X is None or rows is None:
         return X
     if is_polars(X):
         return X[np.asarray(rows)]
     return safe_indexing(X, rows, axis=0)
+
+
+def take_columns(X, columns):
+    """``X`` with only the columns at positions ``columns`` (in X's order),
+    in its own container."""
+    return drop_columns(X, np.setdiff1d(np.arange(X.shape[1]), columns))
 
 
 def drop_columns(X, columns):

@@ -234,13 +234,6 @@ def check_finite_target(y):
         )
 
 
-def subset(values, rows):
-    """``values[rows]`` for an optional array (None stays None)."""
-    if values is None or rows is None:
-        return values
-    return np.asarray(values)[rows]
-
-
 # ----------------------------------------------------------------------------
 # Errors that name the offending columns
 
