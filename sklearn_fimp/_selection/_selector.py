@@ -58,44 +58,19 @@ class ImportanceSelector(BaseImportanceSelector):
     statistical test. Probes never leave ``fit``: ``transform`` and the
     fitted ``estimator_`` see the real features only.
 
-    **The test.** A shuffled copy (shadow) of a feature keeps its
-    distribution and number of distinct values, so a feature independent
-    of y and of the other features is exchangeable with its shadows, round
-    after round: each keeps one chance association with y, and the mean
-    over rounds averages out the model's randomness alone. A feature's mean
-    is standardized by the probe means of features like it (as many
-    distinct values), and its p-value is the share of probe scores at least
-    as large, with a generalized Pareto tail beyond the largest. The
-    p-values are corrected for the number of features: by default
+    The test compares each feature's mean importance over the rounds with
+    the probe means of features like it (as many distinct values), and
+    corrects the p-values for the number of features: by default
     Benjamini-Hochberg's procedure, which bounds the expected share of
-    noise among the kept features by ``alpha`` (``correction="holm"``
-    bounds the probability of keeping any noise feature instead). The
-    rounds stop at half of ``n_rounds`` when every feature is settled
-    there (confirmed, or far from it); a quarter of ``alpha`` is spent at
-    that look and the rest at the end. The error rates measured on data
-    where the truth is known are on ``docs/bench_calibration.rst``, the
-    power against BorutaPy on ``docs/bench_power.rst``, and the details on
-    ``docs/probe_test.rst``.
-
-    **Decisions.** ``decisions_`` says, per feature, "confirmed" (the
-    corrected p-value is at most ``alpha``), "tentative" (only the raw
-    p-value is: the feature beats the probes on its own, not after the
-    correction for the number of features) or "rejected". Tentative
-    features are dropped unless ``keep_tentative`` is True (all of them) or
-    "cv" (those a cross-validated score asks for). ``ranking_`` is 1
-    for confirmed features, 2 for tentative ones and 3, 4, ... for rejected
-    ones by decreasing score, as BorutaPy's. ``importance_history_`` holds
-    each round's importances, drawn against the probes' by
-    :class:`ProbeDisplay`.
-
-    **Defaults.** ``method="auto"`` measures MDI-oob
-    (:func:`oob_mdi_importance`) for bagged trees with bootstrap, and
-    permutation importance on held-out rows otherwise (out-of-bag
-    permutation with ``groups``), scored by log-loss for a classifier with
-    ``predict_proba`` (the Brier score for a bagged forest on a binary
-    target). Each round's measure is sized for the rounds (``n_rounds``,
-    ``n_repeats`` and ``max_samples`` "auto"): what each method costs, in
-    plain fits of the model, is on ``docs/bench_methods.rst``.
+    noise among the kept features by ``alpha``. ``decisions_`` says per
+    feature "confirmed", "tentative" (beats the probes only before the
+    correction) or "rejected"; ``ranking_`` is 1, 2 and 3, 4, ... for them,
+    as BorutaPy's. The user guide (:ref:`selector_methods`) describes the
+    test, the decisions and what each default measures;
+    ``docs/probe_test.rst`` states the test, ``docs/bench_calibration.rst``
+    its error rates where the truth is known, ``docs/bench_power.rst`` its
+    power beside BorutaPy, and ``docs/bench_methods.rst`` what each method
+    costs in plain fits of the model.
 
     Parameters
     ----------
@@ -701,7 +676,6 @@ class ImportanceSelector(BaseImportanceSelector):
         # a measure of each round (or half) is sized for the rounds
         rounds = use_probes or stability
         progress = Progress(type(self).__name__, self.verbose)
-        round_cache = {}
         # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
         round_params = rounds_model.round_params(estimator, self.round_trees)
@@ -751,7 +725,19 @@ class ImportanceSelector(BaseImportanceSelector):
             and (method is None or method.fits_model),
             progress=progress,
             # fit_kwargs: the rows' own, for a subset of the rows (a half)
-            measure=lambda estimator, X, y, options, fit_kwargs=fit_kwargs: measure(
+            measure=self._measure_step(method, fit_kwargs, cv, rounds, progress),
+        )
+
+    def _measure_step(self, method, fit_kwargs, cv, rounds, progress):
+        """``measure(estimator, X, y, options, fit_kwargs=...)``: the measure
+        step (``_measure.measure``) with the selector's options;
+        ``fit_kwargs``: the rows' own, for a subset of the rows (a half)."""
+        # what a method prepares from X alone, once for the rounds
+        cache = {}
+        max_samples = measure_rows(self.max_samples, rounds, method)
+
+        def measure_step(estimator, X, y, options, fit_kwargs=fit_kwargs):
+            return measure(
                 estimator,
                 method,
                 X,
@@ -760,13 +746,13 @@ class ImportanceSelector(BaseImportanceSelector):
                 options=options,
                 prefit=self.prefit,
                 cv=cv,
-                max_samples=measure_rows(self.max_samples, rounds, method),
+                max_samples=max_samples,
                 getter=self.importance_getter,
                 progress=progress,
-                # what a method prepares from X alone, once for the rounds
-                cache=round_cache,
-            ),
-        )
+                cache=cache,
+            )
+
+        return measure_step
 
     def _plan_parameters(self):
         """The plan's fields the selector's parameters give as they are."""
