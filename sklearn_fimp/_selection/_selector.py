@@ -65,7 +65,7 @@ class ImportanceSelector(BaseImportanceSelector):
     noise among the kept features by ``alpha``. ``decisions_`` says per
     feature "confirmed", "tentative" (beats the probes only before the
     correction) or "rejected"; ``ranking_`` is 1, 2 and 3, 4, ... for them,
-    as BorutaPy's. The user guide (:ref:`selector_methods`) describes the
+    as BorutaPy's. :ref:`The user guide <selector_methods>` describes the
     test, the decisions and what each default measures;
     ``docs/probe_test.rst`` states the test, ``docs/bench_calibration.rst``
     its error rates where the truth is known, ``docs/bench_power.rst`` its
