@@ -186,3 +186,22 @@ def test_selector_linear_model_unchanged_by_unit_weights(data):
     np.testing.assert_allclose(
         plain.importances_.importances_mean, weighted.importances_.importances_mean
     )
+
+
+def test_selector_nan_probe_importances_raise_naming_the_probes(data):
+    # a NaN among the probes leaves no null to test against: the error says
+    # the probes are NaN, not that the features are
+    X, y = data
+    rng = np.random.RandomState(0)
+    X = np.column_stack([X, rng.randn(len(y))])
+
+    def getter(model):
+        values = np.abs(model.coef_).ravel().copy()
+        values[6:] = np.nan  # every column past the real ones: probes
+        return values
+
+    selector = ImportanceSelector(
+        LogisticRegression(), importance_getter=getter, n_rounds=2, random_state=0
+    )
+    with pytest.raises(ValueError, match=r"importances of \d+ probes are NaN"):
+        selector.fit(X, y)

@@ -105,21 +105,29 @@ def check_finite_importances(result, history, n_real):
     ``importance_getter`` that returned NaN): ranking by it would keep
     features in column order, so it is an error naming them."""
     undefined = np.isnan(result.importances_mean[:n_real])
+    probes = 0
     if history is not None:
         undefined |= np.isnan(history.real).any(axis=0)
-        if history.probes is not None and np.isnan(history.probes).any():
-            undefined[:] = True  # no feature can be compared with the probes
-    if not undefined.any():
+        if history.probes is not None:
+            probes = int(np.isnan(history.probes).any(axis=0).sum())
+    if not undefined.any() and not probes:
         return
     names = [str(name) for name in np.asarray(result.feature_names)[:n_real]]
     named = [names[g] for g in np.flatnonzero(undefined)]
     shown = ", ".join(repr(name) for name in named[:5])
     more = f" and {len(named) - 5} more" if len(named) > 5 else ""
+    what = []
+    if named:
+        what.append(
+            f"the importances of {len(named)} of {n_real} features (or groups) "
+            f"are NaN ({shown}{more})"
+        )
+    if probes:
+        what.append(f"the importances of {probes} probes are NaN")
     raise ValueError(
-        f"the importances of {len(named)} of {n_real} features (or groups) are "
-        f"NaN ({shown}{more}), so no threshold or test can rank them. A scorer "
-        "or an importance_getter returned NaN, or the model predicted NaN: "
-        "check them on these rows (scoring=, importance_getter=), or impute "
+        f"{' and '.join(what)}, so no threshold or test can rank the features. "
+        "A scorer or an importance_getter returned NaN, or the model predicted "
+        "NaN: check them on these rows (scoring=, importance_getter=), or impute "
         "what the model cannot take."
     )
 
