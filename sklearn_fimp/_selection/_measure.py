@@ -6,7 +6,14 @@ A registry entry says what a method measures on (``rows``: the model alone,
 its training rows out of bag, rows held out of its fit, or its own refits).
 ``held_out_rows`` and ``measured_rows`` turn that into rows: the only
 switch on it. ``ImportanceSelector``, ``RecursiveImportanceSelector`` and
-the report call them (the first two through ``measure``).
+the report call them.
+
+``measure_on_rows`` measures a fitted model (or, for a method that refits,
+the unfitted estimator) on some rows of X: it takes the rows, the sample
+weight and the fit parameters to them, caps ``max_samples`` and calls the
+registry entry's core. ``ImportanceSelector`` reaches it through
+``measure`` (once per split), ``RecursiveImportanceSelector``'s
+``elimination_path`` at each step of its path.
 """
 
 import numbers
@@ -17,7 +24,7 @@ from sklearn.utils import Bunch
 
 from .._methods import HELD_OUT_ROWS, REFITS
 from .._utils._compat import model_importances
-from .._utils._frames import take_rows
+from .._utils._frames import take_columns, take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
 from .._utils._splits import check_held_out_splits, held_out_splits, split_params
@@ -170,8 +177,16 @@ def _measure_method(
         if cv is not None:  # split once, to check the held-out weights
             cv = held_out_splits(estimator, cv, y, options["seed"])
             check_held_out_splits(estimator, y, cv, options["sample_weight"])
-        return method.measure(
-            estimator, X, y, **dict(options, fit_params=fit_kwargs, cv=cv)
+        return measure_on_rows(
+            method,
+            estimator,
+            X,
+            y,
+            None,
+            dict(options, cv=cv),
+            seed=options["seed"],
+            max_samples=max_samples,
+            fit_params=fit_kwargs,
         ), None
     n_rows, seed = X.shape[0], options["seed"]
     if prefit:
@@ -205,17 +220,17 @@ def _measure_method(
                 take_rows(X, train), take_rows(y, train), **fit_params
             )
         rows, _ = measured_rows(method, train, test)
-        n_measured = n_rows if rows is None else len(rows)
-        split_options = dict(
-            options,
-            **({} if prepared is None else method.take(prepared, rows)),
-            seed=int(split_seed),
-            sample_weight=take_rows(options["sample_weight"], rows),
-            max_samples=rows_limit(max_samples, n_measured),
-        )
         results.append(
-            method.measure(
-                model, take_rows(X, rows), take_rows(y, rows), **split_options
+            measure_on_rows(
+                method,
+                model,
+                X,
+                y,
+                rows,
+                options,
+                seed=int(split_seed),
+                max_samples=max_samples,
+                prepared=prepared,
             )
         )
     if len(results) == 1:
@@ -238,6 +253,50 @@ def _measure_method(
         random_state=int(seed),
     )
     return combined, None
+
+
+def measure_on_rows(
+    method,
+    model,
+    X,
+    y,
+    rows,
+    options,
+    *,
+    seed,
+    max_samples,
+    columns=None,
+    fit_params=None,
+    prepared=None,
+):
+    """The result of registry entry ``method`` measured on the rows ``rows``
+    of X (None: every row), of its columns ``columns`` (None: all): the one
+    call of a method's core by the selectors.
+
+    ``model`` is the model fitted, or for a method that refits
+    (``method.fits_model`` false) the unfitted estimator, given
+    ``fit_params`` (of X's rows) taken to ``rows``. ``options`` are the
+    core's options for X's rows: the sample weight is taken to ``rows``,
+    ``prepared`` (``_prepared``, None: nothing) likewise, the seed is
+    ``seed`` and ``max_samples`` is capped at the rows measured
+    (``rows_limit``).
+    """
+    n_measured = X.shape[0] if rows is None else len(rows)
+    options = dict(
+        options,
+        **({} if prepared is None else method.take(prepared, rows)),
+        seed=seed,
+        sample_weight=take_rows(options["sample_weight"], rows),
+        max_samples=rows_limit(max_samples, n_measured),
+    )
+    if not method.fits_model:
+        options["fit_params"] = (
+            fit_params if rows is None else split_params(fit_params, rows, X.shape[0])
+        )
+    X_measured = take_rows(X, rows)
+    if columns is not None:
+        X_measured = take_columns(X_measured, columns)
+    return method.measure(model, X_measured, take_rows(y, rows), **options)
 
 
 def real_features_only(result, labels, groups):

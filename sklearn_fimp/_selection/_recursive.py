@@ -25,7 +25,7 @@ from .._utils._scoring import get_scorer, score
 from .._utils._splits import check_held_out_splits, split_params
 from .._utils._validation import discard_fit_on_error, explain_input_errors
 from ._base import BaseImportanceSelector
-from ._measure import held_out_rows, measured_rows, rows_limit
+from ._measure import held_out_rows, measure_on_rows, measured_rows
 
 SELECTION_RULES = ("best", "one_se")
 
@@ -123,9 +123,7 @@ def elimination_path(
     measure_rows, _ = measured_rows(method, inner_train, inner_test)
     measure_rows = path_rows if measure_rows is None else path_rows[measure_rows]
     X_fit, y_fit = take_rows(X, fit_rows), y[fit_rows]
-    X_measure, y_measure = take_rows(X, measure_rows), y[measure_rows]
     fit_params = split_params(fit_kwargs, fit_rows, X.shape[0])
-    measure_weight = take_rows(score_weight, measure_rows)
     if test is not None:
         X_test, y_test = take_rows(X, test), y[test]
         test_weight = take_rows(score_weight, test)
@@ -148,25 +146,23 @@ def elimination_path(
         if k == len(sizes) - 1:
             break
         step_labels, step_groups = resolve_groups(None, labels[features])
-        step_options = dict(
-            options,
-            labels=step_labels,
-            groups=step_groups,
+        result = measure_on_rows(
+            method,
+            model if method.fits_model else subset_estimator,
+            X,
+            y,
+            measure_rows,
+            dict(
+                options,
+                labels=step_labels,
+                groups=step_groups,
+                sample_weight=score_weight,
+            ),
             seed=int(seeds[k + 1]),
-            sample_weight=measure_weight,
-            max_samples=rows_limit(options["max_samples"], len(measure_rows)),
+            max_samples=options["max_samples"],
+            columns=features,
+            fit_params=fit_kwargs,
         )
-        if method.fits_model:
-            result = method.measure(
-                model, take_columns(X_measure, features), y_measure, **step_options
-            )
-        else:
-            result = method.measure(
-                subset_estimator,
-                take_columns(X_measure, features),
-                y_measure,
-                **dict(step_options, fit_params=fit_params),
-            )
         order = np.argsort(result.importances_mean, kind="stable")
         least = order[: size - sizes[k + 1]]
         dropped.append(features[least])
