@@ -178,15 +178,7 @@ def _measure_method(
             cv = held_out_splits(estimator, cv, y, options["seed"])
             check_held_out_splits(estimator, y, cv, options["sample_weight"])
         return measure_on_rows(
-            method,
-            estimator,
-            X,
-            y,
-            None,
-            dict(options, cv=cv),
-            seed=options["seed"],
-            max_samples=max_samples,
-            fit_params=fit_kwargs,
+            method, estimator, X, y, dict(options, cv=cv), fit_params=fit_kwargs
         ), None
     n_rows, seed = X.shape[0], options["seed"]
     if prefit:
@@ -226,8 +218,8 @@ def _measure_method(
                 model,
                 X,
                 y,
-                rows,
                 options,
+                rows=rows,
                 seed=int(split_seed),
                 max_samples=max_samples,
                 prepared=prepared,
@@ -260,11 +252,11 @@ def measure_on_rows(
     model,
     X,
     y,
-    rows,
     options,
     *,
-    seed,
-    max_samples,
+    rows=None,
+    seed=None,
+    max_samples=None,
     columns=None,
     fit_params=None,
     prepared=None,
@@ -277,15 +269,15 @@ def measure_on_rows(
     (``method.fits_model`` false) the unfitted estimator, given
     ``fit_params`` (of X's rows) taken to ``rows``. ``options`` are the
     core's options for X's rows: the sample weight is taken to ``rows``,
-    ``prepared`` (``_prepared``, None: nothing) likewise, the seed is
-    ``seed`` and ``max_samples`` is capped at the rows measured
-    (``rows_limit``).
+    ``prepared`` (``_prepared``, None: nothing) likewise; the core's seed is
+    ``seed`` (None: the one in ``options``), and ``max_samples`` (None: all
+    rows) is capped at the rows measured (``rows_limit``).
     """
     n_measured = X.shape[0] if rows is None else len(rows)
     options = dict(
         options,
         **({} if prepared is None else method.take(prepared, rows)),
-        seed=seed,
+        seed=options["seed"] if seed is None else seed,
         sample_weight=take_rows(options["sample_weight"], rows),
         max_samples=rows_limit(max_samples, n_measured),
     )
