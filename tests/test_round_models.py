@@ -2,9 +2,12 @@
 model gets, what each entry makes of it, and that a new entry is reached
 by the selector's rounds and halves with no edit elsewhere."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.decomposition import PCA
 from sklearn.ensemble import (
     BaggingRegressor,
     ExtraTreesRegressor,
@@ -13,18 +16,22 @@ from sklearn.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.linear_model import LogisticRegression, Ridge, SGDRegressor
+from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection import _round_models
+from sklearn_fimp._selection import _measure, _round_models, _selector_rounds
 from sklearn_fimp._selection._round_models import (
     GENERIC,
     BaggedTrees,
+    BoostedTrees,
+    LinearModels,
     RoundModel,
     round_model,
 )
+from sklearn_fimp._utils._splits import cross_fit_splits
 
 
 @pytest.mark.parametrize(
@@ -33,8 +40,9 @@ from sklearn_fimp._selection._round_models import (
         (RandomForestClassifier(), BaggedTrees),
         (make_pipeline(StandardScaler(), ExtraTreesRegressor()), BaggedTrees),
         (BaggingRegressor(), BaggedTrees),
-        (HistGradientBoostingClassifier(), RoundModel),
-        (make_pipeline(StandardScaler(), Ridge()), RoundModel),
+        (HistGradientBoostingClassifier(), BoostedTrees),
+        (make_pipeline(StandardScaler(), Ridge()), LinearModels),
+        (GradientBoostingRegressor(), RoundModel),
     ],
 )
 def test_round_models_entry_of_a_model(estimator, entry):
@@ -190,5 +198,136 @@ def test_round_models_catboost_rounds_are_reseeded():
     ImportanceSelector(
         Recorded(**params), method="permutation", n_rounds=3, random_state=0
     ).fit(X, y)
-    rounds = seen[:3]  # then the refit, as the user set it
+    # each of the 3 rounds fits both halves of the rows with its own seed
+    # (a stochastic model's rounds cycle through 3), then the refit as the
+    # user set it
+    rounds = seen[:6]
     assert None not in rounds and len(set(rounds)) == 3
+    assert rounds[0::2] == rounds[1::2]
+
+
+# --------------------------------------------------------------------------
+# deterministic models: each half of the rows fitted once
+
+
+def _lightgbm(**params):
+    lightgbm = pytest.importorskip("lightgbm")
+    return lightgbm.LGBMRegressor(verbose=-1, **params)
+
+
+def _xgboost(**params):
+    xgboost = pytest.importorskip("xgboost")
+    return xgboost.XGBRegressor(**params)
+
+
+@pytest.mark.parametrize(
+    "make, n_rows, expected",
+    [
+        (lambda: HistGradientBoostingClassifier(), 500, True),
+        (lambda: HistGradientBoostingClassifier(), 20_000, False),  # stops early
+        (lambda: HistGradientBoostingClassifier(early_stopping=True), 500, False),
+        (lambda: _lightgbm(), 500, True),
+        (lambda: _lightgbm(subsample=0.5), 500, True),  # no bagging frequency
+        (lambda: _lightgbm(subsample=0.5, subsample_freq=1), 500, False),
+        (lambda: _lightgbm(colsample_bytree=0.5), 500, False),
+        (lambda: _xgboost(), 500, True),
+        (lambda: _xgboost(subsample=0.5), 500, False),
+        (lambda: LogisticRegression(), 500, True),
+        (lambda: LogisticRegression(solver="saga"), 500, False),
+        (lambda: make_pipeline(StandardScaler(), Ridge()), 500, True),
+        (lambda: make_pipeline(PCA(svd_solver="randomized"), Ridge()), 500, False),
+        (lambda: SGDRegressor(), 500, False),
+        (lambda: KNeighborsRegressor(), 500, True),  # nothing to seed
+        (lambda: GradientBoostingRegressor(), 500, False),  # generic, seeded
+    ],
+)
+def test_round_models_say_which_fits_are_deterministic(make, n_rows, expected):
+    estimator = make()
+    entry = round_model(estimator)
+    assert entry.deterministic(estimator, n_rows) is expected
+    assert entry.round_fits(estimator, n_rows, 10) == (1 if expected else 3)
+
+
+def test_round_models_bagged_rounds_each_fit_their_own():
+    forest = RandomForestRegressor()
+    assert round_model(forest).round_fits(forest, 500, 10) == 10
+    assert not round_model(forest).cross_fits
+
+
+def test_cross_fit_splits_hold_out_every_row_once():
+    y = np.array([0] * 9 + [1] * 4 + [2] * 2 + [3])
+    splits = cross_fit_splits(LogisticRegression(), y, 3)
+    (train_a, test_a), (train_b, test_b) = splits
+    # complementary halves of the rows, the class of one row fitted on twice
+    np.testing.assert_array_equal(np.sort(np.r_[test_a, test_b]), np.arange(15))
+    np.testing.assert_array_equal(np.setdiff1d(np.arange(16), test_a), train_a)
+    np.testing.assert_array_equal(np.setdiff1d(np.arange(16), test_b), train_b)
+    # by class: each class split as evenly as its rows allow
+    for label in range(3):
+        counts = [np.sum(y[test] == label) for test in (test_a, test_b)]
+        assert abs(counts[0] - counts[1]) <= 1
+    # a seed gives one split, another seed another
+    again = cross_fit_splits(LogisticRegression(), y, 3)
+    np.testing.assert_array_equal(again[0][1], test_a)
+    other = cross_fit_splits(LogisticRegression(), y, 4)
+    assert not np.array_equal(other[0][1], test_a)
+    # a regressor's halves are drawn without classes
+    (_, test), _ = cross_fit_splits(Ridge(), np.arange(9.0), 0)
+    assert len(test) in (4, 5)
+
+
+def _counted(base):
+    class Counted(base):
+        fits = []
+
+        def fit(self, X, y, **kwargs):
+            type(self).fits.append(np.asarray(X).shape[0])
+            return super().fit(X, y, **kwargs)
+
+    # the library's own, as the registry reads a model's family
+    Counted.__name__, Counted.__module__ = base.__name__, base.__module__
+    return Counted
+
+
+@pytest.mark.parametrize("library", ["sklearn", "lightgbm"])
+def test_selector_fits_a_deterministic_model_once_per_half(monkeypatch, library):
+    # ten rounds of a deterministic model on fixed halves: each half fitted
+    # once, every round measuring those two models with fresh permutations;
+    # exactly what refitting the same model in every round gives, for the
+    # same draws (the reference: the models refitted and read afresh)
+    if library == "lightgbm":
+        base = type(_lightgbm())
+        params = dict(n_estimators=20, verbose=-1)
+    else:
+        from sklearn.ensemble import HistGradientBoostingRegressor as base
+
+        params = dict(max_iter=20)
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 4)
+    y = X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.randn(120)
+    Counted = _counted(base)
+
+    def select():
+        Counted.fits = []
+        selector = ImportanceSelector(
+            Counted(**params), n_rounds=10, refit=False, random_state=0
+        ).fit(X, y)
+        return selector, list(Counted.fits)
+
+    kept, fits = select()
+    assert fits == [60, 60]
+    monkeypatch.setattr(
+        _measure,
+        "_fitted_model",
+        lambda estimator, X, y, train, fit_params, fits: clone(estimator).fit(
+            X[train], y[train], **fit_params
+        ),
+    )
+    monkeypatch.setattr(_selector_rounds, "keeping_ensembles", nullcontext)
+    refitted, fits = select()
+    assert len(fits) == 2 * refitted.n_rounds_
+    np.testing.assert_array_equal(
+        kept.importance_history_, refitted.importance_history_
+    )
+    np.testing.assert_array_equal(kept.probe_history_, refitted.probe_history_)
+    np.testing.assert_array_equal(kept.support_, refitted.support_)

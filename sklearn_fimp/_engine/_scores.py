@@ -14,6 +14,8 @@ precision without its checks of the input on every call, and by the scorer
 itself, through a stand-in estimator, for any other.
 """
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import NamedTuple
 
 import numpy as np
@@ -26,13 +28,37 @@ from ._changes import GivenValues, group_changes, permutation_tasks, route_chunk
 from ._ties import changed_rows, outputs_and_ties, repair_ties
 from .adapters import adapter_for
 
+#: The ensembles kept by :func:`keeping_ensembles` (None: none is kept).
+_KEPT = ContextVar("kept_ensembles", default=None)
+
+
+@contextmanager
+def keeping_ensembles():
+    """Within the block, :func:`tree_ensemble` reads each fitted model once
+    and keeps its ensemble for the next call on the same model object: for
+    callers that measure one fitted model many times and never refit it
+    inside the block (the selector's rounds of a deterministic model). The
+    models are held until the block ends, so that an id is never reused."""
+    token = _KEPT.set({})
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+
 
 def tree_ensemble(estimator):
     """The engine's :class:`~.adapters.TreeEnsemble` of a fitted model,
-    prepared for the backend, or None when no adapter takes the model."""
+    prepared for the backend, or None when no adapter takes the model
+    (kept within :func:`keeping_ensembles`)."""
+    kept = _KEPT.get()
+    if kept is not None and id(estimator) in kept:
+        return kept[id(estimator)][1]
     adapter = adapter_for(estimator)
     ensemble = None if adapter is None else adapter.ensemble()
-    return None if ensemble is None else _backend.prepare_ensemble(ensemble)
+    ensemble = None if ensemble is None else _backend.prepare_ensemble(ensemble)
+    if kept is not None:
+        kept[id(estimator)] = (estimator, ensemble)
+    return ensemble
 
 
 def engine_input(estimator, X):

@@ -27,7 +27,12 @@ from .._utils._compat import model_importances
 from .._utils._frames import take_columns, take_rows
 from .._utils._random import MAX_SEED
 from .._utils._result import importance_result
-from .._utils._splits import check_held_out_splits, held_out_splits, split_params
+from .._utils._splits import (
+    check_held_out_splits,
+    cross_fit_splits,
+    held_out_splits,
+    split_params,
+)
 
 
 def held_out_rows(method, estimator, y, cv, seed):
@@ -39,6 +44,16 @@ def held_out_rows(method, estimator, y, cv, seed):
     if method.rows == HELD_OUT_ROWS:
         return held_out_splits(estimator, cv, y, seed)
     return [(None, None)]
+
+
+def cross_fitted_rows(method, estimator, y, seed):
+    """Two fixed complementary halves of the rows, drawn with ``seed``, as
+    ``(train, test)`` splits for a method that scores held-out rows (every
+    row held out once: ``_splits.cross_fit_splits``); None for the others
+    (``method`` None: the model's own importances)."""
+    if method is None or method.rows != HELD_OUT_ROWS:
+        return None
+    return cross_fit_splits(estimator, y, seed)
 
 
 def measured_rows(method, train, test):
@@ -80,6 +95,9 @@ def measure(
     progress,
     getter=None,
     cache=None,
+    fits=None,
+    fit_key=None,
+    models=None,
 ):
     """The result of registry entry ``method`` on X (with ``method=None``,
     the model's own importances read by ``getter``), and the model it
@@ -97,7 +115,15 @@ def measure(
     ``cache`` (a dict, or None) keeps what the method prepares from X alone
     (``method.prepare``: conditional permutation's samplers) for the next
     call on the same X, so that rounds measuring the same columns with a
-    fresh model each prepare it once.
+    fresh model each prepare it once. ``fits`` (a dict, or None) keeps each
+    model fitted on X by ``fit_key`` (None: none is kept) and its training
+    rows, for the next call on the same X with the same key: the caller
+    gives one key to calls whose estimators fit the same model on the same
+    rows (the rounds of a deterministic model on fixed halves, which reuse
+    one seed: ``_round_models.py``), so that each is fitted once.
+    ``models`` (a list, or None) gets every model fitted and measured
+    appended, for the checks of a fitted model where the result is of
+    several (``check_probes_reach_model``).
     """
     if method is None:
         return measure_model_importances(
@@ -124,6 +150,8 @@ def measure(
         max_samples,
         progress,
         prepared,
+        None if fits is None or fit_key is None else _fits_of(fits, X, fit_key),
+        models,
     )
     if not isinstance(result, Bunch):  # a dict of them, one per metric
         raise ValueError(
@@ -152,11 +180,40 @@ def _prepared(method, X, options, cache, prefit, max_samples, progress):
     )
     if subsampled:
         return None
-    if cache.get("X") is not X:
+    cache = _cached(cache, X)
+    if "prepared" not in cache:
         progress(f"preparing {method.name!r} on {X.shape[0]} rows, once")
-        cache.clear()
-        cache.update(X=X, prepared=method.prepare(X, options))
+        cache["prepared"] = method.prepare(X, options)
     return cache["prepared"]
+
+
+def _cached(cache, X):
+    """``cache``, emptied unless it holds what was kept for this X."""
+    if cache.get("X") is not X:
+        cache.clear()
+        cache["X"] = X
+    return cache
+
+
+def _fits_of(fits, X, fit_key):
+    """The models ``fits`` keeps for X and ``fit_key``, by training rows."""
+    return _cached(fits, X).setdefault(("key", fit_key), {})
+
+
+def _fitted_model(estimator, X, y, train, fit_params, fits):
+    """A clone of ``estimator`` fitted on the rows ``train`` of X (None:
+    all), or the one ``fits`` (a dict of one key's models, or None) keeps
+    for those rows."""
+    if fits is None:
+        return clone(estimator).fit(
+            take_rows(X, train), take_rows(y, train), **fit_params
+        )
+    key = None if train is None else np.asarray(train).tobytes()
+    if key not in fits:
+        fits[key] = clone(estimator).fit(
+            take_rows(X, train), take_rows(y, train), **fit_params
+        )
+    return fits[key]
 
 
 def _measure_method(
@@ -171,8 +228,11 @@ def _measure_method(
     max_samples,
     progress,
     prepared=None,
+    fits=None,
+    models=None,
 ):
-    """``measure`` for a registry entry (``prepared``: see ``_prepared``)."""
+    """``measure`` for a registry entry (``prepared``: see ``_prepared``;
+    ``fits`` and ``models``: see ``measure``)."""
     if not method.fits_model:
         if cv is not None:  # split once, to check the held-out weights
             cv = held_out_splits(estimator, cv, y, options["seed"])
@@ -208,9 +268,9 @@ def _measure_method(
                 if train is None
                 else (split_params(fit_kwargs, train, n_rows))
             )
-            model = clone(estimator).fit(
-                take_rows(X, train), take_rows(y, train), **fit_params
-            )
+            model = _fitted_model(estimator, X, y, train, fit_params, fits)
+            if models is not None:
+                models.append(model)
         rows, _ = measured_rows(method, train, test)
         results.append(
             measure_on_rows(
@@ -225,8 +285,8 @@ def _measure_method(
                 prepared=prepared,
             )
         )
-    if len(results) == 1:
-        return results[0], model
+    if len(results) == 1 or not isinstance(results[0], Bunch):  # (several
+        return results[0], model  # metrics: an error in measure)
     # a score's baseline per split; a measure of outputs (SHAP) has none
     scored = all("baseline_score" in r for r in results)
     baselines = np.array([r.baseline_score for r in results]) if scored else None

@@ -43,6 +43,9 @@ class Plan:
     use_probes: bool
     stability: bool
     n_rounds: int
+    #: how many seeds the rounds' models cycle through (``n_rounds``: each
+    #: round its own; ``_round_models.RoundModel.round_fits``)
+    round_fits: int
     #: the rows' dependence (``_rows.row_structure``)
     rows: object
     #: ``round_estimator(seed)``: one round's (or half's) model, made by the
@@ -52,8 +55,9 @@ class Plan:
     #: column it copies (``_pipeline_probes.py``)
     probes_through: bool
     progress: Callable
-    #: ``measure(estimator, X, y, options, fit_kwargs=...)``: fit where the
-    #: method needs it and measure (``_measure.measure``)
+    #: ``measure(estimator, X, y, options, fit_kwargs=..., models=...,
+    #: fit_key=...)``: fit where the method needs it (once per ``fit_key``
+    #: and rows) and measure (``_measure.measure``)
     measure: Callable
     #: the most features (or groups) to keep (``max_features_``)
     max_count: int

@@ -15,7 +15,14 @@ wraps (alone, or as a Pipeline's last step):
   to ``seed``, the user's fixed one too: otherwise each round would fit the
   same model and average nothing;
 - ``scoring(estimator, scoring, y)``: the score a round's measure is scored
-  by when the user chose none.
+  by when the user chose none;
+- ``cross_fits``: whether the rounds measure every row, once per round
+  (two halves of the rows fixed for the fit, each measured on the model
+  fitted on the other), rather than a fresh fifth of the rows;
+- ``deterministic(estimator, n_rows)``: whether a fit depends on its rows
+  alone, so that the rounds fit each half once and differ by their
+  permutations only (``round_fits``: how many seeds the rounds cycle
+  through, one for a deterministic model).
 
 :func:`round_model` returns the first entry of ``ROUND_MODELS`` that
 accepts the model, and :data:`GENERIC` for every other model. A new family
@@ -28,7 +35,13 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import type_of_target
 
-from .._utils._models import BAGGED_ENSEMBLES, is_catboost_estimator
+from .._utils._models import (
+    BAGGED_ENSEMBLES,
+    HIST_GRADIENT_BOOSTING,
+    is_catboost_estimator,
+    is_lightgbm_trees,
+    is_xgboost_trees,
+)
 from .._utils._random import with_shared_seed
 from .._utils._scoring import probability_scoring
 
@@ -38,6 +51,21 @@ ROUND_TREE_SHARE = 0.3
 #: ... and at least this many (the calibration benchmark's rounds), or all
 #: of them when the forest has fewer.
 MIN_ROUND_TREES = 30
+#: Seeds the rounds of a model whose fit is random cycle through: each half
+#: of the rows is fitted this many times, and every other round measures
+#: one of those fits again with fresh permutations.
+STOCHASTIC_FITS = 3
+#: The parameters that seed a model, by their last name (``a__b``: ``b``).
+SEED_PARAMETERS = ("random_state", "random_seed", "seed")
+
+
+def seeded_parameters(estimator):
+    """The parameters of ``estimator`` (deep) that seed a random draw."""
+    return [
+        name
+        for name in estimator.get_params(deep=True)
+        if name.rpartition("__")[2] in SEED_PARAMETERS
+    ]
 
 
 def final_step(estimator):
@@ -52,12 +80,16 @@ def final_step(estimator):
 
 
 class RoundModel:
-    """The generic entry: any model, fitted in each round as given, with
-    every ``random_state`` reseeded, and scored by log-loss when it is a
-    classifier with probabilities (its own ``score`` otherwise)."""
+    """The generic entry: any model, fitted as given on each half of the
+    rows, once when nothing in it reads a seed and otherwise with
+    ``STOCHASTIC_FITS`` seeds (every ``random_state`` reseeded), and scored
+    by log-loss when it is a classifier with probabilities (its own
+    ``score`` otherwise)."""
 
     #: Which models the entry is for, in words (error messages, docs).
     family = "any model"
+    #: Whether the rounds cross-fit (see the module's docstring).
+    cross_fits = True
 
     def accepts(self, model):
         """Whether ``model`` (the user's model, or a Pipeline's last step)
@@ -81,6 +113,30 @@ class RoundModel:
         ``probability_scoring``), its ``score`` otherwise."""
         return probability_scoring(estimator, scoring)
 
+    def deterministic(self, estimator, n_rows):
+        """Whether a fit of ``estimator`` (alone or ending a Pipeline) on
+        ``n_rows`` rows depends on those rows alone: no step before the
+        model reads a seed, and the model is deterministic by
+        ``model_deterministic``."""
+        prefix, model = final_step(estimator)
+        if any(not name.startswith(prefix) for name in seeded_parameters(estimator)):
+            return False
+        return self.model_deterministic(model, n_rows)
+
+    def model_deterministic(self, model, n_rows):
+        """Whether the model's fit is deterministic. Generic: it has no
+        parameter that seeds anything, so that no reseeding could vary
+        it."""
+        return not seeded_parameters(model)
+
+    def round_fits(self, estimator, n_rows, n_rounds):
+        """How many seeds (fits of each half of the rows) the ``n_rounds``
+        rounds cycle through: one for a deterministic fit, else
+        ``STOCHASTIC_FITS``, at most ``n_rounds``."""
+        if self.deterministic(estimator, n_rows):
+            return 1
+        return min(STOCHASTIC_FITS, n_rounds)
+
     def make(self, estimator, seed, params):
         """The model of one round: ``estimator`` reseeded with ``seed`` and
         sized by ``params`` (``round_params``' result)."""
@@ -93,6 +149,13 @@ class BaggedTrees(RoundModel):
     labels is scored by the Brier score."""
 
     family = "RandomForest, ExtraTrees or Bagging, alone or as a Pipeline's last step"
+    #: A bagged ensemble is measured on its out-of-bag rows, or on a fresh
+    #: fifth of the rows in each round (a held-out method), and every round
+    #: fits its own share of the trees with its own seed.
+    cross_fits = False
+
+    def round_fits(self, estimator, n_rows, n_rounds):
+        return n_rounds
 
     def accepts(self, model):
         return isinstance(model, BAGGED_ENSEMBLES)
@@ -129,6 +192,11 @@ class CatBoostModels(RoundModel):
     def accepts(self, model):
         return is_catboost_estimator(model)
 
+    def model_deterministic(self, model, n_rows):
+        """CatBoost draws by default (``random_strength``, its bootstrap),
+        and fixes its seed to 0 when none is given: stochastic."""
+        return False
+
     def reseed(self, estimator, seed):
         estimator = super().reseed(estimator, seed)
         prefix, model = final_step(estimator)
@@ -137,9 +205,98 @@ class CatBoostModels(RoundModel):
         return estimator.set_params(**{f"{prefix}{name}": seed})
 
 
+class BoostedTrees(RoundModel):
+    """HistGradientBoosting, LightGBM and XGBoost: deterministic given their
+    rows unless they subsample rows or columns (or stop early on a random
+    validation split), so that each half of the rows is fitted once."""
+
+    family = "HistGradientBoosting, LightGBM or XGBoost"
+
+    def accepts(self, model):
+        return (
+            isinstance(model, HIST_GRADIENT_BOOSTING)
+            or is_lightgbm_trees(model)
+            or is_xgboost_trees(model)
+        )
+
+    def model_deterministic(self, model, n_rows):
+        params = model.get_params()
+        if isinstance(model, HIST_GRADIENT_BOOSTING):
+            # early stopping scores a random validation split ("auto": above
+            # 10,000 rows); max_features draws columns at each split
+            stops = params["early_stopping"]
+            stops = n_rows > HGB_EARLY_STOPPING_ROWS if stops == "auto" else stops
+            return not stops and params.get("max_features", 1.0) == 1.0
+        if is_lightgbm_trees(model):
+            return not (
+                params.get("boosting_type") in ("rf", "goss")
+                or params.get("extra_trees")
+                or _below_one(params, LIGHTGBM_COLUMN_SHARES)
+                or (
+                    _below_one(params, LIGHTGBM_ROW_SHARES)
+                    and max(params.get(f, 0) or 0 for f in LIGHTGBM_ROW_FREQUENCIES) > 0
+                )
+            )
+        return not (
+            _below_one(params, XGBOOST_SHARES)
+            or (params.get("booster") == "dart" and (params.get("rate_drop") or 0) > 0)
+        )
+
+
+class LinearModels(RoundModel):
+    """scikit-learn's linear models: deterministic unless their solver
+    draws (stochastic gradients, liblinear, random coordinate selection)."""
+
+    family = "a scikit-learn linear model"
+
+    def accepts(self, model):
+        return type(model).__module__.startswith("sklearn.linear_model")
+
+    def model_deterministic(self, model, n_rows):
+        params = model.get_params()
+        if "solver" in params and params["solver"] in RANDOM_SOLVERS:
+            return False
+        if params.get("selection") == "random":
+            return False
+        # the rest read random_state only with a random solver or
+        # selection; SGD, Perceptron, RANSAC and the like always draw
+        return not any(
+            name in params for name in ("shuffle", "max_trials", "n_subsamples")
+        )
+
+
+#: HistGradientBoosting's early_stopping="auto" stops early above this many
+#: rows.
+HGB_EARLY_STOPPING_ROWS = 10_000
+#: LightGBM's shares of rows and columns that draw when below 1 (rows only
+#: with a bagging frequency above 0), under their scikit-learn and native
+#: names.
+LIGHTGBM_ROW_SHARES = ("subsample", "bagging_fraction")
+LIGHTGBM_ROW_FREQUENCIES = ("subsample_freq", "bagging_freq")
+LIGHTGBM_COLUMN_SHARES = (
+    "colsample_bytree",
+    "feature_fraction",
+    "feature_fraction_bynode",
+)
+#: XGBoost's shares of rows and columns that draw when below 1.
+XGBOOST_SHARES = (
+    "subsample",
+    "colsample_bytree",
+    "colsample_bylevel",
+    "colsample_bynode",
+)
+#: Linear solvers that draw (their order of rows or coordinates).
+RANDOM_SOLVERS = ("sag", "saga", "liblinear")
+
+
+def _below_one(params, names):
+    """Whether any of the shares ``names`` is set below 1 in ``params``."""
+    return any(params.get(name) is not None and params[name] < 1 for name in names)
+
+
 #: The entries, the first that accepts a model is its; every other model
 #: is :data:`GENERIC`'s.
-ROUND_MODELS = (BaggedTrees(), CatBoostModels())
+ROUND_MODELS = (BaggedTrees(), BoostedTrees(), CatBoostModels(), LinearModels())
 GENERIC = RoundModel()
 
 

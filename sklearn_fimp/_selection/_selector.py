@@ -33,7 +33,12 @@ from ._decisions import (
     uses_probe_test,
     uses_stability,
 )
-from ._measure import check_importance_getter, measure, real_features_only
+from ._measure import (
+    check_importance_getter,
+    cross_fitted_rows,
+    measure,
+    real_features_only,
+)
 from ._pipeline_probes import selects_through
 from ._plan import Plan
 from ._probe_test import CORRECTIONS
@@ -679,6 +684,14 @@ class ImportanceSelector(BaseImportanceSelector):
         # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
         round_params = rounds_model.round_params(estimator, self.round_trees)
+        n_rounds = (
+            STABILITY_ROUNDS
+            if stability and self.n_rounds == "auto"
+            else round_count(self.n_rounds, method)
+        )
+        round_cv, round_fits = self._round_design(
+            rounds_model, estimator, method, cv, rows, X, y, n_rounds, int(seed)
+        )
         options = dict(
             labels=labels,
             groups=groups,
@@ -701,9 +714,8 @@ class ImportanceSelector(BaseImportanceSelector):
             options=options,
             use_probes=use_probes,
             stability=stability,
-            n_rounds=STABILITY_ROUNDS
-            if stability and self.n_rounds == "auto"
-            else round_count(self.n_rounds, method),
+            n_rounds=n_rounds,
+            round_fits=round_fits,
             rows=rows,
             # each round's model: the estimator reseeded, every seed drawn
             # afresh (the user's fixed one too, or each round would fit the
@@ -725,18 +737,46 @@ class ImportanceSelector(BaseImportanceSelector):
             and (method is None or method.fits_model),
             progress=progress,
             # fit_kwargs: the rows' own, for a subset of the rows (a half)
-            measure=self._measure_step(method, fit_kwargs, cv, rounds, progress),
+            measure=self._measure_step(
+                method, fit_kwargs, round_cv, rounds, progress, round_fits < n_rounds
+            ),
         )
 
-    def _measure_step(self, method, fit_kwargs, cv, rounds, progress):
+    def _round_design(
+        self, rounds_model, estimator, method, cv, rows, X, y, n_rounds, seed
+    ):
+        """``(cv, fits)`` of the rounds of probes: the splits each round
+        measures (without a ``cv``, the round model's two fixed halves of
+        the rows when it cross-fits and the method scores held-out rows),
+        and how many seeds the rounds cycle through
+        (``RoundModel.round_fits``; ``n_rounds`` when each round has its
+        own)."""
+        if not uses_probe_test(self.threshold, self.prefit):
+            return cv, n_rounds
+        if cv is None and rounds_model.cross_fits and rows.kind == INDEPENDENT:
+            cv = cross_fitted_rows(method, estimator, y, seed)
+        return cv, rounds_model.round_fits(estimator, X.shape[0], n_rounds)
+
+    def _measure_step(self, method, fit_kwargs, cv, rounds, progress, keep_fits=False):
         """``measure(estimator, X, y, options, fit_kwargs=...)``: the measure
         step (``_measure.measure``) with the selector's options;
-        ``fit_kwargs``: the rows' own, for a subset of the rows (a half)."""
+        ``fit_kwargs``: the rows' own, for a subset of the rows (a half);
+        ``keep_fits``: whether rounds fit the same estimator on the same
+        rows again, so that each such fit is kept."""
         # what a method prepares from X alone, once for the rounds
         cache = {}
+        fits = {} if keep_fits else None
         max_samples = measure_rows(self.max_samples, rounds, method)
 
-        def measure_step(estimator, X, y, options, fit_kwargs=fit_kwargs):
+        def measure_step(
+            estimator,
+            X,
+            y,
+            options,
+            fit_kwargs=fit_kwargs,
+            models=None,
+            fit_key=None,
+        ):
             return measure(
                 estimator,
                 method,
@@ -750,6 +790,9 @@ class ImportanceSelector(BaseImportanceSelector):
                 getter=self.importance_getter,
                 progress=progress,
                 cache=cache,
+                fits=fits,
+                fit_key=fit_key,
+                models=models,
             )
 
         return measure_step

@@ -3,9 +3,12 @@ in each round, measured on the features and the probes held fixed
 (``_rounds.probe_rounds``), stopped at the first look when every feature is
 settled there."""
 
+from contextlib import nullcontext
+
 import numpy as np
 from sklearn.base import clone
 
+from .._engine._scores import keeping_ensembles
 from .._utils._random import MAX_SEED
 from ._decisions import look_rounds, stops_early
 from ._pipeline_probes import with_probe_inputs
@@ -25,16 +28,22 @@ def probe_count(n_probes, n_groups):
 
 def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
     """``plan.n_rounds`` rounds of probes (``plan``: a ``_plan.Plan``), each
-    measured on the round model's fresh model by ``plan.measure``:
+    measured on a model of the round model's by ``plan.measure`` (a fresh
+    one in each of the first ``plan.round_fits`` rounds, then theirs again):
     ``(result, model, history)`` of ``probe_rounds``."""
     n_groups = len(plan.groups)
     n_probes = probe_count(plan.n_probes, n_groups)
-    measured = []
+    measured, estimator_seeds = [], []
 
     def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
         estimator_seed, importance_seed = np.random.RandomState(seed).randint(
             MAX_SEED + 1, size=2
         )
+        # the rounds cycle through plan.round_fits seeds, each round with
+        # fresh permutations
+        if len(estimator_seeds) < plan.round_fits:
+            estimator_seeds.append(estimator_seed)
+        estimator_seed = estimator_seeds[len(measured) % plan.round_fits]
         plan.progress(
             f"round {len(measured) + 1} of {plan.n_rounds}: measuring "
             f"{plan.method_name!r} importances of {n_groups} features or "
@@ -54,32 +63,46 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
             originals = [plan.groups[g] for g in mirrored]
             probes = list(zip(all_groups[n_groups:], originals))
             estimator = with_probe_inputs(estimator, X.shape[1], probes)
-        result = plan.measure(estimator, X_measured, y, options)
-        if not measured:
-            check_probes_reach_model(result[1], X.shape[1], X_measured.shape[1])
+        first = not measured
+        models = [] if first else None  # the first round's, checked
+        # the seed is the key of the models fitted: a round with an earlier
+        # round's seed measures its models again (fitted once, _measure.py)
+        result = plan.measure(
+            estimator,
+            X_measured,
+            y,
+            options,
+            models=models,
+            fit_key=int(estimator_seed),
+        )
+        for model in (models or [result[1]]) if first else []:
+            check_probes_reach_model(model, X.shape[1], X_measured.shape[1])
         measured.append(True)
         return result
 
+    # a model measured again keeps what the engine read of it
+    keeping = keeping_ensembles() if plan.round_fits < plan.n_rounds else nullcontext()
     try:
-        return probe_rounds(
-            measure_round,
-            X,
-            plan.groups,
-            plan.labels,
-            plan.feature_names,
-            plan.probes,
-            n_probes,
-            plan.n_rounds,
-            probe_seed,
-            rows=plan.rows,
-            classes=probe_classes(X, plan.groups),
-            stop=stop_rule(
-                n_groups,
-                n_rounds=plan.n_rounds,
-                alpha=plan.alpha,
-                correction=plan.correction,
-            ),
-        )
+        with keeping:
+            return probe_rounds(
+                measure_round,
+                X,
+                plan.groups,
+                plan.labels,
+                plan.feature_names,
+                plan.probes,
+                n_probes,
+                plan.n_rounds,
+                probe_seed,
+                rows=plan.rows,
+                classes=probe_classes(X, plan.groups),
+                stop=stop_rule(
+                    n_groups,
+                    n_rounds=plan.n_rounds,
+                    alpha=plan.alpha,
+                    correction=plan.correction,
+                ),
+            )
     except (ValueError, TypeError) as exc:
         if not measured and plan.probes == "shadow" and not plan.prefit:
             explain_failed_shadows(

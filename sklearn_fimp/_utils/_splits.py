@@ -67,6 +67,32 @@ def held_out_splits(estimator, cv, y, seed):
     return [(train, rows[test])]
 
 
+def cross_fit_splits(estimator, y, seed):
+    """Two ``(train, test)`` splits whose test rows are complementary halves
+    of y's rows, drawn with ``seed`` (by class for a classifier): every row
+    is held out once. A classifier's rows of a class of one row are fitted
+    on in both, held out in neither (as in ``held_out_splits``)."""
+    n_rows = len(y)
+    rows = np.arange(n_rows)
+    strata = None
+    if is_classifier(estimator) and type_of_target(y) in ("binary", "multiclass"):
+        _, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+        codes = codes.reshape(-1)
+        single = counts[codes] < 2
+        rows = np.flatnonzero(~single)
+        strata = codes[rows]
+    order = np.random.RandomState(seed).permutation(len(rows))
+    if strata is not None:  # alternate halves within each class, shuffled
+        order = order[np.argsort(strata[order], kind="stable")]
+    half = np.zeros(len(rows), dtype=bool)
+    half[order[1::2]] = True
+    fitted_on_both = np.setdiff1d(np.arange(n_rows), rows)
+    return [
+        (np.sort(np.concatenate([rows[~side], fitted_on_both])), rows[side])
+        for side in (half, ~half)
+    ]
+
+
 def _stratifiable(counts, n_rows):
     """Whether ``n_rows`` of classes of ``counts`` rows each can be held out
     by class: every class has two rows, and there are at least as many
