@@ -563,6 +563,28 @@ def boosting(task, seed, iterations):
     return model(max_iter=iterations, random_state=seed)
 
 
+def booster(kind, task, seed, iterations):
+    """LightGBM or XGBoost with ``iterations`` trees, one thread."""
+    classify = task != "regression"
+    if kind == "lightgbm":
+        import lightgbm
+
+        model = lightgbm.LGBMClassifier if classify else lightgbm.LGBMRegressor
+        return model(n_estimators=iterations, random_state=seed, n_jobs=1, verbose=-1)
+    import xgboost
+
+    model = xgboost.XGBClassifier if classify else xgboost.XGBRegressor
+    return model(n_estimators=iterations, random_state=seed, n_jobs=1)
+
+
+def pipeline_hgb(X, task, seed, trees):
+    """:func:`pipeline`'s encoders in front of HistGradientBoosting."""
+    model = pipeline(X, task, seed, trees)
+    return make_pipeline(
+        *[step for _, step in model.steps[:-1]], boosting(task, seed, trees)
+    )
+
+
 def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
     """Importances of features and shadows over ``n_rounds`` rounds, measured
     by ``ImportanceSelector.fit`` itself (public API, ``refit=False``), and
@@ -572,6 +594,8 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
     the rows' groups to ``fit``, for GroupKFold)."""
     if model == "pipeline":
         estimator = pipeline(X, task, seed, trees)
+    elif model == "pipeline-hgb":
+        estimator = pipeline_hgb(X, task, seed, trees)
     else:
         X = ordinal(X)
     cv, split = None, {}
@@ -581,6 +605,8 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
         estimator = forest(task, seed, trees)
     elif model == "hgb":
         estimator = boosting(task, seed, trees)
+    elif model in ("lightgbm", "xgboost"):
+        estimator = booster(model, task, seed, trees)
     elif model == "linear":
         estimator = linear(task, seed)
     selector = ImportanceSelector(
@@ -1268,6 +1294,19 @@ def main(argv=None):
     )
     parser.add_argument("--hgb-methods", nargs="*", default=["permutation"])
     parser.add_argument(
+        "--boosters-on",
+        nargs="*",
+        default=[],
+        help="regimes on which each of --boosters is wrapped with method='auto'",
+    )
+    parser.add_argument(
+        "--boosters",
+        nargs="*",
+        default=["hgb", "lightgbm", "xgboost", "pipeline-hgb"],
+        help="hgb, lightgbm, xgboost, linear, and pipeline-hgb (the MIXED "
+        "regimes' encoders in front of HistGradientBoosting)",
+    )
+    parser.add_argument(
         "--stability-on",
         nargs="*",
         default=[],
@@ -1413,6 +1452,11 @@ def run(args):
             out.append(("permutation", "linear", args.rounds, args.trees))
         if regime in args.hgb_on:
             out.extend((m, "hgb", args.rounds, args.trees) for m in args.hgb_methods)
+        if regime in args.boosters_on:  # the method "auto" gives each
+            models = [
+                m for m in args.boosters if m != "pipeline-hgb" or regime in MIXED
+            ]
+            out.extend(("auto", m, args.rounds, args.trees) for m in models)
         return out
 
     boruta_on = set(regimes if args.boruta_on is None else args.boruta_on)

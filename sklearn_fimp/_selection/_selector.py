@@ -33,14 +33,9 @@ from ._decisions import (
     uses_probe_test,
     uses_stability,
 )
-from ._measure import (
-    check_importance_getter,
-    cross_fitted_rows,
-    measure,
-    real_features_only,
-)
+from ._measure import check_importance_getter, measure, real_features_only
 from ._pipeline_probes import selects_through
-from ._plan import Plan
+from ._plan import Plan, round_design
 from ._probe_test import CORRECTIONS
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
@@ -101,9 +96,12 @@ class ImportanceSelector(BaseImportanceSelector):
         - "oob_mdi": MDI re-scored on out-of-bag rows
           (:func:`oob_mdi_importance`); bagged trees with bootstrap.
         - "permutation": score drop when a column is permuted in rows held
-          out of the fit (:func:`permutation_importance`): a 20% held-out
-          split, or every split of ``cv``. Any model or Pipeline (a
-          Pipeline's raw input columns are permuted).
+          out of the fit (:func:`permutation_importance`): with probes,
+          for a boosted model two fixed halves, each measured on the model
+          fitted on the other (fitted once when its fit is deterministic),
+          for another model a fresh 20% each round; or every split of
+          ``cv``. Any model or Pipeline (a Pipeline's raw input columns
+          are permuted).
         - "oob_permutation": the same on out-of-bag rows
           (:func:`oob_permutation_importance`); bagged models with bootstrap.
         - "conditional_permutation": score drop when a column is replaced
@@ -250,9 +248,9 @@ class ImportanceSelector(BaseImportanceSelector):
     cv : int, cross-validation generator, iterable or None, default=None
         Splits for "permutation" and "drop_column", and for
         ``keep_tentative="cv"``'s scores (5-fold, stratified for
-        classifiers, when None). None is one held-out
-        split of 20% (stratified for classifiers) for "permutation" and the
-        out-of-bag score or that split for "drop_column". A group-aware
+        classifiers, when None). None is, for "permutation", the splits
+        above (a 20% split without probes), and for "drop_column" the
+        out-of-bag score or a 20% split. A group-aware
         splitter (GroupKFold) gets the rows' groups from
         ``fit(X, y, groups=...)``. With a time-ordered cv (TimeSeriesSplit)
         or the rows' groups, shadows keep the rows' dependence and "auto"
@@ -344,10 +342,10 @@ class ImportanceSelector(BaseImportanceSelector):
         (None if no feature was selected). With ``refit=False``, the
         estimator fitted on the features and probes whose importances were
         measured (for "permutation", on the rows outside the held-out
-        split; None when several models were fitted, with "drop_column" or
-        a ``cv`` of several splits); with "stability", the last half's
-        model, fitted on half of the rows. With ``prefit=True``, a copy of
-        the given estimator.
+        split; None when several models were fitted: with "drop_column",
+        a ``cv`` of several splits, or two cross-fitted halves); with
+        "stability", the last half's model, fitted on half of the rows.
+        With ``prefit=True``, a copy of the given estimator.
     method_ : str
         The method used ("auto" resolved), or "importance_getter".
     importances_ : Bunch
@@ -684,13 +682,13 @@ class ImportanceSelector(BaseImportanceSelector):
         # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
         round_params = rounds_model.round_params(estimator, self.round_trees)
+        n_rounds = round_count(self.n_rounds, method)
         n_rounds = (
-            STABILITY_ROUNDS
-            if stability and self.n_rounds == "auto"
-            else round_count(self.n_rounds, method)
+            STABILITY_ROUNDS if stability and self.n_rounds == "auto" else n_rounds
         )
-        round_cv, round_fits = self._round_design(
-            rounds_model, estimator, method, cv, rows, X, y, n_rounds, int(seed)
+        design = (rounds_model, estimator, method, cv, rows, y, n_rounds, int(seed))
+        round_cv, round_fits, keeps_fits = (
+            round_design(*design) if use_probes else (cv, n_rounds, False)
         )
         options = dict(
             labels=labels,
@@ -716,6 +714,7 @@ class ImportanceSelector(BaseImportanceSelector):
             stability=stability,
             n_rounds=n_rounds,
             round_fits=round_fits,
+            keeps_fits=keeps_fits,
             rows=rows,
             # each round's model: the estimator reseeded, every seed drawn
             # afresh (the user's fixed one too, or each round would fit the
@@ -738,45 +737,27 @@ class ImportanceSelector(BaseImportanceSelector):
             progress=progress,
             # fit_kwargs: the rows' own, for a subset of the rows (a half)
             measure=self._measure_step(
-                method, fit_kwargs, round_cv, rounds, progress, round_fits < n_rounds
+                method,
+                fit_kwargs,
+                round_cv,
+                rounds,
+                progress,
+                keeps_fits,
             ),
         )
 
-    def _round_design(
-        self, rounds_model, estimator, method, cv, rows, X, y, n_rounds, seed
-    ):
-        """``(cv, fits)`` of the rounds of probes: the splits each round
-        measures (without a ``cv``, the round model's two fixed halves of
-        the rows when it cross-fits and the method scores held-out rows),
-        and how many seeds the rounds cycle through
-        (``RoundModel.round_fits``; ``n_rounds`` when each round has its
-        own)."""
-        if not uses_probe_test(self.threshold, self.prefit):
-            return cv, n_rounds
-        if cv is None and rounds_model.cross_fits and rows.kind == INDEPENDENT:
-            cv = cross_fitted_rows(method, estimator, y, seed)
-        return cv, rounds_model.round_fits(estimator, X.shape[0], n_rounds)
-
     def _measure_step(self, method, fit_kwargs, cv, rounds, progress, keep_fits=False):
-        """``measure(estimator, X, y, options, fit_kwargs=...)``: the measure
-        step (``_measure.measure``) with the selector's options;
+        """``measure(estimator, X, y, options, fit_kwargs=..., **kept)``: the
+        measure step (``_measure.measure``) with the selector's options;
         ``fit_kwargs``: the rows' own, for a subset of the rows (a half);
-        ``keep_fits``: whether rounds fit the same estimator on the same
-        rows again, so that each such fit is kept."""
-        # what a method prepares from X alone, once for the rounds
-        cache = {}
-        fits = {} if keep_fits else None
+        ``kept``: ``models`` and ``fit_key``; ``keep_fits``: whether rounds
+        fit the same estimator on the same rows again, so that each such
+        fit is kept."""
+        # what a method prepares from X alone (and the fits), for the rounds
+        cache, fits = {}, {} if keep_fits else None
         max_samples = measure_rows(self.max_samples, rounds, method)
 
-        def measure_step(
-            estimator,
-            X,
-            y,
-            options,
-            fit_kwargs=fit_kwargs,
-            models=None,
-            fit_key=None,
-        ):
+        def measure_step(estimator, X, y, options, fit_kwargs=fit_kwargs, **kept):
             return measure(
                 estimator,
                 method,
@@ -791,8 +772,7 @@ class ImportanceSelector(BaseImportanceSelector):
                 progress=progress,
                 cache=cache,
                 fits=fits,
-                fit_key=fit_key,
-                models=models,
+                **kept,
             )
 
         return measure_step

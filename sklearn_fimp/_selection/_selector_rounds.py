@@ -81,7 +81,7 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
         return result
 
     # a model measured again keeps what the engine read of it
-    keeping = keeping_ensembles() if plan.round_fits < plan.n_rounds else nullcontext()
+    keeping = keeping_ensembles() if plan.keeps_fits else nullcontext()
     try:
         with keeping:
             return probe_rounds(
