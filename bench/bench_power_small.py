@@ -14,7 +14,8 @@ Selectors, each fitted once per data set, one core:
 - ours: ``ImportanceSelector(random_state=seed, refit=False)`` with its
   defaults (scikit-learn's default forest), and on the boosted case
   wrapping ``HistGradientBoostingClassifier(max_iter=50,
-  random_state=seed)`` as the test does (the default forest's row beside it);
+  random_state=seed)`` as the test does, and LightGBM and XGBoost with 50
+  trees where they are installed (the default forest's row beside them);
 - BorutaPy: ``BorutaPy(RandomForestClassifier(max_depth=5, n_jobs=1),
   n_estimators="auto", random_state=seed)``, its confirmed features,
   ``max_iter=100`` (its default), as ``bench_power.py`` runs it;
@@ -32,6 +33,7 @@ page (the counts are quoted next to the bounds in ``tests/test_power.py``).
 """
 
 import argparse
+import importlib.util
 import sys
 import time
 import warnings
@@ -49,7 +51,21 @@ from tests._power_cases import CASES, succeeded  # noqa: E402
 BOOSTED_ITERATIONS = 50
 
 
-def boosted_model(seed):
+def boosted_model(seed, library="sklearn"):
+    """HistGradientBoosting (``library="sklearn"``), LightGBM or XGBoost with
+    ``BOOSTED_ITERATIONS`` trees, one thread (as ``tests/test_power.py``)."""
+    if library == "lightgbm":
+        from lightgbm import LGBMClassifier
+
+        return LGBMClassifier(
+            n_estimators=BOOSTED_ITERATIONS, random_state=seed, n_jobs=1, verbose=-1
+        )
+    if library == "xgboost":
+        from xgboost import XGBClassifier
+
+        return XGBClassifier(
+            n_estimators=BOOSTED_ITERATIONS, random_state=seed, n_jobs=1
+        )
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     return HistGradientBoostingClassifier(
@@ -84,6 +100,11 @@ def selectors(case, boruta_iter, tentative_cv=False):
     out = {}
     if case == "boosted":
         out["ours (HistGradientBoosting)"] = ours(boosted_model)
+        for library, name in (("lightgbm", "LightGBM"), ("xgboost", "XGBoost")):
+            if importlib.util.find_spec(library) is not None:
+                out[f"ours ({name})"] = ours(
+                    lambda seed, library=library: boosted_model(seed, library)
+                )
     out["ours"] = ours()
     if tentative_cv:
         out["ours, keep_tentative='cv'"] = ours(keep_tentative="cv")
