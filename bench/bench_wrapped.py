@@ -206,8 +206,12 @@ def main(argv=None):
     loads.append(load_average())
     print(text_table(HEADER, [cells(row) for row in rows]))
     if not args.no_write:
+        # the page's command writes the page; a log is the runner's own
+        shown = list(argv)
+        if "--log" in shown:
+            del shown[shown.index("--log") : shown.index("--log") + 2]
         command = command_line(
-            "bench_wrapped.py", argv, environment=("OMP_NUM_THREADS",)
+            "bench_wrapped.py", shown, environment=("OMP_NUM_THREADS",)
         )
         write_page(DOCS_FILE, page(rows, command, loads), quick=args.quick)
 
