@@ -245,7 +245,11 @@ def test_round_models_say_which_fits_are_deterministic(make, n_rows, expected):
     estimator = make()
     entry = round_model(estimator)
     assert entry.deterministic(estimator, n_rows) is expected
-    assert entry.round_fits(estimator, n_rows, 10) == (1 if expected else 3)
+    # on the same splits every round: one fit if deterministic; else three
+    # seeds for a booster, whose calibration ran so, and for the others
+    # each round its own, as before
+    stochastic = 3 if isinstance(entry, BoostedTrees) else 10
+    assert entry.round_fits(estimator, n_rows, 10) == (1 if expected else stochastic)
 
 
 def test_round_models_bagged_rounds_each_fit_their_own():
@@ -336,3 +340,44 @@ def test_selector_fits_a_deterministic_model_once_per_half(monkeypatch, library)
     )
     np.testing.assert_array_equal(kept.probe_history_, refitted.probe_history_)
     np.testing.assert_array_equal(kept.support_, refitted.support_)
+
+
+def test_selector_checks_probes_reach_every_cross_fitted_model():
+    # the halves fit two models: a Pipeline whose ColumnTransformer drops
+    # the probe columns is caught on them as on one model (it was not read
+    # when several models were fitted, so that every used feature "beat"
+    # probes that scored 0)
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame(rng.randn(80, 3), columns=["a", "b", "c"])
+    y = X["a"].to_numpy() + 0.1 * rng.randn(80)
+    named = make_column_transformer(("passthrough", ["a", "b", "c"]))
+    model = make_pipeline(named, HistGradientBoostingRegressor(max_iter=5))
+    with pytest.raises(ValueError, match="pass none of the probe columns on"):
+        ImportanceSelector(
+            model, probes="normal", refit=False, n_rounds=1, random_state=0
+        ).fit(X, y)
+
+
+def test_selector_gives_a_stochastic_model_its_own_seed_each_round():
+    # fresh held-out rows each round (no booster, no cv): every round fits
+    # with its own seed, as before the halves
+    seen = []
+
+    class Recorded(GradientBoostingRegressor):
+        def fit(self, X, y, **kwargs):
+            seen.append(self.random_state)
+            return super().fit(X, y, **kwargs)
+
+    Recorded.__module__ = GradientBoostingRegressor.__module__
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    y = X[:, 0] + 0.5 * rng.randn(60)
+    selector = ImportanceSelector(
+        Recorded(n_estimators=5), n_rounds=8, refit=False, random_state=0
+    ).fit(X, y)
+    assert selector.n_rounds_ >= 4
+    assert len(seen) == selector.n_rounds_ and len(set(seen)) == len(seen)

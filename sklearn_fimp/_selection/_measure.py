@@ -204,16 +204,13 @@ def _fitted_model(estimator, X, y, train, fit_params, fits):
     """A clone of ``estimator`` fitted on the rows ``train`` of X (None:
     all), or the one ``fits`` (a dict of one key's models, or None) keeps
     for those rows."""
-    if fits is None:
-        return clone(estimator).fit(
-            take_rows(X, train), take_rows(y, train), **fit_params
-        )
     key = None if train is None else np.asarray(train).tobytes()
-    if key not in fits:
-        fits[key] = clone(estimator).fit(
-            take_rows(X, train), take_rows(y, train), **fit_params
-        )
-    return fits[key]
+    if fits is not None and key in fits:
+        return fits[key]
+    model = clone(estimator).fit(take_rows(X, train), take_rows(y, train), **fit_params)
+    if fits is not None:
+        fits[key] = model
+    return model
 
 
 def _measure_method(

@@ -89,10 +89,14 @@ def round_design(rounds_model, estimator, method, cv, rows, y, n_rounds, seed):
     with ``seed`` when the round model cross-fits, the rows are independent
     and the method scores held-out rows: ``_measure.cross_fitted_rows``;
     else ``cv``, None for a fresh held-out split each round), how many
-    seeds the rounds cycle through (``RoundModel.round_fits``), and whether
-    the measure step keeps each fit for the rounds after: rounds that fit
-    one estimator on the same splits reuse its fits."""
+    seeds the rounds cycle through (``RoundModel.round_fits`` when every
+    round measures the same splits; each round its own seed on fresh
+    splits), and whether the measure step keeps each fit for the rounds
+    after: rounds that fit one estimator on the same splits reuse its
+    fits."""
     if cv is None and rounds_model.cross_fits and rows.kind == INDEPENDENT:
         cv = cross_fitted_rows(method, estimator, y, seed)
+    if cv is None:
+        return cv, n_rounds, False
     fits = rounds_model.round_fits(estimator, len(y), n_rounds)
-    return cv, fits, fits < n_rounds and cv is not None
+    return cv, fits, fits < n_rounds

@@ -135,12 +135,14 @@ class RoundModel:
         return not seeded_parameters(model)
 
     def round_fits(self, estimator, n_rows, n_rounds):
-        """How many seeds (fits of each half of the rows) the ``n_rounds``
-        rounds cycle through: one for a deterministic fit, else
-        ``STOCHASTIC_FITS``, at most ``n_rounds``."""
+        """How many seeds the ``n_rounds`` rounds cycle through when every
+        round measures the same splits: one for a deterministic fit (the
+        same model whatever the seed), ``STOCHASTIC_FITS`` for a family that
+        cross-fits, and otherwise each round its own, as with fresh
+        splits."""
         if self.deterministic(estimator, n_rows):
             return 1
-        return min(STOCHASTIC_FITS, n_rounds)
+        return min(STOCHASTIC_FITS, n_rounds) if self.cross_fits else n_rounds
 
     def make(self, estimator, seed, params):
         """The model of one round: ``estimator`` reseeded with ``seed`` and
@@ -156,11 +158,8 @@ class BaggedTrees(RoundModel):
     family = "RandomForest, ExtraTrees or Bagging, alone or as a Pipeline's last step"
     #: A bagged ensemble is measured on its out-of-bag rows, or on a fresh
     #: fifth of the rows in each round (a held-out method), and every round
-    #: fits its own share of the trees with its own seed.
+    #: fits its own share of the trees with its own seed (it reads one).
     cross_fits = False
-
-    def round_fits(self, estimator, n_rows, n_rounds):
-        return n_rounds
 
     def accepts(self, model):
         return isinstance(model, BAGGED_ENSEMBLES)

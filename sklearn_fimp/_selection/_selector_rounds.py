@@ -75,8 +75,9 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
             models=models,
             fit_key=int(estimator_seed),
         )
-        for model in (models or [result[1]]) if first else []:
-            check_probes_reach_model(model, X.shape[1], X_measured.shape[1])
+        if first:  # every model fitted (none for a method that refits)
+            for model in models or [result[1]]:
+                check_probes_reach_model(model, X.shape[1], X_measured.shape[1])
         measured.append(True)
         return result
 
