@@ -28,12 +28,24 @@ Run from the repository root::
     python bench/bench_distributed_selection.py            # the page
     python bench/bench_distributed_selection.py --quick    # seconds, writes nothing
 
-Rows are appended to ``--log`` as they finish, and a run resumes from it.
+Rows are appended to ``--log`` as they finish, and a run resumes from it:
+a data set is run again only when the log has no row of it with the same
+rows, rounds and ``--repeats`` (``n_repeats`` as passed; a row without it
+was run with the default of then, 5 permutations per round for
+"permutation"). ``--minutes`` stops starting data sets after that much
+calibration and reports those done; the cost runs after, in the same
+process. Rows of another ``n_repeats`` of "permutation" are compared in
+the page's note (issue 58 changed the default from 5 to "auto", one
+permutation per column in each round)::
+
+    python bench/bench_distributed_selection.py --minutes 30   # some data sets
+
 Without pyspark or Java the script says so and exits.
 """
 
 import argparse
 import json
+import math
 import os
 import shutil
 import sys
@@ -47,6 +59,8 @@ ALPHA = 0.05
 MASTER = "local[2]"
 REGIMES = ("null-reg-1000", "signal-bin-1000")
 METHODS = ("permutation", "mdi")
+#: ``n_repeats`` of "permutation" before issue 58 (rows that do not say)
+OLD_REPEATS = 5
 LOG = _common.BENCH / "bench_distributed_selection_rows.jsonl"
 PAGE = _common.DOCS / "bench_distributed_selection.rst"
 
@@ -106,6 +120,21 @@ def forest(task):
     return cls(numTrees=20, maxDepth=5, labelCol="y")
 
 
+def repeats_given(method, repeats):
+    """``n_repeats`` as a row records it: None for "mdi", which has none."""
+    return repeats if method == "permutation" else None
+
+
+def row_repeats(row):
+    """The ``n_repeats`` a logged row was run with (``repeats_given``)."""
+    default = OLD_REPEATS if row["method"] == "permutation" else None
+    return row.get("n_repeats", default)
+
+
+def parse_repeats(value):
+    return value if value == "auto" else int(value)
+
+
 def calibration_row(spark, regime, seed, method, args):
     from sklearn_fimp import distributed_select_features
 
@@ -122,6 +151,7 @@ def calibration_row(spark, regime, seed, method, args):
             method=method,
             n_rounds=args.rounds,
             alpha=ALPHA,
+            n_repeats=args.repeats,
             random_state=seed,
         )
     seconds = time.perf_counter() - start
@@ -132,6 +162,8 @@ def calibration_row(spark, regime, seed, method, args):
         method=method,
         rows=args.rows,
         rounds=args.rounds,
+        n_repeats=repeats_given(method, args.repeats),
+        repeats=result.n_repeats,
         kept=kept,
         noise_kept=sum(j not in informative for j in kept),
         informative=len(informative),
@@ -153,6 +185,27 @@ def clopper_pearson_upper(k, n, level=0.95):
     return 1.0 if k >= n else float(stats.beta.ppf(level, k + 1, n - k))
 
 
+def same_design(row, regime, method, args, repeats):
+    return (
+        row["regime"] == regime
+        and row["method"] == method
+        and row["rows"] == args.rows
+        and row["rounds"] == args.rounds
+        and row_repeats(row) == repeats_given(method, repeats)
+    )
+
+
+def counts(chosen):
+    """``(data sets, any noise kept, informative kept or None)``."""
+    n = len(chosen)
+    errors = sum(r["noise_kept"] > 0 for r in chosen)
+    power = None
+    if chosen[0]["informative"]:
+        share = sum(r["informative_kept"] / r["informative"] for r in chosen)
+        power = share / n
+    return n, errors, power
+
+
 def calibration_table(rows, args):
     header = [
         "regime",
@@ -167,21 +220,12 @@ def calibration_table(rows, args):
     for regime in REGIMES:
         for method in METHODS:
             chosen = [
-                r
-                for r in rows
-                if r["regime"] == regime
-                and r["method"] == method
-                and r["rows"] == args.rows
-                and r["rounds"] == args.rounds
+                r for r in rows if same_design(r, regime, method, args, args.repeats)
             ]
             if not chosen:
                 continue
-            n = len(chosen)
-            errors = sum(r["noise_kept"] > 0 for r in chosen)
-            power = "n/a"
-            if chosen[0]["informative"]:
-                share = sum(r["informative_kept"] / r["informative"] for r in chosen)
-                power = f"{share / n:.2f}"
+            n, errors, power = counts(chosen)
+            power = "n/a" if power is None else f"{power:.2f}"
             seconds = sorted(r["seconds"] for r in chosen)[n // 2]
             table.append(
                 [
@@ -195,6 +239,44 @@ def calibration_table(rows, args):
                 ]
             )
     return header, table
+
+
+def repeats_note(rows, args):
+    """How "permutation" fared with ``OLD_REPEATS`` permutations per round
+    against ``args.repeats``, per regime, from the log (empty without
+    both)."""
+    if args.repeats == OLD_REPEATS:
+        return []
+    figures = []
+    for regime in REGIMES:
+        old, new = (
+            [r for r in rows if same_design(r, regime, "permutation", args, repeats)]
+            for repeats in (OLD_REPEATS, args.repeats)
+        )
+        if not old or not new:
+            continue
+        described = []
+        for chosen in (old, new):
+            n, errors, power = counts(chosen)
+            text = f"noise kept in {errors}/{n} data sets"
+            if power is not None:
+                text += f", informative kept {power:.2f}"
+            described.append(text)
+        figures.append(f"{regime}: {described[0]} before, {described[1]} now")
+    if not figures:
+        return []
+    resolved = {r.get("repeats") for r in rows if r.get("n_repeats") == args.repeats}
+    each = ", ".join(str(value) for value in sorted(resolved - {None}))
+    return [
+        "",
+        f"Issue 58 changed ``n_repeats`` from {OLD_REPEATS} permutations per "
+        f"column in each round to {args.repeats!r} ({each} per round, as the "
+        "in-memory selector's rounds measure): the rounds already repeat with "
+        "fresh models, probes and held-out rows. 'permutation' with "
+        f"{OLD_REPEATS} (the rows of the runs before) against now: "
+        + "; ".join(figures)
+        + ". The 'mdi' rows measure no permutation and were not run again.",
+    ]
 
 
 def cost_data(spark, n_rows, seed):
@@ -268,7 +350,7 @@ def cost_table(rows):
     return header, table
 
 
-def page(calibration, cost, args, command):
+def page(calibration, cost, args, command, note=()):
     lines = _common.written_by("bench_distributed_selection.py")
     lines += _common.heading("Benchmark: feature selection on Spark")
     lines += [
@@ -288,6 +370,7 @@ def page(calibration, cost, args, command):
         f"Data sets of {args.rows:,} rows where the truth is known, each "
         "selected with a pyspark.ml random forest of Spark's defaults "
         f"(20 trees, depth 5), {args.rounds} rounds, 'auto' probes, "
+        f"``n_repeats={args.repeats!r}`` for 'permutation', "
         f"``alpha={ALPHA}`` with Holm's correction: a valid test keeps any "
         "noise feature in at most 5% of data sets. The regimes are described "
         "in the script's docstring. The rows come from "
@@ -296,6 +379,7 @@ def page(calibration, cost, args, command):
         "",
     ]
     lines += _common.list_table(None, *calibration)
+    lines += list(note)
     lines += [""]
     lines += _common.heading("Cost", "-")
     lines += [
@@ -318,6 +402,18 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--cost-rows", type=int, default=200_000)
     parser.add_argument("--cost-rounds", type=int, default=10)
+    parser.add_argument(
+        "--repeats",
+        type=parse_repeats,
+        default="auto",
+        help='n_repeats of "permutation" ("auto" or an int)',
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=math.inf,
+        help="start no data set after this many minutes of calibration",
+    )
     parser.add_argument("--log", default=str(LOG))
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--quick", action="store_true")
@@ -337,18 +433,16 @@ def main(argv=None):
         return
     spark = start_spark(partitions=2)
     rows = read_log(args.log) if args.log else []
+    start = time.perf_counter()
     for seed in range(args.datasets):
         for regime in REGIMES:
             for method in METHODS:
                 done = any(
-                    r["regime"] == regime
-                    and r["seed"] == seed
-                    and r["method"] == method
-                    and r["rows"] == args.rows
-                    and r["rounds"] == args.rounds
+                    r["seed"] == seed
+                    and same_design(r, regime, method, args, args.repeats)
                     for r in rows
                 )
-                if done:
+                if done or time.perf_counter() - start > 60 * args.minutes:
                     continue
                 row = calibration_row(spark, regime, seed, method, args)
                 rows.append(row)
@@ -361,7 +455,9 @@ def main(argv=None):
     cost = cost_table(cost_rows(spark, args))
     print(_common.text_table(*cost))
     command = _common.command_line("bench_distributed_selection.py", argv)
-    text = page(calibration, cost, args, command)
+    note = repeats_note(rows, args)
+    print(*note, sep="\n")
+    text = page(calibration, cost, args, command, note)
     _common.write_page(PAGE, text, quick=args.quick or args.no_write)
     spark.stop()
 

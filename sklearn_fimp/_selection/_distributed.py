@@ -34,6 +34,7 @@ from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
+from ._budget import measure_repeats, round_count
 from ._decisions import decision_of, tentative_advice, warn_if_probes_unseen
 from ._probe_test import (
     CORRECTIONS,
@@ -330,7 +331,10 @@ class _SparkRounds:
             StrOptions({"auto"}),
             Interval(numbers.Integral, 3, None, closed="left"),
         ],
-        "n_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_rounds": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+        ],
         "round_trees": [
             StrOptions({"auto"}),
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -341,7 +345,10 @@ class _SparkRounds:
         "keep_tentative": ["boolean"],
         "test_size": [Interval(RealNotInt, 0, 1, closed="neither")],
         "scoring": [str, None],
-        "n_repeats": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_repeats": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+        ],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
     },
@@ -355,14 +362,14 @@ def distributed_select_features(
     features=None,
     method="permutation",
     n_probes="auto",
-    n_rounds=10,
+    n_rounds="auto",
     round_trees="auto",
     alpha=0.01,
     correction="holm",
     keep_tentative=False,
     test_size=0.2,
     scoring=None,
-    n_repeats=5,
+    n_repeats="auto",
     verbose=0,
     random_state=None,
 ):
@@ -410,8 +417,9 @@ def distributed_select_features(
         Probes per round; "auto": one per feature, and at least 20. Probe
         ``k`` copies a feature; every feature is copied once before any
         twice.
-    n_rounds : int, default=10
-        Rounds of fresh probes, each one fit of the estimator.
+    n_rounds : "auto" or int, default="auto"
+        Rounds of fresh probes, each one fit of the estimator. "auto": 10,
+        as :class:`ImportanceSelector`'s "auto" for these methods.
     round_trees : "auto", int or None, default="auto"
         Trees of each round's fit when the estimator is a RandomForest, as
         :class:`ImportanceSelector` takes it: "auto" fits 30% of its
@@ -445,8 +453,14 @@ def distributed_select_features(
     scoring : str or None
         The score of ``method="permutation"``, as
         :func:`distributed_permutation_importance` takes it.
-    n_repeats : int, default=5
-        Permutations per column for ``method="permutation"``.
+    n_repeats : "auto" or int, default="auto"
+        Permutations per column in each round for ``method="permutation"``.
+        "auto": one, as :class:`ImportanceSelector`'s "auto" with probes:
+        the rounds already repeat, each with a fresh model, fresh probes
+        and fresh held-out rows, and the test combines them; five
+        permutations per round would cost five times the measure (each is
+        one more copy of the held-out rows exchanged) for about the same
+        test.
     verbose : int, default=0
         Progress messages on stderr, one per stage, from the driver.
     random_state : int, RandomState instance or None
@@ -481,6 +495,8 @@ def distributed_select_features(
             result.feature_names, result.decisions).plot()`` draws them.
         method, n_rounds, n_probes, alpha, correction, random_state, n_rows
             What ran; ``engine`` is "spark".
+        n_repeats : int or None
+            The permutations per column in each round; None for "mdi".
         round_trees : int or None
             The trees each round's forest fitted; None where the estimator
             was fitted as given (not a RandomForest).
@@ -536,6 +552,9 @@ def distributed_select_features(
     y = estimator.getLabelCol() if y is None else y
     weight = _weight_column(estimator)
     n_trees = _round_trees(estimator, round_trees)
+    n_rounds = round_count(n_rounds, REGISTRY[method])
+    # the rounds of probes repeat the measure: one permutation each
+    n_repeats = measure_repeats(n_repeats, use_probes=True)
     table = SparkTable(
         None, X, y, weight, estimator.getFeaturesCol() if features is None else features
     )
@@ -602,6 +621,7 @@ def distributed_select_features(
         probe_history=history.probes,
         method=method,
         n_rounds=n_rounds,
+        n_repeats=n_repeats if method == "permutation" else None,
         round_trees=n_trees,
         n_probes=n_probes,
         alpha=alpha,
