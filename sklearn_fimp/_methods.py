@@ -406,16 +406,19 @@ METHODS = {
         ImportanceMethod(
             name="shap",
             title="mean |SHAP|",
-            description="mean absolute SHAP value (shap's TreeExplainer) on "
-            "held-out rows; needs the optional shap package",
+            description="mean absolute SHAP value (exact TreeSHAP: the "
+            "booster's own for LightGBM, XGBoost and CatBoost, shap's "
+            "TreeExplainer, from the optional shap package, for scikit-learn's "
+            "trees) on held-out rows",
             function=shap_importance,
             core=_shap_importance,
             rows=HELD_OUT_ROWS,
             reads_model=True,
             supports=supports_tree_shap,
-            requirement="a tree model shap's TreeExplainer reads (DecisionTree*, "
+            requirement="a LightGBM, XGBoost or CatBoost model, or a "
+            "scikit-learn tree model shap's TreeExplainer reads (DecisionTree*, "
             "RandomForest*, ExtraTrees*, GradientBoosting*, "
-            "HistGradientBoosting*, XGBoost or LightGBM)",
+            "HistGradientBoosting*)",
             measures_groups=False,
             single_output=False,
             unit=lambda result: "mean |SHAP value|",

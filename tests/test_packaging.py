@@ -241,8 +241,8 @@ def _modules_importing(library):
     ]
 
 
-#: feature -> (extra, entry modules, frame libraries the caller brings: a
-#: module on the path imports them only for data of their type, which the
+#: feature -> (extra, entry modules, libraries the caller brings: a module
+#: on the path imports them only for data or a model of their type, which the
 #: caller already has installed)
 FEATURES = {
     "dask": ("dask", lambda: _distributed_modules(leave_out="_spark.py"), ()),
@@ -267,7 +267,11 @@ FEATURES = {
         ],
         ("pandas",),  # the categorical columns of a pandas X
     ),
-    "shap": ("shap", lambda: [PACKAGE / "_importance" / "_shap.py"], ()),
+    "shap": (
+        "shap",
+        lambda: [PACKAGE / "_importance" / "_shap.py"],
+        ("xgboost", "catboost"),  # their models' own SHAP values
+    ),
     "plot": (
         "plot",
         lambda: [

@@ -84,7 +84,8 @@ def test_shap_importance_rejects_models_without_trees():
 
 def test_selector_shap_method_names_the_supported_models():
     X, y = make_friedman1(n_samples=60, n_features=5, random_state=2)
-    with pytest.raises(ValueError, match="method='shap' needs a tree model"):
+    message = "method='shap' needs a LightGBM, XGBoost or CatBoost model"
+    with pytest.raises(ValueError, match=message):
         ImportanceSelector(BaggingRegressor(), method="shap").fit(X, y)
 
 

@@ -112,6 +112,10 @@ def single_output(y):
 
 
 def supports_tree_shap(estimator):
-    """Whether shap's TreeExplainer reads ``estimator``'s trees (every tree
-    model ``has_trees`` accepts except Bagging*, which it does not know)."""
-    return has_trees(estimator) and not isinstance(estimator, BAGGING)
+    """Whether ``shap_importance`` explains ``estimator`` (fitted or not):
+    LightGBM, XGBoost and CatBoost models with their own TreeSHAP, and the
+    other tree models ``has_trees`` accepts, except Bagging*, through shap's
+    TreeExplainer (which does not know Bagging*)."""
+    return (
+        has_trees(estimator) and not isinstance(estimator, BAGGING)
+    ) or is_catboost_estimator(estimator)
