@@ -432,6 +432,17 @@ def boosted(kind, task, seed):
 
         model = XGBClassifier if classify else XGBRegressor
         return model(random_state=seed, n_jobs=1, **trees())
+    if kind == "CatBoost":
+        from catboost import CatBoostClassifier, CatBoostRegressor
+
+        model = CatBoostClassifier if classify else CatBoostRegressor
+        return model(
+            random_seed=seed,
+            thread_count=1,
+            verbose=0,
+            allow_writing_files=False,
+            **trees(),
+        )
     raise ValueError(f"unknown boosted model {kind!r}")
 
 
