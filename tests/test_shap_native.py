@@ -83,17 +83,21 @@ def _bias(model, X):
 
 
 def _path_expectation(node, x, known):
-    """A LightGBM tree's path-dependent expectation of its output given the
+    """A tree's path-dependent expectation of its output given the
     features ``known`` of row x: at a split on a known feature follow the
     row, otherwise average both children weighted by their training
-    counts."""
+    counts (LightGBM's dump; XGBoost's covers, as :func:`_xgboost_trees`
+    writes them)."""
     if "leaf_value" in node:
         return node["leaf_value"]
     left, right = node["left_child"], node["right_child"]
     if node["split_feature"] in known:
-        assert node["decision_type"] == "<="  # numerical splits, no NaN here
-        child = left if x[node["split_feature"]] <= node["threshold"] else right
-        return _path_expectation(child, x, known)
+        value, threshold = x[node["split_feature"]], node["threshold"]
+        # numerical splits, no missing values here: LightGBM's "<=", XGBoost's "<"
+        goes_left = (
+            value <= threshold if node["decision_type"] == "<=" else (value < threshold)
+        )
+        return _path_expectation(left if goes_left else right, x, known)
 
     def count(child):
         return child.get("internal_count", child.get("leaf_count"))
@@ -151,6 +155,50 @@ def test_shap_values_lightgbm_equal_enumerated_shapley_values(task):
     np.testing.assert_allclose(
         result.importances.T, np.abs(values).mean(axis=2), rtol=1e-12
     )
+
+
+def _xgboost_trees(model):
+    """XGBoost's trees as nested nodes of LightGBM's dump (a node's cover,
+    its training rows' hessian sum, in place of its count), with the class
+    each tree adds to."""
+    import json
+
+    learner = json.loads(bytes(model.get_booster().save_raw(raw_format="json")))
+    forest = learner["learner"]["gradient_booster"]["model"]
+
+    def node(tree, k):
+        cover = tree["sum_hessian"][k]
+        if tree["left_children"][k] < 0:
+            return {"leaf_value": tree["split_conditions"][k], "leaf_count": cover}
+        return {
+            "split_feature": tree["split_indices"][k],
+            "threshold": np.float32(tree["split_conditions"][k]),
+            "decision_type": "<",
+            "internal_count": cover,
+            "left_child": node(tree, tree["left_children"][k]),
+            "right_child": node(tree, tree["right_children"][k]),
+        }
+
+    return [node(tree, 0) for tree in forest["trees"]], forest["tree_info"]
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_shap_values_xgboost_equal_enumerated_shapley_values(task):
+    X, y = _data(task, n_features=4)
+    model = _xgboost(task, n_estimators=3).fit(X[:90], y[:90])
+    trees, classes = _xgboost_trees(model)
+    rows = X[90:100].astype(np.float32)  # XGBoost reads float32
+    values = shap_values(model, rows).reshape(len(rows), 4, -1)
+    for output in range(values.shape[2]):
+        output_trees = [t for t, c in zip(trees, classes) if c == output]
+        for r, x in enumerate(rows):
+            # XGBoost adds its contributions in float32
+            np.testing.assert_allclose(
+                values[r, :, output],
+                _enumerated_shapley(output_trees, x, 4),
+                rtol=1e-5,
+                atol=1e-6,
+            )
 
 
 @pytest.mark.parametrize("task", TASKS)
