@@ -2,6 +2,7 @@
 model gets, what each entry makes of it, and that a new entry is reached
 by the selector's rounds and halves with no edit elsewhere."""
 
+import warnings
 from contextlib import nullcontext
 
 import numpy as np
@@ -381,3 +382,186 @@ def test_selector_gives_a_stochastic_model_its_own_seed_each_round():
     ).fit(X, y)
     assert selector.n_rounds_ >= 4
     assert len(seen) == selector.n_rounds_ and len(set(seen)) == len(seen)
+
+
+# --------------------------------------------------------------------------
+# boosted models measured as if they had stopped early on the held-out rows
+
+
+def _booster(library, n_iterations, classify=True):
+    """A deterministic boosted model of ``library`` (skipped when missing)."""
+    if library == "sklearn":
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        model = (
+            HistGradientBoostingClassifier
+            if classify
+            else (HistGradientBoostingRegressor)
+        )
+        return model(max_iter=n_iterations, max_leaf_nodes=7)
+    if library == "lightgbm":
+        lightgbm = pytest.importorskip("lightgbm")
+        model = lightgbm.LGBMClassifier if classify else lightgbm.LGBMRegressor
+        return model(n_estimators=n_iterations, num_leaves=7, verbose=-1)
+    if library == "xgboost":
+        xgboost = pytest.importorskip("xgboost")
+        model = xgboost.XGBClassifier if classify else xgboost.XGBRegressor
+        return model(n_estimators=n_iterations, max_depth=3, n_jobs=1)
+    catboost = pytest.importorskip("catboost")
+    model = catboost.CatBoostClassifier if classify else catboost.CatBoostRegressor
+    return model(
+        iterations=n_iterations,
+        depth=3,
+        learning_rate=0.1,
+        random_seed=0,
+        verbose=0,
+        thread_count=1,
+        allow_writing_files=False,
+    )
+
+
+def _classes(n_rows=150, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n_rows, 4)
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.randn(n_rows) > 0).astype(int)
+    y[X[:, 2] > 1.2] = 2
+    return X, y
+
+
+LIBRARIES = ["sklearn", "lightgbm", "xgboost", "catboost"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_cut_booster_is_the_model_of_its_first_iterations(library):
+    # cut at k iterations, a deterministic booster is the one fitted with k
+    # iterations (the same first trees): the same probabilities, and the
+    # same permutation importances (the engine reads the cut trees) for the
+    # same draws; the fitted model is left as it was
+    from sklearn_fimp import permutation_importance
+
+    X, y = _classes()
+    model = _booster(library, 12).fit(X, y)
+    before = model.predict_proba(X)
+    cut = _round_models._cut(model, 5)
+    short = _booster(library, 5).fit(X, y)
+    np.testing.assert_allclose(cut.predict_proba(X), short.predict_proba(X), rtol=1e-6)
+    assert _round_models._iterations(model) == 12
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+    measured = [
+        permutation_importance(m, X, y, scoring="neg_log_loss", random_state=0)
+        for m in (cut, short)
+    ]
+    np.testing.assert_allclose(
+        measured[0].importances, measured[1].importances, rtol=1e-6, atol=1e-12
+    )
+
+
+def test_most_within_one_error_keeps_the_most_iterations_within_it():
+    pick = _round_models.most_within_one_error
+    rising = np.arange(6.0)[:, np.newaxis] * np.ones((1, 10))
+    assert pick(rising) == 5
+    # past the peak (row 3) every block scores 0.5 less: the peak
+    peaked = np.minimum(rising, 3.0) - 0.5 * (rising > 3)
+    assert pick(peaked) == 3
+    # the same mean loss spread +-3 over the blocks (a standard error of
+    # 1): within one standard error, the last row
+    signs = (-1.0) ** np.arange(10)
+    assert pick(peaked + 3.0 * (rising > 3) * signs) == 5
+    # +-0.1 (a standard error of 0.033): the peak again
+    assert pick(peaked + 0.1 * (rising > 3) * signs) == 3
+
+
+@pytest.mark.parametrize("classify", [True, False])
+def test_held_out_stop_picks_the_count_scored_block_by_block(classify):
+    # the reference: every candidate count cut, each block of rows scored
+    # by its scorer (equal blocks, so that the blocks' terms and the
+    # scorer on each block agree; log-loss given the model's classes)
+    from sklearn_fimp._utils._scoring import get_scorer
+
+    X, y = _classes(300, seed=1)
+    if not classify:
+        y = X[:, 0] + np.sin(3 * X[:, 1]) + np.random.RandomState(1).randn(300)
+    model = _booster("sklearn", 60, classify).fit(X[:150], y[:150])
+    scoring = "neg_log_loss" if classify else None
+    scorer = get_scorer(model, scoring)
+    cut = _round_models.held_out_stop(model, X[150:], y[150:], scoring)
+    counts = np.unique(np.geomspace(1, 60, 24).round().astype(int))
+    blocks = np.array_split(np.arange(150, 300), 10)
+    scores = np.array(
+        [
+            [scorer(_round_models._cut(model, int(k)), X[b], y[b]) for b in blocks]
+            for k in counts
+        ]
+    )
+    if not classify:  # R^2 adds up over rows against all rows' variance
+        total = np.sum((y[150:] - y[150:].mean()) ** 2)
+        block_total = np.array([np.sum((y[b] - y[b].mean()) ** 2) for b in blocks])
+        scores = 1 - (1 - scores) * block_total * 10 / total
+    chosen = counts[_round_models.most_within_one_error(scores)]
+    assert cut.n_iter_ == chosen and model.n_iter_ == 60
+    assert chosen > 1
+
+
+def test_held_out_stop_cuts_a_pipelines_model_and_leaves_a_stopped_one():
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y = _classes(300, seed=1)
+    pipeline = make_pipeline(StandardScaler(), _booster("sklearn", 60))
+    pipeline.fit(X[:150], y[:150])
+    # the Pipeline's model cut as the model alone is, on its inputs
+    alone = _round_models.held_out_stop(
+        pipeline[-1], pipeline[0].transform(X[150:]), y[150:], "neg_log_loss"
+    )
+    cut = _round_models.held_out_stop(pipeline, X[150:], y[150:], "neg_log_loss")
+    assert alone.n_iter_ < 60 and cut[-1].n_iter_ == alone.n_iter_
+    assert pipeline[-1].n_iter_ == 60 and cut[0] is pipeline[0]
+    # LightGBM stopped early on its own: measured at its best iteration
+    stopped = lightgbm.LGBMClassifier(n_estimators=50, verbose=-1)
+    with warnings.catch_warnings():  # eval_set becomes eval_X, eval_y in 4.7
+        warnings.simplefilter("ignore")
+        stopped.fit(
+            X[:100],
+            y[:100],
+            eval_set=[(X[100:], y[100:])],
+            callbacks=[lightgbm.early_stopping(3, verbose=False)],
+        )
+    assert stopped.booster_.best_iteration > 0
+    assert _round_models.held_out_stop(stopped, X, y, None) is stopped
+
+
+def test_selector_measures_each_half_cut_once_and_refits_whole(monkeypatch):
+    # round_trees="auto": each half's model is cut once (its rounds reuse
+    # it); None: measured as fitted; the refit keeps every iteration
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    calls = []
+    stop = _round_models.held_out_stop
+
+    def counted(model, X, y, scoring, sample_weight=None):
+        calls.append(X.shape[0])
+        return stop(model, X, y, scoring, sample_weight)
+
+    monkeypatch.setattr(_round_models, "held_out_stop", counted)
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 4)
+    y = X[:, 0] + 0.5 * rng.randn(120)
+    model = HistGradientBoostingRegressor(max_iter=30)
+    selector = ImportanceSelector(model, n_rounds=6, random_state=0).fit(X, y)
+    assert calls == [60, 60]
+    assert selector.estimator_.n_iter_ == 30
+    calls.clear()
+    ImportanceSelector(model, n_rounds=6, round_trees=None, random_state=0).fit(X, y)
+    assert calls == []
+
+
+def test_block_scores_score_each_block_as_the_scorer_does():
+    # a score that does not add up over rows (ROC AUC) is scored block by
+    # block from the stored outputs: as the scorer on each block's rows
+    from sklearn_fimp._utils._scoring import block_scores, get_scorer
+
+    X, y = _classes(200, seed=2)
+    y = (y == 1).astype(int)
+    model = _booster("sklearn", 10).fit(X, y)
+    blocks = np.array_split(np.arange(200), 7)
+    got = block_scores("roc_auc", model, X, y, blocks)
+    scorer = get_scorer(model, "roc_auc")
+    np.testing.assert_allclose(got, [scorer(model, X[b], y[b]) for b in blocks])

@@ -98,6 +98,7 @@ def measure(
     fits=None,
     fit_key=None,
     models=None,
+    stop=None,
 ):
     """The result of registry entry ``method`` on X (with ``method=None``,
     the model's own importances read by ``getter``), and the model it
@@ -123,7 +124,9 @@ def measure(
     one seed: ``_round_models.py``), so that each is fitted once.
     ``models`` (a list, or None) gets every model fitted and measured
     appended, for the checks of a fitted model where the result is of
-    several (``check_probes_reach_model``).
+    several (``check_probes_reach_model``). ``stop`` (None: each model as
+    fitted) gives the model measured on a split's held-out rows from the
+    one fitted (``_round_models.RoundModel.stopping``), kept with the fit.
     """
     if method is None:
         return measure_model_importances(
@@ -152,6 +155,7 @@ def measure(
         prepared,
         None if fits is None or fit_key is None else _fits_of(fits, X, fit_key),
         models,
+        stop,
     )
     if not isinstance(result, Bunch):  # a dict of them, one per metric
         raise ValueError(
@@ -162,6 +166,48 @@ def measure(
             "several."
         )
     return result, model
+
+
+def measure_step(
+    method,
+    *,
+    fit_kwargs,
+    cv,
+    max_samples,
+    prefit,
+    getter,
+    progress,
+    keep_fits=False,
+    stop=None,
+):
+    """``step(estimator, X, y, options, fit_kwargs=..., **kept)``: ``measure``
+    with one selector fit's settings (the plan's ``measure``), keeping what
+    a method prepares from X for the rounds after; ``kept``: ``models`` and
+    ``fit_key``; ``keep_fits``: whether rounds fit the same estimator on
+    the same rows again, so that each such fit is kept; ``fit_kwargs``: the
+    rows' own, for a subset of the rows (a half)."""
+    cache, fits = {}, {} if keep_fits else None
+
+    def step(estimator, X, y, options, fit_kwargs=fit_kwargs, **kept):
+        return measure(
+            estimator,
+            method,
+            X,
+            y,
+            fit_kwargs=fit_kwargs,
+            options=options,
+            prefit=prefit,
+            cv=cv,
+            max_samples=max_samples,
+            getter=getter,
+            progress=progress,
+            cache=cache,
+            fits=fits,
+            stop=stop,
+            **kept,
+        )
+
+    return step
 
 
 def _prepared(method, X, options, cache, prefit, max_samples, progress):
@@ -213,6 +259,29 @@ def _fitted_model(estimator, X, y, train, fit_params, fits):
     return model
 
 
+def _stopped_model(stop, model, X, y, split, options, fits):
+    """``stop(model, ...)`` on the held-out rows of ``split`` scored as the
+    method scores them, or the one ``fits`` keeps for this model and split;
+    the model as fitted when the scoring gives several metrics (an error
+    after)."""
+    train, test = split
+    key = ("stopped", np.asarray(train).tobytes())
+    if fits is not None and key in fits and fits[key][0] is model:
+        return fits[key][1]
+    if isinstance(options["scoring"], (list, tuple, dict)):
+        return model
+    stopped = stop(
+        model,
+        take_rows(X, test),
+        take_rows(y, test),
+        options["scoring"],
+        take_rows(options["sample_weight"], test),
+    )
+    if fits is not None:
+        fits[key] = (model, stopped)
+    return stopped
+
+
 def _measure_method(
     estimator,
     method,
@@ -227,9 +296,10 @@ def _measure_method(
     prepared=None,
     fits=None,
     models=None,
+    stop=None,
 ):
     """``measure`` for a registry entry (``prepared``: see ``_prepared``;
-    ``fits`` and ``models``: see ``measure``)."""
+    ``fits``, ``models`` and ``stop``: see ``measure``)."""
     if not method.fits_model:
         if cv is not None:  # split once, to check the held-out weights
             cv = held_out_splits(estimator, cv, y, options["seed"])
@@ -268,6 +338,8 @@ def _measure_method(
             model = _fitted_model(estimator, X, y, train, fit_params, fits)
             if models is not None:
                 models.append(model)
+            if stop is not None and test is not None:
+                model = _stopped_model(stop, model, X, y, (train, test), options, fits)
         rows, _ = measured_rows(method, train, test)
         results.append(
             measure_on_rows(

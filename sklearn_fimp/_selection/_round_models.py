@@ -22,13 +22,17 @@ wraps (alone, or as a Pipeline's last step):
 - ``deterministic(estimator, n_rows)``: whether a fit depends on its rows
   alone, so that the rounds fit each half once and differ by their
   permutations only (``round_fits``: how many seeds the rounds cycle
-  through, one for a deterministic model).
+  through, one for a deterministic model);
+- ``stopping(round_trees)``: ``stop(model, X, y, scorer)``, which gives the
+  model a round measures on the held-out rows X, y (a boosted model cut at
+  the iteration that scores best there), or None to measure it as fitted.
 
 :func:`round_model` returns the first entry of ``ROUND_MODELS`` that
 accepts the model, and :data:`GENERIC` for every other model. A new family
 is one subclass of :class:`RoundModel` and one line in ``ROUND_MODELS``.
 """
 
+import copy
 import math
 
 import numpy as np
@@ -43,7 +47,7 @@ from .._utils._models import (
     is_xgboost_trees,
 )
 from .._utils._random import with_shared_seed
-from .._utils._scoring import probability_scoring
+from .._utils._scoring import block_scores, probability_scoring
 
 #: round_trees="auto": a bagged ensemble (whose importance averages
 #: independent members) fits this share of its members in each round ...
@@ -144,6 +148,12 @@ class RoundModel:
             return 1
         return min(STOCHASTIC_FITS, n_rounds) if self.cross_fits else n_rounds
 
+    def stopping(self, round_trees):
+        """``stop(model, X, y, scorer)``: the model a round measures on the
+        held-out rows X, y, given the model fitted; None: as fitted. A
+        generic model has no iterations to stop at."""
+        return None
+
     def make(self, estimator, seed, params):
         """The model of one round: ``estimator`` reseeded with ``seed`` and
         sized by ``params`` (``round_params``' result)."""
@@ -209,6 +219,9 @@ class CatBoostModels(RoundModel):
         name = "random_state" if "random_state" in model.get_params() else "random_seed"
         return estimator.set_params(**{f"{prefix}{name}": seed})
 
+    def stopping(self, round_trees):
+        return None if round_trees is None else held_out_stop
+
 
 class BoostedTrees(RoundModel):
     """HistGradientBoosting, LightGBM and XGBoost: deterministic given their
@@ -247,6 +260,15 @@ class BoostedTrees(RoundModel):
             _below_one(params, XGBOOST_SHARES)
             or (params.get("booster") == "dart" and (params.get("rate_drop") or 0) > 0)
         )
+
+    def stopping(self, round_trees):
+        """``held_out_stop`` (``round_trees="auto"``): a boosted model's
+        later iterations fit what is left of its training rows, most of it
+        noise on a small or imbalanced table, so that the probes it splits
+        on there blur the test; measured as it would have stopped early on
+        the rows it is measured on, it shows what its first iterations
+        learned. None: as fitted."""
+        return None if round_trees is None else held_out_stop
 
 
 class LinearModels(RoundModel):
@@ -293,6 +315,115 @@ XGBOOST_SHARES = (
 )
 #: Linear solvers that draw (their order of rows or coordinates).
 RANDOM_SOLVERS = ("sag", "saga", "liblinear")
+
+
+#: ``held_out_stop`` scores this many iteration counts, spaced evenly in
+#: logarithm from one to all of the model's iterations, ...
+STOP_CANDIDATES = 24
+#: ... each on this many blocks of the rows (every row in one), whose
+#: spread gives the standard error of a count's score against the best's.
+STOP_BLOCKS = 10
+
+
+def held_out_stop(model, X, y, scoring, sample_weight=None):
+    """``model`` (a fitted boosted model, alone or ending a Pipeline) cut at
+    the most iterations whose score by ``scoring`` (a scorer name, a
+    callable or None, as the measure takes it) on the rows X, y (weighted by
+    ``sample_weight``) is within one standard error of the best count's
+    (``most_within_one_error``): a copy, the fitted model unchanged. The
+    rows are scored in ``STOP_BLOCKS`` blocks, each count predicting them
+    once. A model that stopped early on its own (LightGBM's, XGBoost's or
+    CatBoost's best iteration), or of one iteration, or rows too few for
+    the blocks, is returned as it is.
+
+    Within one standard error, the model keeps the iterations in which its
+    weaker columns come in, and loses those that overfit clearly. The
+    count is chosen on the rows measured, once per fitted model: every
+    column, real or probe, is measured on the same cut model, so that a
+    noise feature and its shadows stay alike."""
+    _, final = final_step(model)
+    total = _iterations(final)
+    if total is None or total <= 1 or X.shape[0] < 2 * STOP_BLOCKS:
+        return model
+    counts = np.unique(np.geomspace(1, total, STOP_CANDIDATES).round().astype(int))
+    blocks = np.array_split(np.arange(X.shape[0]), STOP_BLOCKS)
+    scores = [
+        block_scores(scoring, _with_final(model, cut), X, y, blocks, sample_weight)
+        for cut in _cuts(final, counts)
+    ]
+    best = int(counts[most_within_one_error(np.array(scores))])
+    return model if best == total else _with_final(model, _cut(final, best))
+
+
+def most_within_one_error(scores):
+    """The last row of ``scores`` (one row per iteration count, in order;
+    one column per block of rows) whose mean is within one standard error
+    of the best row's: the error of the blocks' differences from it."""
+    differences = scores - scores[np.argmax(scores.mean(axis=1))]
+    error = differences.std(axis=1, ddof=1) / np.sqrt(scores.shape[1])
+    return int(np.flatnonzero(differences.mean(axis=1) >= -error)[-1])
+
+
+def _iterations(model):
+    """The iterations of a fitted boosted model, or None when it cannot be
+    cut (it stopped early on its own)."""
+    if isinstance(model, HIST_GRADIENT_BOOSTING):
+        return int(model.n_iter_)
+    if is_lightgbm_trees(model):
+        booster = model.booster_
+        return None if booster.best_iteration > 0 else booster.current_iteration()
+    if is_xgboost_trees(model):
+        booster = model.get_booster()
+        return None if booster.attr("best_iteration") else booster.num_boosted_rounds()
+    if is_catboost_estimator(model):
+        best = model.get_best_iteration()
+        return None if best is not None else int(model.tree_count_)
+    return None
+
+
+def _cuts(model, counts):
+    """``_cut(model, k)`` for each count k in turn, each to be used before
+    the next is made (LightGBM's share one copy of the booster)."""
+    if not is_lightgbm_trees(model):
+        yield from (_cut(model, int(k)) for k in counts)
+        return
+    cut = _cut(model, int(counts[0]))
+    for k in counts:
+        cut.booster_.best_iteration = int(k)
+        yield cut
+
+
+def _cut(model, iterations):
+    """A copy of the fitted boosted ``model`` that predicts with its first
+    ``iterations`` iterations."""
+    if isinstance(model, HIST_GRADIENT_BOOSTING):
+        cut = copy.copy(model)
+        cut._predictors = model._predictors[:iterations]  # n_iter_ follows
+        return cut
+    if is_lightgbm_trees(model):
+        cut = copy.copy(model)
+        cut._Booster = copy.copy(model.booster_)
+        cut._Booster.best_iteration = iterations
+        return cut
+    if is_xgboost_trees(model):
+        cut = copy.copy(model)
+        cut._Booster = model.get_booster()[:iterations]
+        return cut
+    cut = model.copy()  # CatBoost
+    cut.shrink(ntree_end=iterations)
+    cut._n_features_in = model.n_features_in_  # which its copy forgets
+    return cut
+
+
+def _with_final(estimator, model):
+    """``estimator`` with ``model`` as its model: ``model`` itself, or a
+    shallow copy of the Pipeline (nested ones too) ending in it."""
+    if not isinstance(estimator, Pipeline):
+        return model
+    copied = copy.copy(estimator)
+    name, last = estimator.steps[-1]
+    copied.steps = [*estimator.steps[:-1], (name, _with_final(last, model))]
+    return copied
 
 
 def _below_one(params, names):

@@ -33,7 +33,7 @@ from ._decisions import (
     uses_probe_test,
     uses_stability,
 )
-from ._measure import check_importance_getter, measure, real_features_only
+from ._measure import check_importance_getter, measure_step, real_features_only
 from ._pipeline_probes import selects_through
 from ._plan import Plan, round_design
 from ._probe_test import CORRECTIONS
@@ -113,8 +113,9 @@ class ImportanceSelector(BaseImportanceSelector):
           column (:func:`drop_column_importance`); any model, one fit per
           feature and probe.
         - "shap": mean absolute SHAP value on held-out rows, split as for
-          "permutation" (:func:`shap_importance`); tree models that shap's
-          TreeExplainer reads, with the optional ``shap`` package.
+          "permutation" (:func:`shap_importance`): LightGBM's, XGBoost's
+          and CatBoost's own TreeSHAP, or for scikit-learn's tree models
+          shap's TreeExplainer (the optional ``shap`` package).
         - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
           when ``groups`` is given, or when X has missing values and
           scikit-learn is older than 1.8), "permutation" otherwise.
@@ -183,6 +184,14 @@ class ImportanceSelector(BaseImportanceSelector):
         its trees out instead of each fitting all of them. "auto": 30% of
         ``n_estimators``, rounded up, and at least 30 (all of them below
         30). None: every round fits all of them. An int: that many.
+        For a boosted model (HistGradientBoosting, LightGBM, XGBoost or
+        CatBoost, alone or ending a Pipeline), "auto" measures each half's
+        model cut at the number of iterations that scores best on the half
+        it is measured on (24 counts tried, up to all), as if it had
+        stopped early there: its later iterations fit what is left of its
+        training rows, mostly noise on a small or imbalanced table, and the
+        probes it splits on there blur the test. None: as fitted. The refit
+        keeps all its iterations.
     keep_tentative : bool or "cv", default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones: all of them (True), or those a cross-validated
@@ -736,46 +745,18 @@ class ImportanceSelector(BaseImportanceSelector):
             and (method is None or method.fits_model),
             progress=progress,
             # fit_kwargs: the rows' own, for a subset of the rows (a half)
-            measure=self._measure_step(
+            measure=measure_step(
                 method,
-                fit_kwargs,
-                round_cv,
-                rounds,
-                progress,
-                keeps_fits,
-            ),
-        )
-
-    def _measure_step(self, method, fit_kwargs, cv, rounds, progress, keep_fits=False):
-        """``measure(estimator, X, y, options, fit_kwargs=..., **kept)``: the
-        measure step (``_measure.measure``) with the selector's options;
-        ``fit_kwargs``: the rows' own, for a subset of the rows (a half);
-        ``kept``: ``models`` and ``fit_key``; ``keep_fits``: whether rounds
-        fit the same estimator on the same rows again, so that each such
-        fit is kept."""
-        # what a method prepares from X alone (and the fits), for the rounds
-        cache, fits = {}, {} if keep_fits else None
-        max_samples = measure_rows(self.max_samples, rounds, method)
-
-        def measure_step(estimator, X, y, options, fit_kwargs=fit_kwargs, **kept):
-            return measure(
-                estimator,
-                method,
-                X,
-                y,
                 fit_kwargs=fit_kwargs,
-                options=options,
+                cv=round_cv,
+                max_samples=measure_rows(self.max_samples, rounds, method),
                 prefit=self.prefit,
-                cv=cv,
-                max_samples=max_samples,
                 getter=self.importance_getter,
                 progress=progress,
-                cache=cache,
-                fits=fits,
-                **kept,
-            )
-
-        return measure_step
+                keep_fits=keeps_fits,
+                stop=rounds_model.stopping(self.round_trees) if use_probes else None,
+            ),
+        )
 
     def _plan_parameters(self):
         """The plan's fields the selector's parameters give as they are."""
