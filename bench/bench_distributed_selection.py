@@ -30,20 +30,20 @@ Run from the repository root::
 
 Rows are appended to ``--log`` as they finish, and a run resumes from it:
 a data set is run again only when the log has no row of it with the same
-rows, rounds and ``--repeats`` (``n_repeats`` as passed; a row without it
-was run with the default of then, 5 permutations per round for
-"permutation"). ``--minutes`` stops starting data sets after that much
-calibration and reports those done; the cost runs after, in the same
-process. Rows of another ``n_repeats`` of "permutation" are compared in
-the page's note (issue 58 changed the default from 5 to "auto", one
-permutation per column in each round)::
+rows, rounds and ``--repeats`` (``n_repeats`` as passed, the function's
+default unless told; a row without it was run with 5, the default).
+``--minutes`` stops starting data sets after that much calibration and
+reports those done; the cost runs after, in the same process. The page's
+note compares the rows of other ``n_repeats`` of "permutation" in the log
+(issue 58 measured "auto", one permutation per column in each round)::
 
-    python bench/bench_distributed_selection.py --minutes 30   # some data sets
+    python bench/bench_distributed_selection.py --repeats auto --minutes 30
 
 Without pyspark or Java the script says so and exits.
 """
 
 import argparse
+import inspect
 import json
 import math
 import os
@@ -59,7 +59,8 @@ ALPHA = 0.05
 MASTER = "local[2]"
 REGIMES = ("null-reg-1000", "signal-bin-1000")
 METHODS = ("permutation", "mdi")
-#: ``n_repeats`` of "permutation" before issue 58 (rows that do not say)
+#: ``n_repeats`` of "permutation" of the rows that do not say (before
+#: issue 58)
 OLD_REPEATS = 5
 LOG = _common.BENCH / "bench_distributed_selection_rows.jsonl"
 PAGE = _common.DOCS / "bench_distributed_selection.rst"
@@ -129,6 +130,12 @@ def row_repeats(row):
     """The ``n_repeats`` a logged row was run with (``repeats_given``)."""
     default = OLD_REPEATS if row["method"] == "permutation" else None
     return row.get("n_repeats", default)
+
+
+def function_default(name):
+    from sklearn_fimp import distributed_select_features
+
+    return inspect.signature(distributed_select_features).parameters[name].default
 
 
 def parse_repeats(value):
@@ -242,41 +249,47 @@ def calibration_table(rows, args):
 
 
 def repeats_note(rows, args):
-    """How "permutation" fared with ``OLD_REPEATS`` permutations per round
-    against ``args.repeats``, per regime, from the log (empty without
-    both)."""
-    if args.repeats == OLD_REPEATS:
-        return []
-    figures = []
-    for regime in REGIMES:
-        old, new = (
-            [r for r in rows if same_design(r, regime, "permutation", args, repeats)]
-            for repeats in (OLD_REPEATS, args.repeats)
-        )
-        if not old or not new:
+    """How "permutation" fared with each other ``n_repeats`` in the log
+    against ``args.repeats`` (the table's), per regime (empty without
+    other rows)."""
+    others = {row_repeats(r) for r in rows if r["method"] == "permutation"} - {
+        args.repeats
+    }
+    sentences = []
+    for other in sorted(others, key=str):
+        figures = []
+        for regime in REGIMES:
+            chosen = [
+                [r for r in rows if same_design(r, regime, "permutation", args, value)]
+                for value in (args.repeats, other)
+            ]
+            if not all(chosen):
+                continue
+            seeds = {r["seed"] for r in chosen[1]}
+            chosen[0] = [r for r in chosen[0] if r["seed"] in seeds]
+            described = []
+            for value, rows_of in zip((args.repeats, other), chosen):
+                n, errors, power = counts(rows_of)
+                text = f"with {value!r}, noise kept in {errors}/{n} data sets"
+                if power is not None:
+                    text += f" and informative kept {power:.2f}"
+                described.append(text)
+            figures.append(f"{regime}, seeds of both: " + ", ".join(described))
+        if not figures:
             continue
-        described = []
-        for chosen in (old, new):
-            n, errors, power = counts(chosen)
-            text = f"noise kept in {errors}/{n} data sets"
-            if power is not None:
-                text += f", informative kept {power:.2f}"
-            described.append(text)
-        figures.append(f"{regime}: {described[0]} before, {described[1]} now")
-    if not figures:
-        return []
-    resolved = {r.get("repeats") for r in rows if r.get("n_repeats") == args.repeats}
-    each = ", ".join(str(value) for value in sorted(resolved - {None}))
-    return [
-        "",
-        f"Issue 58 changed ``n_repeats`` from {OLD_REPEATS} permutations per "
-        f"column in each round to {args.repeats!r} ({each} per round, as the "
-        "in-memory selector's rounds measure): the rounds already repeat with "
-        "fresh models, probes and held-out rows. 'permutation' with "
-        f"{OLD_REPEATS} (the rows of the runs before) against now: "
-        + "; ".join(figures)
-        + ". The 'mdi' rows measure no permutation and were not run again.",
-    ]
+        resolved = {r.get("repeats") for r in rows if r.get("n_repeats") == other} - {
+            None
+        }
+        each = ", ".join(str(value) for value in sorted(resolved)) or other
+        sentences.append(
+            f"'permutation' with ``n_repeats={other!r}`` ({each} permutation(s) "
+            "per column in each round; issue 58 measured 'auto', the in-memory "
+            "selector's, on the first seeds) against the "
+            f"table's ``n_repeats={args.repeats!r}``: "
+            + "; ".join(figures)
+            + ". 'mdi' measures no permutation."
+        )
+    return [line for sentence in sentences for line in ("", sentence)]
 
 
 def cost_data(spark, n_rows, seed):
@@ -405,7 +418,7 @@ def main(argv=None):
     parser.add_argument(
         "--repeats",
         type=parse_repeats,
-        default="auto",
+        default=function_default("n_repeats"),
         help='n_repeats of "permutation" ("auto" or an int)',
     )
     parser.add_argument(

@@ -11,7 +11,11 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_fimp import ProbeDisplay, distributed_select_features
+from sklearn_fimp import (
+    ProbeDisplay,
+    distributed_permutation_importance,
+    distributed_select_features,
+)
 from sklearn_fimp._distributed._partition import (
     HELD_OUT,
     LABEL,
@@ -125,6 +129,19 @@ def test_refuses_what_is_not_a_spark_tree_estimator_or_frame():
         distributed_select_features(RandomForestRegressor(), frame, "y", method="shap")
 
 
+@pytest.mark.parametrize(
+    "name, value", [("n_repeats", 0), ("n_repeats", "twice"), ("n_rounds", 0)]
+)
+def test_refuses_repeats_or_rounds_that_are_neither_auto_nor_positive(name, value):
+    frame = pd.DataFrame({"a": [1.0, 2.0], "y": [0.0, 1.0]})
+    # checked before the estimator and the frame, with the values it takes
+    expected = rf"'{name}' .* among {{'auto'}} or an int in the range \[1, inf\)"
+    with pytest.raises(InvalidParameterError, match=expected):
+        distributed_select_features(
+            RandomForestRegressor(), frame, "y", **{name: value}
+        )
+
+
 def _spark_like(name, **methods):
     """An object that looks like a pyspark.ml estimator of that class name."""
     return type(name, (), {"__module__": "pyspark.ml.regression", **methods})()
@@ -203,7 +220,7 @@ def test_selects_the_signal_with_held_out_permutations(spark_session):
     assert result.selected == ["x0", "x1", "x2"]
     assert list(result.decisions[:3]) == ["confirmed"] * 3
     assert result.n_rows == 500 and result.engine == "spark"
-    assert result.n_probes == 20
+    assert result.n_probes == 20 and result.n_repeats == 5
     importances = result.importances
     assert importances.importances.shape == (6 + 20, 3)
     assert importances.is_probe.sum() == 20
@@ -223,6 +240,39 @@ def test_selects_the_signal_with_held_out_permutations(spark_session):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "given, expected", [({}, 5), ({"n_repeats": "auto"}, 1), ({"n_repeats": 3}, 3)]
+)
+def test_each_round_permutes_each_column_as_many_times_as_told(
+    spark_session, monkeypatch, given, expected
+):
+    # "auto" is the in-memory selector's: one permutation per column in
+    # each round; the default stays 5 (the function's docstring says why)
+    from pyspark.ml.regression import DecisionTreeRegressor
+
+    from sklearn_fimp._selection import _distributed
+
+    measured = []
+
+    def spy(*args, **kwargs):
+        measured.append(kwargs["n_repeats"])
+        return distributed_permutation_importance(*args, **kwargs)
+
+    monkeypatch.setattr(_distributed, "distributed_permutation_importance", spy)
+    _, data = regression_frame(spark_session, 200, 5, n_partitions=2)
+    result = distributed_select_features(
+        DecisionTreeRegressor(maxDepth=3, labelCol="y"),
+        data,
+        features=["x0", "x1"],
+        n_rounds=2,
+        random_state=0,
+        **given,
+    )
+    assert measured == [expected, expected]  # each of the two rounds
+    assert result.n_repeats == expected and result.n_rounds == 2
+
+
+@pytest.mark.slow
 def test_rounds_fit_a_share_of_a_spark_forest(spark_session, capsys):
     from pyspark.ml.regression import RandomForestRegressor as SparkForest
 
@@ -238,6 +288,7 @@ def test_rounds_fit_a_share_of_a_spark_forest(spark_session, capsys):
         random_state=0,
     )
     assert result.round_trees == 30
+    assert result.n_repeats is None and result.n_rounds == 3
     assert "round 3 of 3: fitting 30 of the forest's trees" in capsys.readouterr().err
     assert forest.getNumTrees() == 40  # the caller's estimator untouched
     assert result.selected == ["x0", "x1", "x2"]
