@@ -577,6 +577,11 @@ def booster(kind, task, seed, iterations):
     return model(n_estimators=iterations, random_state=seed, n_jobs=1)
 
 
+#: the models whose rounds the selector's default measures as if stopped
+#: early (``round_trees="auto"``; a forest's rounds fit ``trees`` trees)
+BOOSTED = ("hgb", "lightgbm", "xgboost", "pipeline-hgb")
+
+
 def pipeline_hgb(X, task, seed, trees):
     """:func:`pipeline`'s encoders in front of HistGradientBoosting."""
     model = pipeline(X, task, seed, trees)
@@ -613,8 +618,10 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
         estimator,
         method=method,
         n_rounds=n_rounds,
-        # every round fits the model as built: ``trees`` trees per round
-        round_trees=None,
+        # every round fits the model as built: ``trees`` trees per round; a
+        # boosted model's halves measured as the selector's default measures
+        # them, cut where they score best on the half (round_trees="auto")
+        round_trees="auto" if model in BOOSTED else None,
         alpha=ALPHA,
         min_features=0,
         refit=False,

@@ -187,7 +187,7 @@ class ImportanceSelector(BaseImportanceSelector):
         For a boosted model (HistGradientBoosting, LightGBM, XGBoost or
         CatBoost, alone or ending a Pipeline), "auto" measures each half's
         model cut at the number of iterations that scores best on the half
-        it is measured on (24 counts tried, up to all), as if it had
+        it is measured on (at least 30% of them), as if it had
         stopped early there: its later iterations fit what is left of its
         training rows, mostly noise on a small or imbalanced table, and the
         probes it splits on there blur the test. None: as fitted. The refit
