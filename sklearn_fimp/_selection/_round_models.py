@@ -336,10 +336,10 @@ STOP_BLOCKS = 10
 def held_out_stop(model, X, y, scoring, sample_weight=None):
     """``model`` (a fitted boosted model, alone or ending a Pipeline) cut at
     the most iterations (at least ``STOP_FLOOR`` of them) whose score by
-    ``scoring`` (a scorer name, a
-    callable or None, as the measure takes it) on the rows X, y (weighted by
-    ``sample_weight``) is within one standard error of the best count's
-    (``most_within_one_error``): a copy, the fitted model unchanged. The
+    ``scoring`` (a scorer name, a callable or None, as the measure takes
+    it) on the rows X, y (weighted by ``sample_weight``) is within one
+    standard error of the best count's (``most_within_one_error``): a
+    copy, the fitted model unchanged. The
     rows are scored in ``STOP_BLOCKS`` blocks, each count predicting them
     once. A model that stopped early on its own (LightGBM's, XGBoost's or
     CatBoost's best iteration), or of one iteration, or rows too few for
