@@ -553,15 +553,12 @@ def test_selector_measures_each_half_cut_once_and_refits_whole(monkeypatch):
     assert calls == []
 
 
-def test_block_scores_score_each_block_as_the_scorer_does():
-    # a score that does not add up over rows (ROC AUC) is scored block by
-    # block from the stored outputs: as the scorer on each block's rows
-    from sklearn_fimp._utils._scoring import block_scores, get_scorer
-
+def test_held_out_stop_measures_as_fitted_by_a_score_that_does_not_add_up():
+    # ROC AUC is not a sum over rows, and a block may hold one class only:
+    # the model is measured as fitted, not cut by a score per block
     X, y = _classes(200, seed=2)
     y = (y == 1).astype(int)
-    model = _booster("sklearn", 10).fit(X, y)
-    blocks = np.array_split(np.arange(200), 7)
-    got = block_scores("roc_auc", model, X, y, blocks)
-    scorer = get_scorer(model, "roc_auc")
-    np.testing.assert_allclose(got, [scorer(model, X[b], y[b]) for b in blocks])
+    model = _booster("sklearn", 40).fit(X[:100], y[:100])
+    assert _round_models.held_out_stop(model, X[100:], y[100:], "roc_auc") is model
+    cut = _round_models.held_out_stop(model, X[100:], y[100:], "neg_log_loss")
+    assert cut is not model

@@ -47,7 +47,7 @@ from .._utils._models import (
     is_xgboost_trees,
 )
 from .._utils._random import with_shared_seed
-from .._utils._scoring import block_scores, probability_scoring
+from .._utils._scoring import AdditiveScore, block_scores, probability_scoring
 
 #: round_trees="auto": a bagged ensemble (whose importance averages
 #: independent members) fits this share of its members in each round ...
@@ -343,7 +343,10 @@ def held_out_stop(model, X, y, scoring, sample_weight=None):
     rows are scored in ``STOP_BLOCKS`` blocks, each count predicting them
     once. A model that stopped early on its own (LightGBM's, XGBoost's or
     CatBoost's best iteration), or of one iteration, or rows too few for
-    the blocks, is returned as it is.
+    the blocks, or a scoring that does not add up over rows
+    (:class:`~.._utils._scoring.AdditiveScore`: log-loss, the Brier score,
+    accuracy, R² and mean squared error do; ROC AUC does not, and a block
+    may hold one class only), is returned as it is.
 
     Within one standard error, the model keeps the iterations in which its
     weaker columns come in, and loses those that overfit clearly. The
@@ -352,13 +355,14 @@ def held_out_stop(model, X, y, scoring, sample_weight=None):
     noise feature and its shadows stay alike."""
     _, final = final_step(model)
     total = _iterations(final)
-    if total is None or total <= 1 or X.shape[0] < 2 * STOP_BLOCKS:
+    additive = AdditiveScore.for_scoring(model, scoring, np.asarray(y), sample_weight)
+    if total is None or total <= 1 or X.shape[0] < 2 * STOP_BLOCKS or not additive:
         return model
     counts = np.unique(np.geomspace(1, total, STOP_CANDIDATES).round().astype(int))
     counts = counts[counts >= STOP_FLOOR * total]
     blocks = np.array_split(np.arange(X.shape[0]), STOP_BLOCKS)
     scores = [
-        block_scores(scoring, _with_final(model, cut), X, y, blocks, sample_weight)
+        block_scores(additive, _with_final(model, cut), X, blocks)
         for cut in _cuts(final, counts)
     ]
     best = int(counts[most_within_one_error(np.array(scores))])

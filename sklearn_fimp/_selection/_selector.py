@@ -190,8 +190,9 @@ class ImportanceSelector(BaseImportanceSelector):
         it is measured on (at least 30% of them), as if it had
         stopped early there: its later iterations fit what is left of its
         training rows, mostly noise on a small or imbalanced table, and the
-        probes it splits on there blur the test. None: as fitted. The refit
-        keeps all its iterations.
+        probes it splits on there blur the test (with a scoring that adds up
+        over rows, as the default does). None: as fitted. The refit keeps
+        all its iterations.
     keep_tentative : bool or "cv", default=False
         Keep the "tentative" features (see ``decisions_``) as well as the
         confirmed ones: all of them (True), or those a cross-validated

@@ -280,44 +280,17 @@ def score_outputs(scorer, outputs, y, sample_weight=None):
     return score(scorer, outputs, placeholder_X, y, sample_weight)
 
 
-def block_scores(scoring, estimator, X, y, blocks, sample_weight=None):
+def block_scores(additive, estimator, X, blocks):
     """The score of the fitted ``estimator`` on each block of the rows of X
-    (``blocks``: arrays of row positions that cover them), by ``scoring``,
-    predicting X once. A score that adds up over rows
-    (:class:`AdditiveScore`) gives each block the score of its rows' terms
-    as if every block were like it, so that the blocks' mean is the score
-    of all rows; any other is scored on each block's stored outputs."""
-    y = np.asarray(y)
-    classifier = is_classifier(estimator)
-    proba = decision = None
-    if not classifier:
-        values = estimator.predict(X)
-    elif hasattr(estimator, "predict_proba"):
-        proba = estimator.predict_proba(X)
-    else:
-        decision = estimator.decision_function(X)
-    additive = AdditiveScore.for_scoring(estimator, scoring, y, sample_weight)
-    if additive is not None and (proba is not None or not classifier):
-        terms = additive.row_terms(
-            values if proba is None else proba, np.arange(len(y))
-        )
-        return [additive.score(len(blocks) * terms[rows].sum()) for rows in blocks]
-    scorer = get_scorer(estimator, scoring)
-    return [
-        score_outputs(
-            scorer,
-            StoredClassifierOutputs(
-                estimator.classes_,
-                None if proba is None else proba[rows],
-                None if decision is None else decision[rows],
-            )
-            if classifier
-            else StoredRegressorOutputs(values[rows]),
-            y[rows],
-            None if sample_weight is None else sample_weight[rows],
-        )
-        for rows in blocks
-    ]
+    (``blocks``: arrays of row positions that cover them) by ``additive``
+    (an :class:`AdditiveScore` of X's rows), predicting X once: each block
+    gets the score of its rows' terms as if every block were like it, so
+    that the blocks' mean is the score of all rows."""
+    outputs = (
+        estimator.predict_proba(X) if is_classifier(estimator) else estimator.predict(X)
+    )
+    terms = additive.row_terms(outputs, np.arange(X.shape[0]))
+    return [additive.score(len(blocks) * terms[rows].sum()) for rows in blocks]
 
 
 class AdditiveScore:
