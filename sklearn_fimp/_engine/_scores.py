@@ -25,7 +25,7 @@ from .._utils._compat import scorer_reads_labels_only
 from .._utils._scoring import AdditiveScore, DirectScore, score_outputs, score_table
 from . import _backend, _budgets
 from ._changes import GivenValues, group_changes, permutation_tasks, route_chunk
-from ._ties import changed_rows, outputs_and_ties, repair_ties
+from ._ties import changed_rows, outputs_and_ties, repair_ties, sorted_outputs
 from .adapters import adapter_for
 
 #: The ensembles kept by :func:`keeping_ensembles` (None: none is kept).
@@ -64,6 +64,37 @@ def tree_ensemble(estimator):
 def engine_input(estimator, X):
     """X as the model's trees read it, validated against the model."""
     return adapter_for(estimator).engine_input(X)
+
+
+def kept_engine_input(estimator, ensemble, X):
+    """``ensemble.adapter.engine_input(X)``; within
+    :func:`keeping_ensembles`, kept for the next call on the same model
+    with the same X (the same object, or a numeric array of equal values:
+    the selector's rounds measure each fitted half on the same rows, sliced
+    anew each round), so that the rounds code the rows once per model. X
+    is held, not copied: within the block no one writes to it."""
+    kept = _KEPT.get()
+    if kept is None:
+        return ensemble.adapter.engine_input(X)
+    key = ("engine input", id(estimator))
+    if key in kept and _same_values(kept[key][0], X):
+        return kept[key][1]
+    X_engine = ensemble.adapter.engine_input(X)
+    kept[key] = (X, X_engine)
+    return X_engine
+
+
+def _same_values(seen, X):
+    if seen is X:
+        return True
+    numeric = isinstance(seen, np.ndarray) and isinstance(X, np.ndarray)
+    return (
+        numeric
+        and seen.dtype == X.dtype
+        and X.dtype.kind in "biuf"
+        and seen.shape == X.shape
+        and np.array_equal(seen, X, equal_nan=X.dtype.kind == "f")
+    )
 
 
 def worth_rerouting(ensemble, X, groups, tree_rows=None):
@@ -129,10 +160,20 @@ def replaced_outputs(
         chunks=chunks,
         progress=progress,
     ):
+        reference = (
+            sorted_outputs(ensemble, base_total, divisor)
+            if ranks_matter and ensemble.classifier
+            else None
+        )
         for i, g in enumerate(batch):
             for r in range(len(replacements[g])):
                 outputs, ties = outputs_and_ties(
-                    ensemble, base_total, changes[i, r], divisor, ranks_matter
+                    ensemble,
+                    base_total,
+                    changes[i, r],
+                    divisor,
+                    ranks_matter,
+                    reference,
                 )
                 held.append((g, r, outputs, ties))
                 held_bytes += outputs.nbytes + len(ties) * tie_row_bytes
@@ -383,7 +424,9 @@ def _scores_with_groups_replaced(
         divisor=divisor,
         chunks=chunks,
         tree_rows=tree_rows,
-        ranks_matter=not scorer_reads_labels_only(scorer),
+        # a sum over rows (log-loss, R² ...) compares no row with another
+        ranks_matter=not scorer_reads_labels_only(scorer)
+        and (direct is None or direct.kind != "additive"),
         progress=progress,
     ):
         scores[g, r] = score_of(outputs)

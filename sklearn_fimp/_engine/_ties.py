@@ -57,40 +57,86 @@ def changed_rows(change):
     return rows
 
 
-def rows_near_ties(outputs, candidates, across_rows=True):
+def rows_near_ties(outputs, candidates, across_rows=True, reference=None):
     """Among ``candidates`` (a boolean mask), the rows whose outputs are
     within rounding of a tie: two classes of the row (for a binary decision
     value, 0), or (``across_rows``) the same output of another row. Scorers
     that read predicted labels only need the first kind.
+
+    ``reference``: each output column of the rows that are not candidates,
+    sorted (or a superset of them, such as every row's unreplaced output,
+    see :func:`sorted_outputs`). With it a candidate is compared with the
+    reference by bisection and with the other candidates, instead of
+    sorting every row's outputs, which dominated where a replaced column
+    changes few rows; a superset only adds rows to repair.
     """
-    tolerance = 1e-9 * max(1.0, float(np.max(np.abs(outputs), initial=0.0)))
-    suspect = np.zeros(len(outputs), dtype=bool)
-    if outputs.shape[1] > 1:
-        top_two = np.partition(outputs, -2, axis=1)[:, -2:]
-        suspect |= top_two[:, 1] - top_two[:, 0] <= tolerance
+    rows = np.flatnonzero(candidates)
+    if not len(rows):
+        return rows
+    mine = outputs[rows]
+    largest = np.max(np.abs(mine if reference is not None else outputs), initial=0.0)
+    if reference is not None:
+        largest = max(largest, np.max(np.abs(reference), initial=0.0))
+    tolerance = 1e-9 * max(1.0, float(largest))
+    if mine.shape[1] > 1:
+        top_two = np.partition(mine, -2, axis=1)[:, -2:]
+        suspect = top_two[:, 1] - top_two[:, 0] <= tolerance
     else:  # a binary decision value: the classes tie at 0
-        suspect |= np.abs(outputs[:, 0]) <= tolerance
-    for column in outputs.T if across_rows else ():
-        order = np.argsort(column, kind="stable")
-        close = np.diff(column[order]) <= tolerance
-        suspect[order[1:][close]] = True
-        suspect[order[:-1][close]] = True
-    return np.flatnonzero(suspect & candidates)
+        suspect = np.abs(mine[:, 0]) <= tolerance
+    if across_rows and reference is None:
+        everywhere = np.zeros(len(outputs), dtype=bool)
+        for column in outputs.T:
+            order = np.argsort(column, kind="stable")
+            close = np.diff(column[order]) <= tolerance
+            everywhere[order[1:][close]] = True
+            everywhere[order[:-1][close]] = True
+        suspect |= everywhere[rows]
+    elif across_rows:
+        for column, others in zip(mine.T, reference.T, strict=True):
+            suspect |= _near(column, others, tolerance)
+            order = np.argsort(column, kind="stable")
+            close = np.diff(column[order]) <= tolerance
+            suspect[order[1:][close]] = True
+            suspect[order[:-1][close]] = True
+    return rows[suspect]
 
 
-def outputs_and_ties(ensemble, base, change, divisor, ranks_matter):
-    """``(base + change) / divisor``, and the rows whose change leaves them
-    within rounding of a tie (see :func:`rows_near_ties`), whose outputs
-    :func:`repair_ties` recomputes in the model's order."""
+def _near(values, sorted_values, tolerance):
+    """Whether each of ``values`` is within ``tolerance`` of one of
+    ``sorted_values`` (increasing)."""
+    if not len(sorted_values):
+        return np.zeros(len(values), dtype=bool)
+    at = np.searchsorted(sorted_values, values)
+    above = sorted_values[np.minimum(at, len(sorted_values) - 1)]
+    below = sorted_values[np.maximum(at - 1, 0)]
+    return (np.abs(above - values) <= tolerance) | (np.abs(values - below) <= tolerance)
+
+
+def _outputs(ensemble, base, change, divisor):
     outputs = (base + change) / divisor
     if ensemble.outputs_are_probabilities:
         # changes added out of order can overshoot by a rounding
         np.clip(outputs, 0.0, 1.0, out=outputs)
+    return outputs
+
+
+def sorted_outputs(ensemble, base, divisor):
+    """Each output column of the unreplaced rows, sorted: the ``reference``
+    of :func:`outputs_and_ties` for every task of one ``base``."""
+    return np.sort(_outputs(ensemble, base, 0.0, divisor), axis=0)
+
+
+def outputs_and_ties(ensemble, base, change, divisor, ranks_matter, reference=None):
+    """``(base + change) / divisor``, and the rows whose change leaves them
+    within rounding of a tie (see :func:`rows_near_ties`; ``reference``:
+    :func:`sorted_outputs` of ``base``, or None), whose outputs
+    :func:`repair_ties` recomputes in the model's order."""
+    outputs = _outputs(ensemble, base, change, divisor)
     if not ensemble.classifier:
         return outputs, np.empty(0, dtype=np.intp)
     changed = np.zeros(len(change), dtype=bool)
     changed[changed_rows(change)] = True
-    return outputs, rows_near_ties(outputs, changed, ranks_matter)
+    return outputs, rows_near_ties(outputs, changed, ranks_matter, reference)
 
 
 def repair_ties(ensemble, X, repairs, *, start, divisor, tree_rows):

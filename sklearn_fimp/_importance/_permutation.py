@@ -12,6 +12,7 @@ from .._engine import (
     tree_ensemble,
     worth_rerouting,
 )
+from .._engine._scores import kept_engine_input
 from .._utils._compat import (
     HasMethods,
     Interval,
@@ -279,7 +280,7 @@ def _engine_routes(estimator, X_eval, groups):
     X_engine = None
     rerouted = np.zeros(len(groups), dtype=bool)
     if ensemble is not None:
-        X_engine = ensemble.adapter.engine_input(X_eval)
+        X_engine = kept_engine_input(estimator, ensemble, X_eval)
         rerouted = worth_rerouting(ensemble, X_engine, groups)
     # a Pipeline whose model the engine reads: the engine on the model's inputs
     through = (
