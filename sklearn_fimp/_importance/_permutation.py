@@ -43,6 +43,7 @@ from .._utils._validation import (
     has_infinity,
 )
 from ._groups import UNGROUPED_OPTIONS, resolve_groups
+from ._linear import LinearInputs, linear_inputs
 from ._pipeline import pipeline_inputs
 
 
@@ -263,7 +264,8 @@ class _EngineRoutes(NamedTuple):
 
     ``ensemble`` is the estimator read as a tree ensemble (its input
     ``X_engine``), or None; ``through`` is a Pipeline whose model the engine
-    reads (``pipeline_inputs``), or None. ``rerouted`` marks the groups the
+    reads (``pipeline_inputs``), or a linear model alone or ending a
+    Pipeline (``linear_inputs``), or None. ``rerouted`` marks the groups the
     engine scores, and ``unused`` those the Pipeline's model never reads
     (rerouted too: nothing to score)."""
 
@@ -283,9 +285,11 @@ def _engine_routes(estimator, X_eval, groups):
         X_engine = kept_engine_input(estimator, ensemble, X_eval)
         rerouted = worth_rerouting(ensemble, X_engine, groups)
     # a Pipeline whose model the engine reads: the engine on the model's inputs
-    through = (
-        None if ensemble is not None else pipeline_inputs(estimator, X_eval, groups)
-    )
+    through = None
+    if ensemble is None:
+        through = pipeline_inputs(estimator, X_eval, groups)
+    if ensemble is None and through is None:
+        through = linear_inputs(estimator, X_eval, groups)
     unused = np.zeros(len(groups), dtype=bool)
     if through is not None:
         unused = ~through.feeds_model()
@@ -315,11 +319,17 @@ def _engine_permuted_scores(
     baseline score: ``baseline`` when given, else the engine's score of the
     unpermuted rows when its outputs are the model's (else None)."""
     through = routes.through
-    adapter = (routes.ensemble if through is None else through.ensemble).adapter
-    # infinity: the model's predict decides (most reject it, by name)
-    from_engine = (
-        baseline is None and adapter.exact_outputs and not has_infinity(X_eval)
+    # the outputs are the model's (the trees added in its order, or a linear
+    # model's own raw outputs); infinity: the model's predict decides (most
+    # reject it, by name)
+    exact = (
+        True
+        if isinstance(through, LinearInputs)
+        else (
+            routes.ensemble if through is None else through.ensemble
+        ).adapter.exact_outputs
     )
+    from_engine = baseline is None and exact and not has_infinity(X_eval)
     engine = (
         partial(through.permuted_scores, groups, engine_groups)
         if through is not None

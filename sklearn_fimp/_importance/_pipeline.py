@@ -215,6 +215,19 @@ def input_sources(transformer, n_inputs):
     return [frozenset(range(n_inputs))] * n_outputs
 
 
+def fed_blocks(sources, groups):
+    """For each group of original columns, the model inputs it feeds
+    (``sources``: each input's columns, :func:`input_sources`), and whether
+    any of them also depends on columns outside the group."""
+    blocks, mixed = [], []
+    for columns in groups:
+        group = frozenset(int(c) for c in columns)
+        fed = [k for k, inner in enumerate(sources) if inner & group]
+        blocks.append(np.asarray(fed, dtype=np.intp))
+        mixed.append(not all(sources[k] <= group for k in fed))
+    return blocks, mixed
+
+
 class PipelineInputs:
     """The model inputs of a fitted Pipeline on some rows, and how each
     group of original columns reaches them.
@@ -242,12 +255,7 @@ class PipelineInputs:
         if sources is None or len(sources) != self.inputs.shape[1]:
             # the outputs could not be counted: every input from every column
             sources = [frozenset(range(X.shape[1]))] * self.inputs.shape[1]
-        self.blocks, self.replaced = [], []
-        for columns in groups:
-            group = frozenset(int(c) for c in columns)
-            fed = [k for k, inner in enumerate(sources) if inner & group]
-            self.blocks.append(np.asarray(fed, dtype=np.intp))
-            self.replaced.append(not all(sources[k] <= group for k in fed))
+        self.blocks, self.replaced = fed_blocks(sources, groups)
 
     def _engine_input(self, X):
         transformed = dense_inputs(self.model, self.preprocessing.transform(X))
@@ -385,13 +393,7 @@ class ColumnSums:
     def blocks(self, groups):
         """For each group of original columns, the model inputs it feeds,
         and whether any of them also depends on columns outside it."""
-        blocks, mixed = [], []
-        for columns in groups:
-            group = frozenset(int(c) for c in columns)
-            fed = [k for k, inner in enumerate(self.sources) if inner & group]
-            blocks.append(np.asarray(fed, dtype=np.intp))
-            mixed.append(any(not self.sources[k] <= group for k in fed))
-        return blocks, mixed
+        return fed_blocks(self.sources, groups)
 
     def transform(self, X):
         """The model's inputs of the rows X, dense."""

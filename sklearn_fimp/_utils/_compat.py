@@ -13,6 +13,8 @@ import scipy.sparse
 import sklearn
 from sklearn.base import _fit_context
 from sklearn.feature_selection._base import _get_feature_importances
+from sklearn.linear_model import SGDRegressor
+from sklearn.linear_model._base import LinearClassifierMixin, LinearModel
 from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer, _Scorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
@@ -37,6 +39,7 @@ __all__ = [
     "SKLEARN_VERSION",
     "MISSING_VALUES_ROUTED_AS_FITTED",
     "HasMethods",
+    "LINEAR_MODELS",
     "Interval",
     "RealNotInt",
     "StrOptions",
@@ -62,6 +65,11 @@ __all__ = [
 ]
 
 safe_indexing = _safe_indexing
+
+#: Models whose raw output (decision function or prediction) is their
+#: inputs times ``coef_`` plus ``intercept_`` (scikit-learn's private
+#: bases of its linear models; SGDRegressor has none of them).
+LINEAR_MODELS = (LinearModel, LinearClassifierMixin, SGDRegressor)
 
 #: scikit-learn's (major, minor) version.
 SKLEARN_VERSION = tuple(int(part) for part in sklearn.__version__.split(".")[:2])
