@@ -214,6 +214,12 @@ class CountingLogisticRegression(LogisticRegression):
         PICKLED.append(type(self).__name__)
         return super().__getstate__()
 
+    def predict_proba(self, X):
+        # a method of its own: permutation importance predicts the permuted
+        # rows on the workers (scikit-learn's own linear models are
+        # permuted through their coefficients, with no worker)
+        return super().predict_proba(X)
+
 
 class CountingRandomForest(RandomForestRegressor):
     def __getstate__(self):

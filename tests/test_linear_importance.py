@@ -151,17 +151,18 @@ def test_linear_importance_predicts_no_permuted_row_but_tied_ones(monkeypatch):
     X, y = classification()
     model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
     calls = []
-    original = LogisticRegression.decision_function
+    original = _linear._raw
 
-    def counted(self, Z):
+    def counted(model, Z):
         if Z.shape[1] == X.shape[1]:  # the model's inputs, not the link's
             calls.append(len(Z))
-        return original(self, Z)
+        return original(model, Z)
 
-    monkeypatch.setattr(LogisticRegression, "decision_function", counted)
-    permutation_importance(model, X, y, scoring="neg_log_loss", n_repeats=5)
+    monkeypatch.setattr(_linear, "_raw", counted)
+    result = permutation_importance(model, X, y, scoring="neg_log_loss", n_repeats=5)
     # the rows once; no row of a permutation
     assert sum(calls) == len(X)
+    assert list(result.pipeline_paths) == ["block"] * X.shape[1]
 
 
 class _Shifted(Ridge):
@@ -190,3 +191,18 @@ def test_identity_link_gives_the_models_outputs_of_its_raw_outputs(name):
         np.testing.assert_allclose(
             link.predict_proba(raw), model.predict_proba(X), rtol=0, atol=1e-15
         )
+
+
+class _Calibrated(LogisticRegression):
+    """A linear classifier whose probabilities are not its link's."""
+
+    def predict_proba(self, X):
+        proba = super().predict_proba(X)
+        return proba**2 / (proba**2).sum(axis=1, keepdims=True)
+
+
+def test_a_model_that_overrides_how_it_predicts_is_predicted():
+    X, y = classification()
+    model = _Calibrated().fit(X, y)
+    assert linear_inputs(model, X, [np.array([j]) for j in range(6)]) is None
+    assert_equal_to_sklearn(model, X, y, scoring="neg_log_loss", n_repeats=2)

@@ -62,11 +62,29 @@ def linear_inputs(estimator, X, groups):
             preprocessing = estimator[:-1]
     if not isinstance(model, LINEAR_MODELS) or not hasattr(model, "coef_"):
         return None
+    if not _predicts_as_scikit_learn(model):
+        return None
     coef = model.coef_
     if scipy.sparse.issparse(coef) or np.ndim(coef) not in (1, 2):
         return None
     inputs = LinearInputs(model, preprocessing, X, groups)
     return inputs if inputs.linear else None
+
+
+#: The methods the identity link answers with the model's own code.
+_PREDICTING = ("predict", "predict_proba", "predict_log_proba", "decision_function")
+
+
+def _predicts_as_scikit_learn(model):
+    """Whether each predicting method of the model is scikit-learn's own: a
+    subclass that overrides one (a calibration, a count of calls) is
+    predicted, since its link may read more than the raw outputs."""
+    for name in _PREDICTING:
+        method = getattr(type(model), name, None)
+        module = getattr(method, "__module__", None) or ""
+        if method is not None and not module.startswith("sklearn."):
+            return False
+    return True
 
 
 def _raw(model, Z):
