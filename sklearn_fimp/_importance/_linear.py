@@ -287,6 +287,9 @@ class LinearInputs:
         ``baseline=True``, ``(scores, the model's score on the rows)``.
         ``n_jobs`` and ``progress`` are taken for the engine's signature:
         the work is a few operations per row."""
+        # the scorer itself first: it checks y (and raises as predicting
+        # would) before any formula reads it
+        base = score(scorer, self.link, self.decision, y, sample_weight)
         direct = self._direct(scoring, y, sample_weight)
         score_of = self._score_of(scorer, direct, y, sample_weight)
         checks = self._checks(scorer, direct)
@@ -308,4 +311,4 @@ class LinearInputs:
         table = score_table(scores, len(selected), len(permutations))
         if not baseline:
             return table
-        return table, score_of(self.decision.copy())
+        return table, base
