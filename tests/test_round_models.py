@@ -562,3 +562,145 @@ def test_held_out_stop_measures_as_fitted_by_a_score_that_does_not_add_up():
     assert _round_models.held_out_stop(model, X[100:], y[100:], "roc_auc") is model
     cut = _round_models.held_out_stop(model, X[100:], y[100:], "neg_log_loss")
     assert cut is not model
+
+
+def _stop_case(library, target, scoring, pipeline=False):
+    """A booster of 60 iterations fitted on 200 rows, its 200 held-out rows,
+    the additive score of them, every count the stop's candidates could
+    hold (one iteration up), and the stop's blocks."""
+    from sklearn_fimp._utils._scoring import AdditiveScore
+
+    X, y = _classes(400, seed=3)
+    weight = None
+    if target == "binary":
+        y = (y == 1).astype(int)
+    elif target == "regression":
+        rng = np.random.RandomState(3)
+        y = X[:, 0] + np.sin(3 * X[:, 1]) + rng.randn(400)
+        weight = rng.uniform(0.5, 2.0, 200)
+    model = _booster(library, 60, target != "regression")
+    if pipeline:
+        model = make_pipeline(StandardScaler(), model)
+    model.fit(X[:200], y[:200])
+    additive = AdditiveScore.for_scoring(model, scoring, y[200:], weight)
+    counts = np.unique(np.geomspace(1, 60, 24).round().astype(int))
+    blocks = np.array_split(np.arange(200), 10)
+    return model, X[200:], additive, counts, blocks
+
+
+def _staged_scores(model, X, additive, counts, blocks):
+    return _round_models.staged_block_scores(additive, model, X, blocks, counts)
+
+
+def _each_cut_scores(model, X, additive, counts, blocks):
+    # the stop's reference: every count's model cut and predicted
+    from sklearn_fimp._utils._scoring import block_scores
+
+    _, final = _round_models.final_step(model)
+    return np.array(
+        [
+            block_scores(additive, _round_models._with_final(model, cut), X, blocks)
+            for cut in _round_models._cuts(final, counts)
+        ]
+    )
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize(
+    "target, scoring",
+    [
+        ("binary", "neg_log_loss"),
+        ("binary", "neg_brier_score"),
+        ("multiclass", "neg_log_loss"),
+        ("multiclass", "accuracy"),
+        ("regression", None),
+        ("regression", "neg_mean_squared_error"),
+    ],
+)
+def test_staged_block_scores_are_each_cut_models(library, target, scoring):
+    # every count scored from one pass over the trees (CatBoost: each cut
+    # model predicted, as before) equals each cut model predicted: the
+    # same scores to rounding (HistGradientBoosting and XGBoost to the bit),
+    # the same count chosen
+    from sklearn_fimp._selection._staged import staged_outputs
+
+    model, X, additive, counts, blocks = _stop_case(library, target, scoring)
+    assert (staged_outputs(model, counts) is None) == (library == "catboost")
+    staged = _round_models.staged_block_scores(additive, model, X, blocks, counts)
+    each = _each_cut_scores(model, X, additive, counts, blocks)
+    assert staged.shape == (len(counts), len(blocks))
+    np.testing.assert_allclose(staged, each, rtol=1e-12, atol=0)
+    if library in ("sklearn", "xgboost"):
+        np.testing.assert_array_equal(staged, each)
+    pick = _round_models.most_within_one_error
+    assert pick(staged) == pick(each)
+    floor = counts >= 0.3 * 60  # as the stop chooses
+    assert pick(staged[floor]) == pick(each[floor])
+
+
+@pytest.mark.parametrize("library", ["sklearn", "lightgbm", "xgboost"])
+def test_staged_block_scores_of_a_pipelines_model(library, monkeypatch):
+    # the model's inputs are the Pipeline's steps' outputs; LightGBM looks
+    # its leaves up a block of rows at a time
+    from sklearn_fimp._selection import _staged
+
+    monkeypatch.setattr(_staged, "LEAF_VALUES", 60 * 37)
+    for target, scoring in (("multiclass", "neg_log_loss"), ("regression", None)):
+        case = _stop_case(library, target, scoring, pipeline=True)
+        staged = _staged_scores(*case)
+        np.testing.assert_allclose(staged, _each_cut_scores(*case), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"num_parallel_tree": 3, "subsample": 0.8, "random_state": 0},
+        {"multi_strategy": "multi_output_tree", "tree_method": "hist"},
+        {"booster": "dart", "rate_drop": 0.1, "random_state": 0},
+    ],
+)
+def test_staged_block_scores_of_other_xgboost_boosters(params):
+    # XGBoost adds each iteration's trees (several parallel ones, or one
+    # with a leaf value per class) to the margin it starts from as to its
+    # base score; dart, predicted from a given margin, does not give the
+    # cut model's outputs: each cut model is predicted
+    from sklearn_fimp._selection._staged import staged_outputs
+
+    case = _stop_case("xgboost", "multiclass", "neg_log_loss")
+    model = clone(case[0]).set_params(**params)
+    X, y = _classes(400, seed=3)
+    model.fit(X[:200], y[:200])
+    case = (model, *case[1:])
+    dart = params.get("booster") == "dart"
+    assert (staged_outputs(model, case[3]) is None) == dart
+    np.testing.assert_array_equal(_staged_scores(*case), _each_cut_scores(*case))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"linear_tree": True},
+        {"boosting_type": "rf", "subsample": 0.5, "subsample_freq": 1},
+        {"reg_sqrt": True},
+        {"objective": "poisson"},
+    ],
+)
+def test_staged_block_scores_of_lightgbm_leave_out_what_leaves_miss(params):
+    # linear trees, averaged outputs (rf) and a square-root target are not
+    # their leaves' sums: each cut model is predicted; a Poisson model's
+    # sums go through the exponential
+    from sklearn_fimp._selection._staged import staged_outputs
+    from sklearn_fimp._utils._scoring import AdditiveScore
+
+    X, _ = _classes(400, seed=3)
+    y = np.exp(X[:, 0] / 2)
+    model = _booster("lightgbm", 60, False).set_params(**params).fit(X[:200], y[:200])
+    additive = AdditiveScore.for_scoring(model, None, y[200:], None)
+    counts = np.unique(np.geomspace(1, 60, 24).round().astype(int))
+    blocks = np.array_split(np.arange(200), 10)
+    staged_here = staged_outputs(model, counts) is not None
+    assert staged_here == (params.get("objective") == "poisson")
+    case = (model, X[200:], additive, counts, blocks)
+    np.testing.assert_allclose(
+        _staged_scores(*case), _each_cut_scores(*case), rtol=1e-12
+    )

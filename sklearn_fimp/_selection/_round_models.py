@@ -47,7 +47,13 @@ from .._utils._models import (
     is_xgboost_trees,
 )
 from .._utils._random import with_shared_seed
-from .._utils._scoring import AdditiveScore, block_scores, probability_scoring
+from .._utils._scoring import (
+    AdditiveScore,
+    block_scores,
+    probability_scoring,
+    terms_block_scores,
+)
+from ._staged import staged_outputs
 
 #: round_trees="auto": a bagged ensemble (whose importance averages
 #: independent members) fits this share of its members in each round ...
@@ -340,8 +346,10 @@ def held_out_stop(model, X, y, scoring, sample_weight=None):
     it) on the rows X, y (weighted by ``sample_weight``) is within one
     standard error of the best count's (``most_within_one_error``): a
     copy, the fitted model unchanged. The
-    rows are scored in ``STOP_BLOCKS`` blocks, each count predicting them
-    once. A model that stopped early on its own (LightGBM's, XGBoost's or
+    rows are scored in ``STOP_BLOCKS`` blocks, the outputs of every count
+    computed in one pass over the trees where the family allows
+    (:func:`staged_block_scores`), else by predicting each cut model. A
+    model that stopped early on its own (LightGBM's, XGBoost's or
     CatBoost's best iteration), or of one iteration, or rows too few for
     the blocks, or a scoring that does not add up over rows
     (:class:`~.._utils._scoring.AdditiveScore`: log-loss, the Brier score,
@@ -361,12 +369,43 @@ def held_out_stop(model, X, y, scoring, sample_weight=None):
     counts = np.unique(np.geomspace(1, total, STOP_CANDIDATES).round().astype(int))
     counts = counts[counts >= STOP_FLOOR * total]
     blocks = np.array_split(np.arange(X.shape[0]), STOP_BLOCKS)
-    scores = [
-        block_scores(additive, _with_final(model, cut), X, blocks)
-        for cut in _cuts(final, counts)
-    ]
-    best = int(counts[most_within_one_error(np.array(scores))])
+    scores = staged_block_scores(additive, model, X, blocks, counts)
+    best = int(counts[most_within_one_error(scores)])
     return model if best == total else _with_final(model, _cut(final, best))
+
+
+def staged_block_scores(additive, model, X, blocks, counts):
+    """``block_scores`` of ``model`` (a fitted boosted model, alone or
+    ending a Pipeline) cut at each of ``counts`` (increasing), one row per
+    count: from one pass over the model's trees where the family gives the
+    outputs of every count at once (:func:`~._staged.staged_outputs`, on
+    the inputs the Pipeline's steps give the model), else predicting each
+    cut model."""
+    _, final = final_step(model)
+    stages = staged_outputs(final, counts)
+    if stages is None:
+        return np.array(
+            [
+                block_scores(additive, _with_final(model, cut), X, blocks)
+                for cut in _cuts(final, counts)
+            ]
+        )
+    terms = np.empty((len(counts), X.shape[0]))
+    for i, rows, outputs in stages(_model_input(model, X)):
+        terms[i, rows] = additive.row_terms(outputs, rows)
+    return np.array([terms_block_scores(additive, row, blocks) for row in terms])
+
+
+def _model_input(estimator, X):
+    """X as the model ``estimator`` is or ends with reads it: transformed by
+    the steps of the Pipeline (nested ones too) before it, as the
+    Pipeline's ``predict`` transforms it."""
+    while isinstance(estimator, Pipeline):
+        for _, step in estimator.steps[:-1]:
+            if step is not None and step != "passthrough":
+                X = step.transform(X)
+        estimator = estimator.steps[-1][1]
+    return X
 
 
 def most_within_one_error(scores):

@@ -289,7 +289,13 @@ def block_scores(additive, estimator, X, blocks):
     outputs = (
         estimator.predict_proba(X) if is_classifier(estimator) else estimator.predict(X)
     )
-    terms = additive.row_terms(outputs, np.arange(X.shape[0]))
+    return terms_block_scores(
+        additive, additive.row_terms(outputs, np.arange(X.shape[0])), blocks
+    )
+
+
+def terms_block_scores(additive, terms, blocks):
+    """:func:`block_scores` of the rows' terms by ``additive``."""
     return [additive.score(len(blocks) * terms[rows].sum()) for rows in blocks]
 
 
