@@ -620,3 +620,43 @@ def test_engine_boosting_input_coded_in_blocks_equals_whole(library, monkeypatch
         n_repeats=2,
         atol=XGB_ATOL if library == "xgboost" else 1e-10,
     )
+
+
+def test_engine_lightgbm_reg_sqrt_is_predicted_not_read():
+    # reg_sqrt fits sqrt(|y|) with y's sign and squares the raw output back
+    # in predict: the engine's links do not, so the model is predicted
+    X, y = _hist_data(2, missing=True)
+    y = np.exp(X[:, 0] / 2)
+    model = _lightgbm_model(0, reg_sqrt=True).fit(X[:250], y[:250])
+    assert tree_ensemble(model) is None
+    assert_same_importances(model, X[250:], y[250:], n_repeats=3)
+
+
+@pytest.mark.parametrize("library", ["lightgbm", "xgboost", "sklearn"])
+def test_engine_log_link_regressor_beyond_one_chunk_is_scored_through_its_link(
+    library, monkeypatch
+):
+    # beyond one chunk R² is summed from row terms, which read the model's
+    # predictions (exp of a Poisson booster's raw sums), not its raw sums
+    from sklearn_fimp._engine import _budgets
+
+    X, y = _hist_data(2, missing=False)
+    y = np.exp(X[:, 0] / 2)
+    if library == "lightgbm":
+        model = _lightgbm_model(0, objective="poisson")
+    elif library == "xgboost":
+        xgboost = pytest.importorskip("xgboost")
+        model = xgboost.XGBRegressor(
+            objective="count:poisson", n_estimators=10, max_depth=3, n_jobs=1
+        )
+    else:
+        model = HistGradientBoostingRegressor(loss="poisson", max_iter=10)
+    model.fit(X[:250], y[:250])
+    monkeypatch.setattr(_budgets, "CHUNK_ROWS", 40)
+    assert_same_importances(
+        model,
+        X[250:],
+        y[250:],
+        n_repeats=2,
+        atol=1e-5 if library == "xgboost" else 1e-12,
+    )

@@ -142,6 +142,10 @@ class LightGBM(ModelAdapter):
         dump = self._dump()
         if name not in LINKS:
             return None
+        if "sqrt" in dump["objective"].split():
+            # reg_sqrt: fitted to sqrt(|y|) with y's sign, and its predict
+            # squares the raw output back, which no link here does
+            return None
         if any(info.get("is_linear") for info in dump["tree_info"]):
             return None
         trees = self._trees()
