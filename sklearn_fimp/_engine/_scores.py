@@ -336,7 +336,10 @@ def _scored_values(ensemble):
     probabilities for classifiers, values for regressors."""
     if ensemble.classifier:
         return lambda outputs: ensemble.adapter.scorer_outputs(outputs).proba
-    return lambda outputs: outputs
+    # through the link (exp for a Poisson, gamma or Tweedie booster)
+    return lambda outputs: np.reshape(
+        ensemble.adapter.scorer_outputs(outputs).values, outputs.shape
+    )
 
 
 def _chunked_additive(estimator, chunks, scoring, y, sample_weight):
@@ -413,6 +416,25 @@ def _scores_with_groups_replaced(
         return np.vectorize(additive.score)(totals), base_total
     direct = DirectScore.for_scoring(estimator, scoring, y, sample_weight)
     score_of = _outputs_scorer(ensemble, direct, scorer, y, sample_weight, scored)
+    batched = _batched_additive(ensemble, direct, groups)
+    if batched is not None:
+        scores, base_total = _batched_scores(
+            ensemble,
+            X,
+            groups,
+            replacements,
+            n_jobs,
+            batched,
+            start=start,
+            divisor=divisor,
+            chunks=chunks,
+            tree_rows=tree_rows,
+            scored=scored,
+            progress=progress,
+        )
+        if baseline:
+            base_total = score_of(_base_outputs(ensemble, base_total, divisor))
+        return scores, base_total
     scores = {}
     for g, r, outputs, base_total in replaced_outputs(  # noqa: B007 (returned)
         ensemble,
@@ -434,6 +456,86 @@ def _scores_with_groups_replaced(
     if baseline:
         base_total = score_of(_base_outputs(ensemble, base_total, divisor))
     return score_table(scores, len(groups), n_repeats), base_total
+
+
+#: Additive scores of probabilities or values: a rounding of the outputs
+#: moves them by a rounding (no label or rank flips), so the tasks of a
+#: batch are scored together, with no tie to repair.
+_BATCHED_KINDS = ("neg_log_loss", "neg_brier_score", "r2", "neg_mean_squared_error")
+
+
+def _batched_additive(ensemble, direct, groups):
+    """The :class:`AdditiveScore` of ``direct`` when the tasks can be
+    scored a batch at a time (:data:`_BATCHED_KINDS`, and the adapter
+    stores what its row terms read), else None."""
+    if direct is None or direct.kind != "additive" or not len(groups):
+        return None
+    additive = direct.additive
+    if additive.kind not in _BATCHED_KINDS:
+        return None
+    probe = ensemble.adapter.scorer_outputs(np.zeros((1, ensemble.n_outputs)))
+    return None if additive.stored_predictions(probe) is None else additive
+
+
+def _batched_scores(
+    ensemble,
+    X,
+    groups,
+    replacements,
+    n_jobs,
+    additive,
+    *,
+    start,
+    divisor,
+    chunks,
+    tree_rows,
+    scored,
+    progress,
+):
+    """The scores of :func:`_scores_with_groups_replaced` by ``additive``,
+    many tasks at once: their outputs, stored outputs and row terms in a
+    few array operations per batch (up to ``TASK_BYTES`` of outputs),
+    where one task at a time spent most of its time in small calls. Returns
+    them with the unreplaced ``start + sum of leaf values``."""
+    n_repeats = len(replacements[0])
+    scores = np.empty((len(groups), n_repeats))
+    divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
+    n_scored = X.shape[0] if scored is None else int(np.count_nonzero(scored))
+    for batch, base_total, changes in group_changes(
+        ensemble,
+        X,
+        groups,
+        replacements,
+        n_jobs,
+        tree_rows=tree_rows,
+        start=start,
+        chunks=chunks,
+        progress=progress,
+    ):
+        tasks = changes.reshape(-1, *changes.shape[2:])
+        # outputs, stored outputs and terms: a few times one task's outputs
+        step = max(1, _budgets.TASK_BYTES // (4 * max(tasks[0].nbytes, 1)))
+        totals = np.empty(len(tasks))
+        for first in range(0, len(tasks), step):
+            outputs = (base_total + tasks[first : first + step]) / divisor
+            if ensemble.outputs_are_probabilities:
+                # changes added out of order can overshoot by a rounding
+                np.clip(outputs, 0.0, 1.0, out=outputs)
+            if scored is not None:
+                outputs = outputs[:, scored]
+            n_tasks = len(outputs)
+            stored = ensemble.adapter.scorer_outputs(
+                outputs.reshape(-1, outputs.shape[-1])
+            )
+            terms = additive.prediction_terms(
+                additive.stored_predictions(stored),
+                np.tile(np.arange(n_scored), n_tasks),
+            )
+            totals[first : first + n_tasks] = terms.reshape(n_tasks, -1).sum(axis=1)
+        scores[batch] = np.reshape(
+            [additive.score(total) for total in totals], (len(batch), n_repeats)
+        )
+    return scores, base_total
 
 
 def _outputs_scorer(ensemble, direct, scorer, y, sample_weight, scored):
