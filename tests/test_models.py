@@ -298,3 +298,26 @@ def test_mdi_of_a_linear_xgboost_booster_says_it_has_no_trees():
     model.fit(X[["num", "noise"]], y)
     with pytest.raises(TypeError, match="XGBRegressor.* has no trees"):
         mdi_importance(model)
+
+
+def test_nan_handling_follows_a_pipelines_steps():
+    from sklearn.compose import make_column_transformer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from sklearn_fimp._utils._models import nan_handling
+
+    logistic = LogisticRegression()
+    assert nan_handling(make_pipeline(SimpleImputer(), logistic)) == "removes"
+    assert nan_handling(make_pipeline(StandardScaler(), logistic)) == "refuses"
+    encoded = make_column_transformer((OneHotEncoder(), [0]), remainder="passthrough")
+    booster = HistGradientBoostingClassifier()
+    assert nan_handling(make_pipeline(encoded, booster)) == "passes"
+    assert nan_handling(make_pipeline(encoded, logistic)) == "refuses"
+    imputed = make_column_transformer(
+        (SimpleImputer(strategy="most_frequent"), [0]), remainder=SimpleImputer()
+    )
+    assert nan_handling(make_pipeline(imputed, logistic)) == "removes"

@@ -29,6 +29,7 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 from sklearn.exceptions import NotFittedError
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -646,6 +647,17 @@ def test_nan_rejected_by_the_model_names_the_column(name, frame):
         ),
     ):
         call()
+
+
+def test_a_pipeline_that_imputes_takes_nan_and_one_that_does_not_names_it():
+    X, y = regression_data(n_rows=60)
+    X_nan = _with(X, [7, 9], 2, np.nan)
+    imputing = make_pipeline(SimpleImputer(), StandardScaler(), Ridge())
+    selector = ImportanceSelector(imputing, refit=False, random_state=0)
+    assert selector.fit(X_nan, y).n_features_in_ == X.shape[1]
+    scaling = make_pipeline(StandardScaler(), Ridge())
+    with pytest.raises(ValueError, match=r"missing values \(NaN\).*Impute"):
+        ImportanceSelector(scaling, refit=False, random_state=0).fit(X_nan, y)
 
 
 #: The functions that take a fitted model and X, y.

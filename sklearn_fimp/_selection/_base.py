@@ -60,6 +60,7 @@ from .._utils._frames import (
     is_polars,
     nullable_as_float,
 )
+from .._utils._models import nan_handling
 from .._utils._random import with_shared_seed
 from .._utils._scoring import SCORING_CONSTRAINT, get_scorer
 from .._utils._splits import reusable_cv, routing_splitter
@@ -204,10 +205,12 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         if estimator is None:
             estimator = RandomForestRegressor()
         estimator_tags = get_tags(estimator)
-        # MDI-oob refuses rows with NaN before scikit-learn 1.8
-        tags.input_tags.allow_nan = estimator_tags.input_tags.allow_nan and (
-            takes_missing_values(self.method)
-        )
+        # MDI-oob refuses rows with NaN before scikit-learn 1.8; a Pipeline
+        # takes them when its steps impute them before a step that refuses
+        takes_nan = estimator_tags.input_tags.allow_nan
+        if isinstance(estimator, Pipeline):
+            takes_nan = nan_handling(estimator) != "refuses"
+        tags.input_tags.allow_nan = takes_nan and takes_missing_values(self.method)
         tags.input_tags.categorical = estimator_tags.input_tags.categorical
         tags.input_tags.string = estimator_tags.input_tags.string
         tags.input_tags.sparse = False

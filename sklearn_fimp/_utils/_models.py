@@ -119,3 +119,40 @@ def supports_tree_shap(estimator):
     return (
         has_trees(estimator) and not isinstance(estimator, BAGGING)
     ) or is_catboost_estimator(estimator)
+
+
+def nan_handling(step):
+    """What a (possibly unfitted) model or step does with NaN in its input:
+    "removes" (an imputer, or a Pipeline or ColumnTransformer whose every
+    branch removes them), "passes" (accepts them, and a transformer passes
+    them on) or "refuses". A Pipeline's own tags never allow NaN
+    (scikit-learn leaves the tag at its default), though its first steps
+    may impute them: this follows its steps."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.utils import get_tags
+
+    if step is None or (isinstance(step, str) and step == "passthrough"):
+        return "passes"
+    if isinstance(step, str):  # "drop"
+        return "removes"
+    if isinstance(step, Pipeline):
+        for _, inner in step.steps:
+            handling = nan_handling(inner)
+            if handling != "passes":
+                return handling
+        return "passes"
+    if isinstance(step, ColumnTransformer):
+        branches = [inner for _, inner, _ in step.transformers]
+        branches.append(step.remainder)
+        handlings = {nan_handling(inner) for inner in branches}
+        if "refuses" in handlings:
+            return "refuses"
+        return "removes" if handlings == {"removes"} else "passes"
+    if type(step).__module__.startswith("sklearn.impute"):
+        return "removes"
+    try:
+        allowed = get_tags(step).input_tags.allow_nan
+    except Exception:  # not an estimator scikit-learn can read
+        return "refuses"
+    return "passes" if allowed else "refuses"
