@@ -112,7 +112,6 @@ MODELS = ("HistGradientBoosting", "LightGBM", "XGBoost", "CatBoost", "linear")
 BOOSTERS = ("HistGradientBoosting", "LightGBM", "XGBoost", "CatBoost")
 #: the tables each model is left out of, and why (the page says so)
 LEFT_OUT = {
-    ("flights", "linear"): "the linear model is on the three other tables",
     ("flights", "CatBoost"): "CatBoost's 1,000 default iterations take minutes "
     "a fit at 300,000 rows on one thread",
     ("grants", "CatBoost"): "CatBoost's 1,000 default iterations on 1,497 "
