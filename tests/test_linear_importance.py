@@ -206,3 +206,20 @@ def test_a_model_that_overrides_how_it_predicts_is_predicted():
     model = _Calibrated().fit(X, y)
     assert linear_inputs(model, X, [np.array([j]) for j in range(6)]) is None
     assert_equal_to_sklearn(model, X, y, scoring="neg_log_loss", n_repeats=2)
+
+
+def test_a_wide_sparse_encoding_is_predicted_not_made_dense(monkeypatch):
+    X, y = mixed_frame()
+    pipeline = make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(handle_unknown="ignore"), ["color", "size"]),
+            remainder=StandardScaler(),
+        ),
+        LogisticRegression(max_iter=1000),
+    )
+    pipeline.set_params(columntransformer__sparse_threshold=1.0).fit(X, y)
+    groups = [np.array([j]) for j in range(X.shape[1])]
+    assert linear_inputs(pipeline, X, groups) is not None
+    monkeypatch.setattr(_linear, "DENSE_BYTES", 1000)
+    assert linear_inputs(pipeline, X, groups) is None
+    assert_equal_to_sklearn(pipeline, X, y, scoring="neg_log_loss", n_repeats=2)

@@ -44,6 +44,10 @@ from .._utils._scoring import (
 )
 from ._pipeline import fed_blocks, input_sources
 
+#: A sparse model input (a wide one-hot encoding) is made dense up to this
+#: many bytes; beyond, the permuted rows are predicted, as sparse rows.
+DENSE_BYTES = 256 * 2**20
+
 #: DirectScore kinds whose formula reads what this module stores (accuracy
 #: reads labels, which the model's link gives: it goes through the scorer).
 _DIRECT_KINDS = ("binary_auc", "binary_auc_proba", "ovr_auc")
@@ -138,6 +142,13 @@ class LinearInputs:
         self.preprocessing = preprocessing
         self.X = X
         transformed = X if preprocessing is None else preprocessing.transform(X)
+        self.linear = not (
+            scipy.sparse.issparse(transformed)
+            and 8 * np.prod(transformed.shape) > DENSE_BYTES
+        )
+        if not self.linear:
+            # a wide sparse encoding: predicting keeps it sparse
+            return
         self.decision = _raw(model, transformed)
         self.inputs = self._dense(transformed)
         n_inputs = self.inputs.shape[1]
