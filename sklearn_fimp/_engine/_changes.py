@@ -23,6 +23,7 @@ import numpy as np
 from joblib import delayed
 
 from . import _budgets
+from ._kept import _KEPT
 from ._routing import (
     affected_rows,
     moving_rows,
@@ -132,6 +133,28 @@ def numpy_task_changes(ensemble, routed, chunk_rows, X, tasks):
         yield change
 
 
+def _permuted_columns(X, chunk_rows, batch):
+    """The values of :func:`_task_batches` when every task permutes one
+    column (the selector's case), gathered in one indexing of X: row ``k``
+    is task ``k``'s column on the chunk's rows, as each task's ``values``
+    gives it; None otherwise."""
+    if not all(
+        isinstance(replacement, Permutation) and len(columns) == 1
+        for columns, replacement in batch
+    ):
+        return None
+    # the tasks share a few permutations (every group gets the same ones)
+    sources, row_of = [], {}
+    for _, replacement in batch:
+        if id(replacement.source) not in row_of:
+            row_of[id(replacement.source)] = len(sources)
+            sources.append(replacement.source[chunk_rows])
+    sources = np.stack(sources)
+    which = [row_of[id(replacement.source)] for _, replacement in batch]
+    columns = np.array([columns[0] for columns, _ in batch], dtype=np.intp)
+    return X[sources[which], columns[:, None]]
+
+
 def _task_batches(n_rows, n_outputs, chunk_rows, X, tasks):
     """The tasks a batch at a time (``TASK_BYTES``): each batch's tasks, the
     values each gives its group's columns (column by column, as float32) and
@@ -140,12 +163,15 @@ def _task_batches(n_rows, n_outputs, chunk_rows, X, tasks):
     batch_size = _budgets.task_batch_size(n_rows, n_outputs, widest)
     for first in range(0, len(tasks), batch_size):
         batch = tasks[first : first + batch_size]
-        values = np.concatenate(
-            [
-                replacement.values(X, chunk_rows, columns).T
-                for columns, replacement in batch
-            ]
-        ).astype(np.float32, order="C", copy=False)
+        values = _permuted_columns(X, chunk_rows, batch)
+        if values is None:
+            values = np.concatenate(
+                [
+                    replacement.values(X, chunk_rows, columns).T
+                    for columns, replacement in batch
+                ]
+            )
+        values = values.astype(np.float32, order="C", copy=False)
         groups = [np.asarray(columns, dtype=np.int64) for columns, _ in batch]
         group_ptr = np.concatenate([[0], np.cumsum([len(group) for group in groups])])
         yield batch, values, group_ptr.astype(np.int64), np.concatenate(groups)
@@ -261,6 +287,38 @@ def route_chunk(ensemble, X, chunk_rows, tree_rows, parallel):
     return ensemble.backend.route_chunk(ensemble, X_chunk, chunk_tree_rows, parallel)
 
 
+#: The routing of one chunk that :func:`_routed` keeps for the next call,
+#: at most (two fitted halves keep two).
+KEPT_ROUTING_BYTES = 32 * 2**20
+
+
+def _nbytes(routed):
+    """Bytes of the arrays a routing holds (views counted again: an upper
+    bound)."""
+    if isinstance(routed, np.ndarray):
+        return routed.nbytes
+    if isinstance(routed, (tuple, list)):
+        return sum(_nbytes(part) for part in routed)
+    return 0
+
+
+def _routed(ensemble, X, chunk_rows, tree_rows, parallel, n_chunks):
+    """:func:`route_chunk`; when X is one chunk routed through every tree,
+    kept within :func:`~._kept.keeping_ensembles` for the next call on the
+    same ensemble and rows (the selector's rounds permute the same rows of
+    one fitted half again) when it takes at most ``KEPT_ROUTING_BYTES``."""
+    store = _KEPT.get()
+    if store is None or n_chunks > 1 or tree_rows is not None:
+        return route_chunk(ensemble, X, chunk_rows, tree_rows, parallel)
+    key = ("routed", id(ensemble), id(X))
+    if key in store:
+        return store[key][1]
+    routed = route_chunk(ensemble, X, chunk_rows, tree_rows, parallel)
+    if _nbytes(routed) <= KEPT_ROUTING_BYTES:
+        store[key] = ((ensemble, X), routed)
+    return routed
+
+
 def group_changes(
     ensemble, X, groups, replacements, n_jobs, *, tree_rows, start, chunks, progress
 ):
@@ -288,7 +346,9 @@ def group_changes(
         with _budgets.engine_threads(n_jobs) as parallel:
             for chunk_rows in chunks:
                 chunk_start = chunk_rows[0]
-                routed = route_chunk(ensemble, X, chunk_rows, tree_rows, parallel)
+                routed = _routed(
+                    ensemble, X, chunk_rows, tree_rows, parallel, len(chunks)
+                )
                 if first == 0:
                     total = base_total[chunk_rows]
                     ensemble.backend.add_leaf_values(ensemble, total, routed)

@@ -14,8 +14,6 @@ precision without its checks of the input on every call, and by the scorer
 itself, through a stand-in estimator, for any other.
 """
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import NamedTuple
 
 import numpy as np
@@ -25,76 +23,29 @@ from .._utils._compat import scorer_reads_labels_only
 from .._utils._scoring import AdditiveScore, DirectScore, score_outputs, score_table
 from . import _backend, _budgets
 from ._changes import GivenValues, group_changes, permutation_tasks, route_chunk
+from ._kept import _KEPT, kept
 from ._ties import changed_rows, outputs_and_ties, repair_ties, sorted_outputs
 from .adapters import adapter_for
-
-#: The ensembles kept by :func:`keeping_ensembles` (None: none is kept).
-_KEPT = ContextVar("kept_ensembles", default=None)
-
-
-@contextmanager
-def keeping_ensembles():
-    """Within the block, :func:`tree_ensemble` reads each fitted model once
-    and keeps its ensemble for the next call on the same model object: for
-    callers that measure one fitted model many times and never refit it
-    inside the block (the selector's rounds of a deterministic model). The
-    models are held until the block ends, so that an id is never reused."""
-    token = _KEPT.set({})
-    try:
-        yield
-    finally:
-        _KEPT.reset(token)
 
 
 def tree_ensemble(estimator):
     """The engine's :class:`~.adapters.TreeEnsemble` of a fitted model,
     prepared for the backend, or None when no adapter takes the model
-    (kept within :func:`keeping_ensembles`)."""
-    kept = _KEPT.get()
-    if kept is not None and id(estimator) in kept:
-        return kept[id(estimator)][1]
+    (kept within :func:`~._kept.keeping_ensembles`)."""
+    store = _KEPT.get()
+    if store is not None and id(estimator) in store:
+        return store[id(estimator)][1]
     adapter = adapter_for(estimator)
     ensemble = None if adapter is None else adapter.ensemble()
     ensemble = None if ensemble is None else _backend.prepare_ensemble(ensemble)
-    if kept is not None:
-        kept[id(estimator)] = (estimator, ensemble)
+    if store is not None:
+        store[id(estimator)] = (estimator, ensemble)
     return ensemble
 
 
 def engine_input(estimator, X):
     """X as the model's trees read it, validated against the model."""
     return adapter_for(estimator).engine_input(X)
-
-
-def kept_engine_input(estimator, ensemble, X):
-    """``ensemble.adapter.engine_input(X)``; within
-    :func:`keeping_ensembles`, kept for the next call on the same model
-    with the same X (the same object, or a numeric array of equal values:
-    the selector's rounds measure each fitted half on the same rows, sliced
-    anew each round), so that the rounds code the rows once per model. X
-    is held, not copied: within the block no one writes to it."""
-    kept = _KEPT.get()
-    if kept is None:
-        return ensemble.adapter.engine_input(X)
-    key = ("engine input", id(estimator))
-    if key in kept and _same_values(kept[key][0], X):
-        return kept[key][1]
-    X_engine = ensemble.adapter.engine_input(X)
-    kept[key] = (X, X_engine)
-    return X_engine
-
-
-def _same_values(seen, X):
-    if seen is X:
-        return True
-    numeric = isinstance(seen, np.ndarray) and isinstance(X, np.ndarray)
-    return (
-        numeric
-        and seen.dtype == X.dtype
-        and X.dtype.kind in "biuf"
-        and seen.shape == X.shape
-        and np.array_equal(seen, X, equal_nan=X.dtype.kind == "f")
-    )
 
 
 def worth_rerouting(ensemble, X, groups, tree_rows=None):
@@ -387,7 +338,12 @@ def _scores_with_groups_replaced(
     if scored is not None:
         y = y[scored]
         sample_weight = None if sample_weight is None else sample_weight[scored]
-    chunks = _budgets.row_chunks(ensemble, X, tree_rows)
+    chunks = kept(
+        ("row chunks", id(ensemble), id(X), tree_rows is None),
+        lambda: _budgets.row_chunks(ensemble, X, tree_rows),
+        ensemble,
+        X,
+    )
     additive = _chunked_additive(estimator, chunks, scoring, y, sample_weight)
     if additive is not None:
         totals, base_total = summed_row_terms(
@@ -493,14 +449,20 @@ def _batched_scores(
     progress,
 ):
     """The scores of :func:`_scores_with_groups_replaced` by ``additive``,
-    many tasks at once: their outputs, stored outputs and row terms in a
-    few array operations per batch (up to ``TASK_BYTES`` of outputs),
-    where one task at a time spent most of its time in small calls. Returns
-    them with the unreplaced ``start + sum of leaf values``."""
+    many tasks at once: the unreplaced rows' sum of terms, plus, for the
+    rows a task changes, their new terms minus their unreplaced ones, found
+    and computed for a batch of tasks in a few array operations (up to
+    ``TASK_BYTES`` of changes), where one task at a time spent most of its
+    time in small calls and in the rows it does not change. Returns them
+    with the unreplaced ``start + sum of leaf values``."""
     n_repeats = len(replacements[0])
     scores = np.empty((len(groups), n_repeats))
     divisor = np.reshape(divisor, (-1, 1)) if np.ndim(divisor) else divisor
-    n_scored = X.shape[0] if scored is None else int(np.count_nonzero(scored))
+    scored_rows = np.arange(X.shape[0]) if scored is None else np.flatnonzero(scored)
+    # each row's position among the scored rows (the rows of y)
+    position = np.full(X.shape[0], -1)
+    position[scored_rows] = np.arange(len(scored_rows))
+    terms_of_rows, base_sum = None, 0.0
     for batch, base_total, changes in group_changes(
         ensemble,
         X,
@@ -512,30 +474,53 @@ def _batched_scores(
         chunks=chunks,
         progress=progress,
     ):
-        tasks = changes.reshape(-1, *changes.shape[2:])
-        # outputs, stored outputs and terms: a few times one task's outputs
+        if terms_of_rows is None:  # the unreplaced rows' terms, once
+            terms_of_rows = _row_terms(
+                ensemble,
+                additive,
+                base_total[scored_rows],
+                divisor[scored_rows] if np.ndim(divisor) else divisor,
+                np.arange(len(scored_rows)),
+            )
+            base_sum = terms_of_rows.sum()
+        tasks = changes.reshape(len(batch) * n_repeats, -1, changes.shape[3])
+        # the changed rows' outputs, stored outputs and terms, up to a few
+        # times one task's outputs at once
         step = max(1, _budgets.TASK_BYTES // (4 * max(tasks[0].nbytes, 1)))
-        totals = np.empty(len(tasks))
+        totals = np.full(len(tasks), base_sum)
         for first in range(0, len(tasks), step):
-            outputs = (base_total + tasks[first : first + step]) / divisor
-            if ensemble.outputs_are_probabilities:
-                # changes added out of order can overshoot by a rounding
-                np.clip(outputs, 0.0, 1.0, out=outputs)
+            part = tasks[first : first + step]
+            moved = np.any(part != 0, axis=2)
             if scored is not None:
-                outputs = outputs[:, scored]
-            n_tasks = len(outputs)
-            stored = ensemble.adapter.scorer_outputs(
-                outputs.reshape(-1, outputs.shape[-1])
+                moved &= scored
+            task, row = np.nonzero(moved)
+            if not len(task):
+                continue
+            terms = _row_terms(
+                ensemble,
+                additive,
+                base_total[row] + part[task, row],
+                divisor[row] if np.ndim(divisor) else divisor,
+                position[row],
             )
-            terms = additive.prediction_terms(
-                additive.stored_predictions(stored),
-                np.tile(np.arange(n_scored), n_tasks),
+            totals[first : first + len(part)] += np.bincount(
+                task, weights=terms - terms_of_rows[position[row]], minlength=len(part)
             )
-            totals[first : first + n_tasks] = terms.reshape(n_tasks, -1).sum(axis=1)
         scores[batch] = np.reshape(
             [additive.score(total) for total in totals], (len(batch), n_repeats)
         )
     return scores, base_total
+
+
+def _row_terms(ensemble, additive, totals, divisor, rows):
+    """``additive``'s terms of the rows ``rows`` (of y) whose sums of leaf
+    values are ``totals``."""
+    outputs = totals / divisor
+    if ensemble.outputs_are_probabilities:
+        # changes added out of order can overshoot by a rounding
+        np.clip(outputs, 0.0, 1.0, out=outputs)
+    stored = ensemble.adapter.scorer_outputs(outputs)
+    return additive.prediction_terms(additive.stored_predictions(stored), rows)
 
 
 def _outputs_scorer(ensemble, direct, scorer, y, sample_weight, scored):

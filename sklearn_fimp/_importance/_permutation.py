@@ -12,7 +12,7 @@ from .._engine import (
     tree_ensemble,
     worth_rerouting,
 )
-from .._engine._scores import kept_engine_input
+from .._engine._kept import kept_engine_input
 from .._utils._compat import (
     HasMethods,
     Interval,

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 import numpy as np
 from sklearn.base import clone
 
-from .._engine._scores import keeping_ensembles
+from .._engine._kept import keeping_ensembles
 from .._utils._random import MAX_SEED
 from ._decisions import look_rounds, stops_early
 from ._pipeline_probes import with_probe_inputs
