@@ -520,7 +520,9 @@ def _row_terms(ensemble, additive, totals, divisor, rows):
         # changes added out of order can overshoot by a rounding
         np.clip(outputs, 0.0, 1.0, out=outputs)
     stored = ensemble.adapter.scorer_outputs(outputs)
-    return additive.prediction_terms(additive.stored_predictions(stored), rows)
+    terms = additive.prediction_terms(additive.stored_predictions(stored), rows)
+    # numbers even where y holds them as objects
+    return np.asarray(terms, dtype=np.float64)
 
 
 def _outputs_scorer(ensemble, direct, scorer, y, sample_weight, scored):
