@@ -154,7 +154,7 @@ def partition_sums(frame, payload, groups, n_repeats, score, n_features):
         chunks=_budgets.row_chunks(ensemble, X, None, budget=ROUTING_BYTES),
     )
     outputs, _ = outputs_and_ties(
-        ensemble, base_total, np.zeros_like(base_total), divisor, False
+        ensemble, base_total, np.zeros_like(base_total), divisor
     )
     every_row = np.arange(X.shape[0])
     base = terms.row_terms(_scored_values(ensemble)(outputs), every_row).sum()

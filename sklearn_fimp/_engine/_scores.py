@@ -123,7 +123,6 @@ def replaced_outputs(
                     base_total,
                     changes[i, r],
                     divisor,
-                    ranks_matter,
                     reference,
                 )
                 held.append((g, r, outputs, ties))
@@ -158,7 +157,7 @@ class _RowSums(NamedTuple):
         """Outputs of ``rows`` of X (``base`` and ``change`` theirs), and
         their tied rows (see :func:`~._ties.repair_ties`)."""
         divisor = self.divisor[rows] if np.ndim(self.divisor) else self.divisor
-        return outputs_and_ties(self.ensemble, base, change, divisor, False)
+        return outputs_and_ties(self.ensemble, base, change, divisor)
 
     def row_terms(self, outputs, rows):
         return self.additive.row_terms(
@@ -733,7 +732,7 @@ def replaced_scorer_outputs(
         ):
             if base_outputs is None:
                 unchanged, _ = outputs_and_ties(
-                    ensemble, base_total, np.zeros_like(base_total), divisor, False
+                    ensemble, base_total, np.zeros_like(base_total), divisor
                 )
                 base_outputs = ensemble.adapter.scorer_outputs(unchanged)
             yield batch[i], r, ensemble.adapter.scorer_outputs(outputs), base_outputs

@@ -57,24 +57,24 @@ def changed_rows(change):
     return rows
 
 
-def rows_near_ties(outputs, candidates, across_rows=True, reference=None):
+def rows_near_ties(outputs, candidates, reference=None):
     """Among ``candidates`` (a boolean mask), the rows whose outputs are
     within rounding of a tie: two classes of the row (for a binary decision
-    value, 0), or (``across_rows``) the same output of another row. Scorers
-    that read predicted labels only need the first kind.
+    value, 0), or, given ``reference``, the same output of another row
+    (scorers that read predicted labels only need the first kind).
 
     ``reference``: each output column of the rows that are not candidates,
     sorted (or a superset of them, such as every row's unreplaced output,
-    see :func:`sorted_outputs`). With it a candidate is compared with the
-    reference by bisection and with the other candidates, instead of
-    sorting every row's outputs, which dominated where a replaced column
-    changes few rows; a superset only adds rows to repair.
+    see :func:`sorted_outputs`). A candidate is compared with the reference
+    by bisection and with the other candidates, instead of sorting every
+    row's outputs, which dominated where a replaced column changes few
+    rows; a superset only adds rows to repair.
     """
     rows = np.flatnonzero(candidates)
     if not len(rows):
         return rows
     mine = outputs[rows]
-    largest = np.max(np.abs(mine if reference is not None else outputs), initial=0.0)
+    largest = np.max(np.abs(mine), initial=0.0)
     if reference is not None:
         largest = max(largest, np.max(np.abs(reference), initial=0.0))
     tolerance = 1e-9 * max(1.0, float(largest))
@@ -83,21 +83,12 @@ def rows_near_ties(outputs, candidates, across_rows=True, reference=None):
         suspect = top_two[:, 1] - top_two[:, 0] <= tolerance
     else:  # a binary decision value: the classes tie at 0
         suspect = np.abs(mine[:, 0]) <= tolerance
-    if across_rows and reference is None:
-        everywhere = np.zeros(len(outputs), dtype=bool)
-        for column in outputs.T:
-            order = np.argsort(column, kind="stable")
-            close = np.diff(column[order]) <= tolerance
-            everywhere[order[1:][close]] = True
-            everywhere[order[:-1][close]] = True
-        suspect |= everywhere[rows]
-    elif across_rows:
-        for column, others in zip(mine.T, reference.T, strict=True):
-            suspect |= _near(column, others, tolerance)
-            order = np.argsort(column, kind="stable")
-            close = np.diff(column[order]) <= tolerance
-            suspect[order[1:][close]] = True
-            suspect[order[:-1][close]] = True
+    for column, others in zip(mine.T, () if reference is None else reference.T):
+        suspect |= _near(column, others, tolerance)
+        order = np.argsort(column, kind="stable")
+        close = np.diff(column[order]) <= tolerance
+        suspect[order[1:][close]] = True
+        suspect[order[:-1][close]] = True
     return rows[suspect]
 
 
@@ -126,7 +117,7 @@ def sorted_outputs(ensemble, base, divisor):
     return np.sort(_outputs(ensemble, base, 0.0, divisor), axis=0)
 
 
-def outputs_and_ties(ensemble, base, change, divisor, ranks_matter, reference=None):
+def outputs_and_ties(ensemble, base, change, divisor, reference=None):
     """``(base + change) / divisor``, and the rows whose change leaves them
     within rounding of a tie (see :func:`rows_near_ties`; ``reference``:
     :func:`sorted_outputs` of ``base``, or None), whose outputs
@@ -136,7 +127,7 @@ def outputs_and_ties(ensemble, base, change, divisor, ranks_matter, reference=No
         return outputs, np.empty(0, dtype=np.intp)
     changed = np.zeros(len(change), dtype=bool)
     changed[changed_rows(change)] = True
-    return outputs, rows_near_ties(outputs, changed, ranks_matter, reference)
+    return outputs, rows_near_ties(outputs, changed, reference)
 
 
 def repair_ties(ensemble, X, repairs, *, start, divisor, tree_rows):

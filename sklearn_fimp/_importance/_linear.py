@@ -35,6 +35,7 @@ from sklearn.pipeline import Pipeline
 
 from .._engine._ties import rows_near_ties
 from .._utils._compat import LINEAR_MODELS, scorer_reads_labels_only
+from .._utils._frames import assign_permuted, writable_copy
 from .._utils._scoring import (
     DirectScore,
     StoredClassifierOutputs,
@@ -216,8 +217,6 @@ class LinearInputs:
         """The block's inputs on every row with the group permuted."""
         if not mixed:
             return self.inputs[np.asarray(permutation)][:, block]
-        from .._utils._frames import assign_permuted, writable_copy
-
         X_work = assign_permuted(writable_copy(self.X), self.X, columns, permutation)
         transformed = self.preprocessing.transform(X_work)
         return self._dense(transformed)[:, block]
@@ -240,7 +239,7 @@ class LinearInputs:
         outputs) within rounding of a tie among ``candidates``."""
         if checks is None:
             return
-        ties = rows_near_ties(raw, candidates, checks == "ranks", reference)
+        ties = rows_near_ties(raw, candidates, reference)
         if not len(ties):
             return
         Z = self.inputs[ties].copy()
