@@ -69,7 +69,8 @@ class Plan:
     max_count: int
     #: the probe test's parameters
     probes: str
-    n_probes: object
+    #: the probes of every round (n_probes resolved: _selector_rounds.probe_count)
+    n_probes: int
     alpha: float
     correction: object
     prefit: bool

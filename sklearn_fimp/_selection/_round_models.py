@@ -25,7 +25,9 @@ wraps (alone, or as a Pipeline's last step):
   through, one for a deterministic model);
 - ``stopping(round_trees)``: ``stop(model, X, y, scorer)``, which gives the
   model a round measures on the held-out rows X, y (a boosted model cut at
-  the iteration that scores best there), or None to measure it as fitted.
+  the iteration that scores best there), or None to measure it as fitted;
+- ``probes_per_feature``: how many probes ``n_probes="auto"`` adds per
+  feature (or group), and how many times ``MIN_AUTO_PROBES`` at least.
 
 :func:`round_model` returns the first entry of ``ROUND_MODELS`` that
 accepts the model, and :data:`GENERIC` for every other model. A new family
@@ -105,6 +107,10 @@ class RoundModel:
     #: more often (mc3-corr-1000 of bench_calibration: 4 of 5 data sets with
     #: the halves against 2 of 5 with a fresh fifth of the rows).
     cross_fits = False
+    #: Probes per feature (or group) with n_probes="auto": each probe is one
+    #: more column to fit and to measure in every round, and one more value
+    #: of the test's null distribution.
+    probes_per_feature = 1
 
     def accepts(self, model):
         """Whether ``model`` (the user's model, or a Pipeline's last step)
@@ -282,6 +288,15 @@ class LinearModels(RoundModel):
     draws (stochastic gradients, liblinear, random coordinate selection)."""
 
     family = "a scikit-learn linear model"
+    #: A column costs a linear model little to fit and, through its
+    #: coefficients (``_importance/_linear.py``), to measure, while the rounds
+    #: vary only by their held-out rows: the test's resolution is its probes.
+    #: With one per feature its smallest p-values stop near 1 / (probes + 1),
+    #: and whether Benjamini-Hochberg keeps the strong columns turns on a
+    #: seed: on breast cancer (30 columns, a scaler and a logistic regression,
+    #: seeds 0, 1, 2) 50 probes kept 17, 1 and 1 columns, 100 kept 1, 15 and
+    #: 18, 200 kept 16, 17 and 19.
+    probes_per_feature = 4
 
     def accepts(self, model):
         return type(model).__module__.startswith("sklearn.linear_model")

@@ -39,7 +39,7 @@ from ._plan import Plan, round_design
 from ._probe_test import CORRECTIONS
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
-from ._selector_rounds import selector_rounds
+from ._selector_rounds import probe_count, selector_rounds
 from ._stability import ROUNDS as STABILITY_ROUNDS
 from ._stability import StabilitySelection, stability_rounds
 from ._tentative import tentative_choice
@@ -711,6 +711,9 @@ class ImportanceSelector(BaseImportanceSelector):
         )
         return Plan(
             **self._plan_parameters(),
+            n_probes=probe_count(
+                self.n_probes, len(groups), rounds_model.probes_per_feature
+            ),
             max_count=max_count,
             feature_names=feature_names,
             estimator=estimator,
@@ -764,7 +767,6 @@ class ImportanceSelector(BaseImportanceSelector):
         return {
             "given_estimator": self.estimator,
             "probes": self.probes,
-            "n_probes": self.n_probes,
             "alpha": self.alpha,
             "correction": self.correction,
             "prefit": self.prefit,

@@ -17,13 +17,17 @@ from ._rounds import probe_rounds
 
 #: n_probes="auto" adds one probe per feature (or group), and at least this
 #: many, so that the spread of the probes' importances is estimated well
-#: enough.
+#: enough (each times the round model's ``probes_per_feature``).
 MIN_AUTO_PROBES = 50
 
 
-def probe_count(n_probes, n_groups):
-    """The probes of ``n_probes`` ("auto" or an int) for ``n_groups``."""
-    return max(n_groups, MIN_AUTO_PROBES) if n_probes == "auto" else n_probes
+def probe_count(n_probes, n_groups, per_feature=1):
+    """The probes of ``n_probes`` ("auto" or an int) for ``n_groups``:
+    "auto", ``per_feature`` per group and ``per_feature`` times
+    ``MIN_AUTO_PROBES`` at least."""
+    if n_probes != "auto":
+        return n_probes
+    return per_feature * max(n_groups, MIN_AUTO_PROBES)
 
 
 def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
@@ -32,7 +36,7 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
     one in each of the first ``plan.round_fits`` rounds, then theirs again):
     ``(result, model, history)`` of ``probe_rounds``."""
     n_groups = len(plan.groups)
-    n_probes = probe_count(plan.n_probes, n_groups)
+    n_probes = plan.n_probes
     measured, estimator_seeds = [], []
 
     def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
