@@ -16,6 +16,7 @@ from sklearn_fimp._selection._probe_test import (
     adjust_pvalues,
     decide,
     mean_test,
+    merged_classes,
     rank_pvalues,
     round_critical_value,
     round_test,
@@ -491,3 +492,40 @@ def test_mean_test_scores_a_feature_tied_with_probes_as_they_score():
     # the share of probes at or above 0: all of them
     assert np.all(tied > 0.9)
     assert np.all(pvalues[:3] < 0.01)
+
+
+def test_merged_classes_join_a_small_class_to_the_next():
+    # one probe column per group: classes 7 (3 groups), 20 (12), 30 (2) and
+    # 40 (9); 7 joins 20, then 30 joins 40, which with 11 columns stands
+    classes = np.array([7] * 3 + [20] * 12 + [30] * 2 + [40] * 9)
+    owners = np.arange(len(classes))
+    merged = merged_classes(classes, owners, owners)
+    np.testing.assert_array_equal(merged, [20] * 15 + [40] * 11)
+    # the last class, too small, joins the one before; a class of probes
+    # spanning few columns over many rounds is small too
+    classes = np.array([1] * 10 + [2] * 2)
+    np.testing.assert_array_equal(merged_classes(classes, owners[:12], owners[:12]), 1)
+    rounds = np.tile(np.arange(12), 5)
+    np.testing.assert_array_equal(merged_classes(classes, rounds, rounds), 1)
+    # too few columns for any class: one class
+    np.testing.assert_array_equal(
+        merged_classes(np.array([1, 2, 3]), owners[:3], owners[:3]), 3
+    )
+    # the caller's array is left alone
+    assert list(classes) == [1] * 10 + [2] * 2
+
+
+def test_mean_test_merges_a_class_too_small_to_standardize_its_probes():
+    # a class of three probes, two of which tie but for 1e-4: the third's
+    # score against the other two (about 7,000) dwarfed every other null
+    # score, and left a feature 40 standard deviations above the 40 probes
+    # of its class a p-value of 0.03. Merged into that class, the three
+    # score as its probes do, and the feature's p-value is below 1e-4.
+    rng = np.random.RandomState(4)
+    probes = np.concatenate([rng.normal(size=40), [0.1, 0.1 + 1e-4, 0.6]])[None, :]
+    owners = np.arange(43)[None, :]
+    classes = np.array([1] * 40 + [0] * 3)
+    real = np.concatenate([[40.0], np.zeros(42)])[None, :]
+    _, pvalues, null = mean_test(real, probes, owners, 43, classes=classes)
+    assert np.max(np.abs(null)) < 10
+    assert pvalues[0] < 1e-4

@@ -155,7 +155,9 @@ class ImportanceSelector(BaseImportanceSelector):
         uniform or standard normal noise.
     n_probes : "auto" or int, default="auto"
         Number of probes (probe groups, with ``groups``), the same columns
-        in every round. "auto": one per feature (or group), and at least 50.
+        in every round. "auto": one per feature (or group), and at least 50;
+        four times that for a scikit-learn linear model, whose columns cost
+        little to fit and measure and whose test needs the resolution.
         The test's null distribution is the probes' means: with fewer, more
         of its tail is extrapolated, and with 20 or fewer no p-value goes
         below ``1 / (n_probes + 1)``.
