@@ -241,11 +241,14 @@ def _feature_scales(probes, owners, n_groups, classes=None, fixed=False):
     probes of its class (leave one out), so that a probe is standardized as
     a feature is: by values that do not include it.
 
-    A class of fewer than three probes (one or two rounds), or one whose
-    importances differ by rounding error only (the model never split on
-    them: a spread below a millionth of all probes'), cannot standardize:
-    its feature is scored against all probes pooled, and its probes' null
-    scores are computed the same way, leaving each out of the pool.
+    Given classes are first merged so that each spans at least
+    ``MIN_CLASS_COLUMNS`` probe columns where there are that many
+    (:func:`merged_classes`). A class of fewer than three probes (one or two
+    rounds), or one whose importances differ by rounding error only (the model
+    never split on them: a spread below a millionth of all probes'), cannot
+    standardize: its feature is scored against all probes pooled, and its
+    probes' null scores are computed the same way, leaving each out of the
+    pool.
 
     Shadow probes keep their feature's distribution and number of distinct
     values, so standardizing by them removes the differences in location
