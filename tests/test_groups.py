@@ -1,9 +1,11 @@
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn.linear_model import Ridge
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_fimp import feature_groups, permutation_importance
+from sklearn_fimp._importance._groups import correlated_groups
 
 from .conftest import as_frame
 
@@ -98,3 +100,26 @@ def test_groups_bad_groups_name_the_problem(linear_model, groups, error, match):
     model, X, y = linear_model
     with pytest.raises(error, match=match):
         permutation_importance(model, X, y, groups=groups)
+
+
+def test_correlated_groups_cluster_numeric_columns_and_leave_the_rest_alone():
+    rng = np.random.RandomState(0)
+    a = rng.normal(size=300)
+    X = np.column_stack([a, rng.normal(size=300), a + 0.1 * rng.normal(size=300)])
+    assert correlated_groups(X) == [[0, 2], [1]]
+    # nothing to group: None (each column alone)
+    assert correlated_groups(rng.normal(size=(300, 4))) is None
+    assert correlated_groups(scipy.sparse.csr_matrix(X)) is None
+    assert correlated_groups(np.array([["a", "b"], ["c", "d"]], dtype=object)) is None
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "text": ["x", "y"] * 150,
+            "a": a,
+            "noise": rng.normal(size=300),
+            "twice": 2 * a + 0.05 * rng.normal(size=300),
+            "code": pd.Categorical(["u", "v"] * 150),
+        }
+    )
+    # positions in X, text and categories alone
+    assert correlated_groups(frame) == [[0], [1, 3], [2], [4]]

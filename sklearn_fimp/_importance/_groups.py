@@ -3,6 +3,7 @@
 import numbers
 
 import numpy as np
+import scipy.sparse
 from scipy.cluster import hierarchy
 from scipy.spatial.distance import squareform
 from scipy.stats import rankdata
@@ -237,3 +238,44 @@ def feature_groups(X, *, threshold=0.3, linkage="complete"):
     for j, cluster in enumerate(cluster_of):
         groups.setdefault(cluster, []).append(names[j] if names else j)
     return sorted(groups.values(), key=lambda g: names.index(g[0]) if names else g[0])
+
+
+#: ``correlated_groups`` clusters at most this many numeric columns (the
+#: correlation matrix grows with their square).
+MAX_GROUPED_COLUMNS = 5000
+
+
+def correlated_groups(X):
+    """Groups of column positions whose numeric columns :func:`feature_groups`
+    clusters (with its defaults: every pair of a group at ``|rho| >= 0.7``),
+    every other column alone, in the order of their first column; None when
+    no two columns are grouped, or X is sparse, has fewer than two or more
+    than ``MAX_GROUPED_COLUMNS`` numeric columns."""
+    if scipy.sparse.issparse(X):
+        return None
+    if is_pandas(X):
+        from pandas.api.types import is_numeric_dtype
+
+        numeric = [j for j, dtype in enumerate(X.dtypes) if is_numeric_dtype(dtype)]
+        table = X.iloc[:, numeric]
+    elif is_polars(X):
+        numeric = [j for j, dtype in enumerate(X.dtypes) if dtype.is_numeric()]
+        table = X[:, numeric].to_numpy()
+    else:
+        array = np.asarray(X)
+        if array.dtype.kind not in "biuf":
+            return None
+        numeric = list(range(array.shape[1]))
+        table = array
+    if not 2 <= len(numeric) <= MAX_GROUPED_COLUMNS:
+        return None
+    positions = np.asarray(numeric)
+    found = [
+        [int(positions[j]) for j in group]
+        for group in feature_groups(np.asarray(table, dtype=np.float64))
+    ]
+    if all(len(group) == 1 for group in found):
+        return None
+    grouped = {j for group in found for j in group}
+    found += [[j] for j in range(X.shape[1]) if j not in grouped]
+    return sorted(found, key=min)

@@ -240,7 +240,14 @@ class ImportanceSelector(BaseImportanceSelector):
         groups of their own). Permutation methods permute a group as a
         block and drop-column drops it; probes then mirror the groups (a
         shadow probe is a whole group shuffled together). Needs a
-        permutation or drop-column method.
+        permutation or drop-column method. None: each feature alone, but
+        for a scikit-learn linear model (alone or ending a Pipeline) tested
+        by the probes with permutation, whose numeric columns correlated at
+        ``|rho| >= 0.7`` (:func:`feature_groups`) are tested as groups:
+        permuting one column of a correlated pair makes rows the model was
+        never fitted on, to which its coefficients extrapolate, and a noise
+        column correlated with another beat its probes (in 16 of 20 pure
+        noise data sets with pairs correlated at 0.89; none of 20 grouped).
     scoring : str, callable or None, default=None
         Scorer of the permutation and drop-column methods, and of
         ``keep_tentative="cv"``'s scores. None: log-loss
@@ -683,16 +690,20 @@ class ImportanceSelector(BaseImportanceSelector):
                 prefit=self.prefit,
                 dependent_rows=rows.kind != INDEPENDENT,
             )
-        labels, groups = resolve_groups(self.groups, feature_names, X)
+        use_probes = uses_probe_test(self.threshold, self.prefit)
+        # how each round (or half) makes its model (_round_models.py), and
+        # the groups its test measures when the user gave none
+        rounds_model = round_model(estimator)
+        tested = self.groups
+        if tested is None and use_probes and method is not None:
+            tested = rounds_model.tested_groups(X, method.name)
+        labels, groups = resolve_groups(tested, feature_names, X)
         max_count = max_features_count(self.max_features, X, len(groups))
         check_min_features(self.min_features, len(groups), self.max_features, max_count)
-        use_probes = uses_probe_test(self.threshold, self.prefit)
         stability = uses_stability(self.threshold)
         # a measure of each round (or half) is sized for the rounds
         rounds = use_probes or stability
         progress = Progress(type(self).__name__, self.verbose)
-        # how each round (or half) makes its model (_round_models.py)
-        rounds_model = round_model(estimator)
         round_params = rounds_model.round_params(estimator, self.round_trees)
         n_rounds = round_count(self.n_rounds, method)
         n_rounds = (
@@ -714,7 +725,11 @@ class ImportanceSelector(BaseImportanceSelector):
         return Plan(
             **self._plan_parameters(),
             n_probes=probe_count(
-                self.n_probes, len(groups), rounds_model.probes_per_feature
+                self.n_probes,
+                len(groups),
+                rounds_model.probes_per_feature(
+                    None if method is None else method.name
+                ),
             ),
             max_count=max_count,
             feature_names=feature_names,
