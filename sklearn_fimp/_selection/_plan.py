@@ -16,8 +16,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from .._importance._groups import resolve_groups
 from ._measure import cross_fitted_rows
 from ._rows import INDEPENDENT
+from ._selector_rounds import probe_count
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,9 @@ class Plan:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
 
 
-def round_design(rounds_model, estimator, method, cv, rows, y, n_rounds, seed):
+def round_design(
+    rounds_model, estimator, method, cv, rows, y, n_rounds, seed, *, probes=True
+):
     """``(cv, fits, keeps_fits)`` of the rounds of probes: the splits each
     round measures (without a ``cv``, two fixed halves of the rows drawn
     with ``seed`` when the round model cross-fits, the rows are independent
@@ -94,10 +98,27 @@ def round_design(rounds_model, estimator, method, cv, rows, y, n_rounds, seed):
     round measures the same splits; each round its own seed on fresh
     splits), and whether the measure step keeps each fit for the rounds
     after: rounds that fit one estimator on the same splits reuse its
-    fits."""
+    fits. Without ``probes`` (stability selection, or a threshold):
+    ``(cv, n_rounds, False)``."""
+    if not probes:
+        return cv, n_rounds, False
     if cv is None and rounds_model.cross_fits and rows.kind == INDEPENDENT:
         cv = cross_fitted_rows(method, estimator, y, seed)
     if cv is None:
         return cv, n_rounds, False
     fits = rounds_model.round_fits(estimator, len(y), n_rounds)
     return cv, fits, fits < n_rounds
+
+
+def tested_columns(rounds_model, method, X, feature_names, selector, probes):
+    """``(labels, groups, n_probes)`` of the test: the ``selector``'s groups
+    resolved (``groups=``; None: the groups the round model tests with the
+    method when the probes decide, ``RoundModel.tested_groups``, else each
+    feature alone), and the probes its ``n_probes`` gives for them
+    (``"auto"``: the round model's ``probes_per_feature``)."""
+    name, given = None if method is None else method.name, selector.groups
+    if given is None and probes and method is not None:
+        given = rounds_model.tested_groups(X, name)
+    labels, groups = resolve_groups(given, feature_names, X)
+    per_feature = rounds_model.probes_per_feature(name)
+    return labels, groups, probe_count(selector.n_probes, len(groups), per_feature)

@@ -7,7 +7,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._importance._groups import resolve_groups
 from .._utils._compat import (
     Interval,
     RealNotInt,
@@ -35,11 +34,11 @@ from ._decisions import (
 )
 from ._measure import check_importance_getter, measure_step, real_features_only
 from ._pipeline_probes import selects_through
-from ._plan import Plan, round_design
+from ._plan import Plan, round_design, tested_columns
 from ._probe_test import CORRECTIONS
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
-from ._selector_rounds import probe_count, selector_rounds
+from ._selector_rounds import selector_rounds
 from ._stability import ROUNDS as STABILITY_ROUNDS
 from ._stability import StabilitySelection, stability_rounds
 from ._tentative import tentative_choice
@@ -691,28 +690,23 @@ class ImportanceSelector(BaseImportanceSelector):
                 dependent_rows=rows.kind != INDEPENDENT,
             )
         use_probes = uses_probe_test(self.threshold, self.prefit)
-        # how each round (or half) makes its model (_round_models.py), and
-        # the groups its test measures when the user gave none
+        # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
-        tested = self.groups
-        if tested is None and use_probes and method is not None:
-            tested = rounds_model.tested_groups(X, method.name)
-        labels, groups = resolve_groups(tested, feature_names, X)
+        tested = tested_columns(
+            rounds_model, method, X, feature_names, self, use_probes
+        )
+        labels, groups, n_probes = tested
         max_count = max_features_count(self.max_features, X, len(groups))
         check_min_features(self.min_features, len(groups), self.max_features, max_count)
         stability = uses_stability(self.threshold)
-        # a measure of each round (or half) is sized for the rounds
-        rounds = use_probes or stability
+        rounds = use_probes or stability  # a measure sized for the rounds
         progress = Progress(type(self).__name__, self.verbose)
         round_params = rounds_model.round_params(estimator, self.round_trees)
         n_rounds = round_count(self.n_rounds, method)
-        n_rounds = (
-            STABILITY_ROUNDS if stability and self.n_rounds == "auto" else n_rounds
-        )
+        if stability and self.n_rounds == "auto":
+            n_rounds = STABILITY_ROUNDS
         design = (rounds_model, estimator, method, cv, rows, y, n_rounds, int(seed))
-        round_cv, round_fits, keeps_fits = (
-            round_design(*design) if use_probes else (cv, n_rounds, False)
-        )
+        round_cv, round_fits, keeps_fits = round_design(*design, probes=use_probes)
         options = dict(
             labels=labels,
             groups=groups,
@@ -724,13 +718,7 @@ class ImportanceSelector(BaseImportanceSelector):
         )
         return Plan(
             **self._plan_parameters(),
-            n_probes=probe_count(
-                self.n_probes,
-                len(groups),
-                rounds_model.probes_per_feature(
-                    None if method is None else method.name
-                ),
-            ),
+            n_probes=n_probes,
             max_count=max_count,
             feature_names=feature_names,
             estimator=estimator,
