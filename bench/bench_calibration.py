@@ -564,8 +564,19 @@ def boosting(task, seed, iterations):
 
 
 def booster(kind, task, seed, iterations):
-    """LightGBM or XGBoost with ``iterations`` trees, one thread."""
+    """LightGBM, XGBoost or CatBoost with ``iterations`` trees, one thread."""
     classify = task != "regression"
+    if kind == "catboost":
+        import catboost
+
+        model = catboost.CatBoostClassifier if classify else catboost.CatBoostRegressor
+        return model(
+            iterations=iterations,
+            random_seed=seed,
+            thread_count=1,
+            verbose=0,
+            allow_writing_files=False,
+        )
     if kind == "lightgbm":
         import lightgbm
 
@@ -579,7 +590,7 @@ def booster(kind, task, seed, iterations):
 
 #: the models whose rounds the selector's default measures as if stopped
 #: early (``round_trees="auto"``; a forest's rounds fit ``trees`` trees)
-BOOSTED = ("hgb", "lightgbm", "xgboost", "pipeline-hgb")
+BOOSTED = ("hgb", "lightgbm", "xgboost", "catboost", "pipeline-hgb")
 
 
 def pipeline_hgb(X, task, seed, trees):
@@ -610,7 +621,7 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
         estimator = forest(task, seed, trees)
     elif model == "hgb":
         estimator = boosting(task, seed, trees)
-    elif model in ("lightgbm", "xgboost"):
+    elif model in ("lightgbm", "xgboost", "catboost"):
         estimator = booster(model, task, seed, trees)
     elif model == "linear":
         estimator = linear(task, seed)
@@ -1310,7 +1321,7 @@ def main(argv=None):
         "--boosters",
         nargs="*",
         default=["hgb", "lightgbm", "xgboost", "pipeline-hgb"],
-        help="hgb, lightgbm, xgboost, linear, and pipeline-hgb (the MIXED "
+        help="hgb, lightgbm, xgboost, catboost, linear, and pipeline-hgb (the MIXED "
         "regimes' encoders in front of HistGradientBoosting)",
     )
     parser.add_argument(
