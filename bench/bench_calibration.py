@@ -640,13 +640,18 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
         cv=cv,
     ).fit(X, y, **split)
     result = selector.importances_
-    columns = [[j] for j in range(X.shape[1])]
+    # the groups the test measured: each column alone, or (a linear model's
+    # default) its correlated columns together; the group of each column
+    group_of = np.empty(X.shape[1], dtype=np.intp)
+    for g, members in enumerate(selector.groups_):
+        group_of[members] = g
     return (
         selector.importance_history_,
         selector.probe_history_,
         np.asarray(result.mirrors),
         selector.method_,
-        probe_classes(X, columns),
+        probe_classes(X, [list(members) for members in selector.groups_]),
+        group_of,
     )
 
 
@@ -730,13 +735,17 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
         with np.load(cached) as saved:
             real, probes, owners = saved["real"], saved["probes"], saved["owners"]
             classes = saved["classes"]
+            # rounds kept before groups were recorded measured each column
+            group_of = (
+                saved["group_of"] if "group_of" in saved else np.arange(real.shape[1])
+            )
             seconds = float(saved["seconds"])
             # rounds kept before rows recorded the method that ran have none
             method_run = str(saved["method_run"]) if "method_run" in saved else None
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            seconds, (real, probes, owners, method_run, classes) = timed(
+            seconds, (real, probes, owners, method_run, classes, group_of) = timed(
                 lambda: probe_rounds(
                     X, y, task, seed, method, model, n_rounds, trees, regime
                 )
@@ -748,19 +757,24 @@ def run_probes(regime, seed, method, model, n_rounds, trees):
                 probes=probes,
                 owners=owners,
                 classes=classes,
+                group_of=group_of,
                 seconds=seconds,
                 method_run=method_run,
             )
     ran = {} if method_run is None else dict(method_run=method_run)
     rows = []
     noise = ~informative
+    # a group holding no informative column is noise; a kept group keeps
+    # its columns, and each column has its group's p-value
+    noise_groups = np.bincount(group_of[informative], minlength=real.shape[1]) == 0
     diagnosis = dict(
         probe_skew=float(stats.skew(probes[0])),
-        between_share=between_share(real[:, noise]),
+        between_share=between_share(real[:, noise_groups]),
     )
     for test in TESTS:
-        holm, bh, pvalues = test_decisions(
-            real, probes, owners, classes, test, n_rounds
+        holm, bh, pvalues = (
+            np.asarray(a)[group_of]
+            for a in test_decisions(real, probes, owners, classes, test, n_rounds)
         )
         label = f"{method} ({model}) {test}"
         rows.append(
