@@ -123,3 +123,9 @@ def test_correlated_groups_cluster_numeric_columns_and_leave_the_rest_alone():
     )
     # positions in X, text and categories alone
     assert correlated_groups(frame) == [[0], [1, 3], [2], [4]]
+    pl = pytest.importorskip("polars")
+    assert correlated_groups(pl.from_pandas(frame.drop(columns="code"))) == [
+        [0],
+        [1, 3],
+        [2],
+    ]
