@@ -324,7 +324,7 @@ def _class_scales(probes, owners, n_groups, classes=None, fixed=False):
         values = probes[mask]
         center[g], spread[g] = values.mean(), values.std(ddof=1)
     finite = np.isfinite(null)
-    return center, spread, null[finite], null_class[finite], probes[finite]
+    return center, spread, null[finite], null_class[finite], probes[finite], classes
 
 
 #: A class of fewer distinct probe columns than this is merged into the next
@@ -353,19 +353,19 @@ def merged_classes(classes, owners, column):
     HistGradientBoosting, LightGBM and XGBoost kept a planted column, and
     none with the classes merged."""
     classes = np.array(classes, copy=True)
-    while True:
-        codes = np.unique(classes)
-        if len(codes) < 2:
-            return classes
-        spans = [
-            len(np.unique(column[np.isin(owners, np.flatnonzero(classes == c))]))
-            for c in codes
-        ]
-        small = [i for i, span in enumerate(spans) if span < MIN_CLASS_COLUMNS]
-        if not small:
-            return classes
-        i = small[0]
-        classes[classes == codes[i]] = codes[i + 1 if i + 1 < len(codes) else i - 1]
+    owned = owners >= 0
+    # a probe column mirrors one group, so the classes' columns are disjoint
+    # and a merged class spans the sum of its parts' columns
+    pairs = np.unique(np.column_stack([classes[owners[owned]], column[owned]]), axis=0)
+    codes = list(np.unique(classes))
+    spans = [int(np.sum(pairs[:, 0] == c)) for c in codes]
+    while len(codes) > 1 and min(spans) < MIN_CLASS_COLUMNS:
+        i = int(np.argmin(np.asarray(spans) >= MIN_CLASS_COLUMNS))  # first small
+        into = i + 1 if i + 1 < len(codes) else i - 1
+        classes[classes == codes[i]] = codes[into]
+        spans[into] += spans[i]
+        del codes[i], spans[i]
+    return classes
 
 
 def _in_units(values, center, spread):
@@ -472,13 +472,7 @@ def mean_test(real, probes, owners, n_groups, *, classes=None):
     """
     real = np.asarray(real, dtype=np.float64)
     probe_means = np.asarray(probes, dtype=np.float64).mean(axis=0)
-    first_owners = np.atleast_2d(np.asarray(owners))[0]
-    classes = (
-        np.arange(n_groups)
-        if classes is None
-        else merged_classes(classes, first_owners, np.arange(len(first_owners)))
-    )
-    center, spread, null, null_class, null_means = _class_scales(
+    center, spread, null, null_class, null_means, classes = _class_scales(
         probe_means[None, :], np.asarray(owners)[:1], n_groups, classes, fixed=True
     )
     means = real.mean(axis=0)
