@@ -129,3 +129,22 @@ def test_correlated_groups_cluster_numeric_columns_and_leave_the_rest_alone():
         [1, 3],
         [2],
     ]
+
+
+def test_correlated_groups_rank_at_most_max_grouped_rows(monkeypatch):
+    from sklearn_fimp._importance import _groups
+
+    seen = []
+    original = _groups.feature_groups
+
+    def spy(X, **kwargs):
+        seen.append(X.shape)
+        return original(X, **kwargs)
+
+    monkeypatch.setattr(_groups, "feature_groups", spy)
+    monkeypatch.setattr(_groups, "MAX_GROUPED_ROWS", 300)
+    rng = np.random.RandomState(0)
+    a = rng.normal(size=2000)
+    X = np.column_stack([a, rng.normal(size=2000), a + 0.1 * rng.normal(size=2000)])
+    assert correlated_groups(X) == [[0, 2], [1]]
+    assert seen == [(300, 3)]
