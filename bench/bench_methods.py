@@ -318,6 +318,8 @@ def in_child(spec, timeout):
     """Run ``spec`` in a child process: its result, or {"timeout": seconds}."""
     command = [sys.executable, __file__, "--child", json.dumps(spec)]
     environment = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent))
+    # one thread for HistGradientBoosting's OpenMP loops too, as every model
+    environment.setdefault("OMP_NUM_THREADS", "1")
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, env=environment
@@ -471,7 +473,8 @@ def page(rows, command, loads, stamp):
         "columns and as many shuffled copies. Each selector and plain fit ran in "
         "a process of its own, one at a time.",
         "",
-        f"Run {stamp}, at commit {git_commit(changed='+ local changes')}; "
+        f"Run {stamp}, at commit "
+        f"{git_commit('sklearn_fimp', 'bench', changed='+ local changes')}; "
         f"{versions('scikit-learn', 'numpy', 'lightgbm', 'xgboost', 'boruta')}. "
         f"Load averages (1, 5, 15 minutes) {loads[0]} at the start and "
         f"{loads[-1]} at the end, on a 2-core machine.",
