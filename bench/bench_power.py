@@ -168,7 +168,14 @@ DOCS_FILE = DOCS / "bench_power.rst"
 SETS = ("madelon", "omics", "real", "boosted")
 REAL_TABLES = ("breast cancer", "diabetes", "Caravan", "Ames", "grants")
 #: real tables with more columns than rows (--tables; not in the default run)
-WIDE_TABLES = ("permeability", "Parkinson speech", "grants test", "hepatic injury")
+WIDE_TABLES = (
+    "permeability",
+    "Parkinson speech",
+    "grants test",
+    "hepatic injury",
+    "meats",
+    "tissue genes",
+)
 #: real tables of the wrapped models' benchmark (bench_wrapped.py): a small
 #: imbalanced one, one with missing values, two multiclass ones
 WRAPPED_TABLES = ("HMDA", "NHEFS", "tissue genes", "olive oils")
@@ -333,6 +340,13 @@ def real_frame(name):
         table = _rdataset("modeldata", "hepatic_injury_qsar")
         y = (table.pop("class") != "none").astype(int).to_numpy()
         return table, y, "binary"
+    if name == "meats":
+        # 100 near-infrared absorbances of finely chopped meat, strongly
+        # correlated; the fat content (water and protein, which with fat
+        # make up most of the sample, would give it away, so are dropped)
+        table = _rdataset("modeldata", "meats")
+        y = table.pop("fat").to_numpy(float)
+        return table.drop(columns=["water", "protein"]), y, "regression"
     if name == "HMDA":
         table = _rdataset("AER", "HMDA")
         y = (table.pop("deny") == "yes").astype(int).to_numpy()

@@ -110,15 +110,21 @@ def round_design(
     return cv, fits, fits < n_rounds
 
 
-def tested_columns(rounds_model, method, X, feature_names, selector, probes):
-    """``(labels, groups, n_probes)`` of the test: the ``selector``'s groups
-    resolved (``groups=``; None: the groups the round model tests with the
-    method when the probes decide, ``RoundModel.tested_groups``, else each
-    feature alone), and the probes its ``n_probes`` gives for them
-    (``"auto"``: the round model's ``probes_per_feature``)."""
-    name, given = None if method is None else method.name, selector.groups
-    if given is None and probes and method is not None:
-        given = rounds_model.tested_groups(X, name)
+def tested_columns(rounds_model, method_for, X, feature_names, selector, probes):
+    """``(method, labels, groups, n_probes)`` of the test: the ``selector``'s
+    groups resolved (``groups=``; None: the groups the round model tests
+    with the selector's ``method`` when the probes decide,
+    ``RoundModel.tested_groups``, else each feature alone), the method's
+    registry entry for them (``method_for(groups)``; ``method_for`` None:
+    an ``importance_getter``, no entry), and the probes its ``n_probes``
+    gives for them (``"auto"``: the round model's ``probes_per_feature``)."""
+    given = selector.groups
+    if given is None and probes and method_for is not None:
+        given = rounds_model.tested_groups(X, selector.method)
+    method = None if method_for is None else method_for(groups=given)
     labels, groups = resolve_groups(given, feature_names, X)
-    per_feature = rounds_model.probes_per_feature(name)
-    return labels, groups, probe_count(selector.n_probes, len(groups), per_feature)
+    per_feature = rounds_model.probes_per_feature(
+        None if method is None else method.name
+    )
+    n_probes = probe_count(selector.n_probes, len(groups), per_feature)
+    return method, labels, groups, n_probes

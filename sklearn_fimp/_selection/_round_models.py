@@ -29,8 +29,9 @@ wraps (alone, or as a Pipeline's last step):
 - ``probes_per_feature(method_name)``: how many probes ``n_probes="auto"``
   adds per feature (or group) for that method, and how many times
   ``MIN_AUTO_PROBES`` at least;
-- ``tested_groups(X, method_name)``: the groups of columns the probe test
-  measures when the user gave none (None: each column alone).
+- ``tested_groups(X, method)``: the groups of columns the probe test
+  measures with the selector's ``method`` ("auto" or a name) when the user
+  gave none (None: each column alone); the method is resolved for them.
 
 :func:`round_model` returns the first entry of ``ROUND_MODELS`` that
 accepts the model, and :data:`GENERIC` for every other model. A new family
@@ -124,10 +125,11 @@ class RoundModel:
         is of this entry's family."""
         return True
 
-    def tested_groups(self, X, method_name):
+    def tested_groups(self, X, method):
         """The groups of X's columns (positions) that the probe test
-        measures with ``method_name`` when the user gave none; None: each
-        column alone."""
+        measures with the selector's ``method`` ("auto" or a method's name,
+        resolved afterwards for these groups: a method that measures
+        groups) when the user gave none; None: each column alone."""
         return None
 
     def round_params(self, estimator, round_trees):
@@ -315,9 +317,10 @@ class LinearModels(RoundModel):
         100 kept 1, 15 and 18, 200 kept 16, 17 and 19."""
         return 4 if method_name == "permutation" else 1
 
-    def tested_groups(self, X, method_name):
+    def tested_groups(self, X, method):
         """X's numeric columns correlated at ``|rho| >= 0.7`` as groups
-        (``_groups.correlated_groups``), for permutation. Permuting one
+        (``_groups.correlated_groups``), for permutation ("auto" is
+        permutation for a linear model). Permuting one
         column of a correlated pair makes rows unlike any the model was
         fitted on, and a linear model's coefficients extrapolate to them: a
         noise column correlated with another, on which the fit put large
@@ -327,7 +330,7 @@ class LinearModels(RoundModel):
         in 16 of 20 data sets measured column by column, and in none of 20
         with the pairs permuted together (0 of 140 over seven null
         regimes)."""
-        return correlated_groups(X) if method_name == "permutation" else None
+        return correlated_groups(X) if method in ("auto", "permutation") else None
 
     def accepts(self, model):
         return type(model).__module__.startswith("sklearn.linear_model")

@@ -2,6 +2,7 @@
 
 import numbers
 from copy import deepcopy
+from functools import partial
 
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_random_state
@@ -676,26 +677,25 @@ class ImportanceSelector(BaseImportanceSelector):
         self._check_classes(estimator, y, prefit=self.prefit)
         cv = self._cv_with_splits(estimator, X, y, split_kwargs)
         rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)
-        if self.importance_getter is not None:
-            check_importance_getter(self.importance_getter, self.method)
-            self._warn_ignored_parameters(None, dependent_rows=rows.kind != INDEPENDENT)
-            method = None
-        else:
-            method = self._method_entry(
-                estimator,
-                y,
-                X,
-                groups=self.groups,
-                prefit=self.prefit,
-                dependent_rows=rows.kind != INDEPENDENT,
-            )
         use_probes = uses_probe_test(self.threshold, self.prefit)
         # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
-        tested = tested_columns(
-            rounds_model, method, X, feature_names, self, use_probes
+        method_for = partial(
+            self._method_entry,
+            estimator,
+            y,
+            X,
+            prefit=self.prefit,
+            dependent_rows=rows.kind != INDEPENDENT,
         )
-        labels, groups, n_probes = tested
+        if self.importance_getter is not None:
+            check_importance_getter(self.importance_getter, self.method)
+            self._warn_ignored_parameters(None, dependent_rows=rows.kind != INDEPENDENT)
+            method_for = None
+        tested = tested_columns(
+            rounds_model, method_for, X, feature_names, self, use_probes
+        )
+        method, labels, groups, n_probes = tested
         max_count = max_features_count(self.max_features, X, len(groups))
         check_min_features(self.min_features, len(groups), self.max_features, max_count)
         stability = uses_stability(self.threshold)
