@@ -14,8 +14,9 @@ Selectors, each fitted once per data set, one core:
 - ours: ``ImportanceSelector(random_state=seed, refit=False)`` with its
   defaults (scikit-learn's default forest), and on the boosted case
   wrapping ``HistGradientBoostingClassifier(max_iter=50,
-  random_state=seed)`` as the test does, and LightGBM and XGBoost with 50
-  trees where they are installed (the default forest's row beside them);
+  random_state=seed)`` as the test does, and LightGBM, XGBoost and
+  CatBoost with 50 trees where they are installed (the default forest's row
+  beside them);
 - BorutaPy: ``BorutaPy(RandomForestClassifier(max_depth=5, n_jobs=1),
   n_estimators="auto", random_state=seed)``, its confirmed features,
   ``max_iter=100`` (its default), as ``bench_power.py`` runs it;
@@ -52,8 +53,9 @@ BOOSTED_ITERATIONS = 50
 
 
 def boosted_model(seed, library="sklearn"):
-    """HistGradientBoosting (``library="sklearn"``), LightGBM or XGBoost with
-    ``BOOSTED_ITERATIONS`` trees, one thread (as ``tests/test_power.py``)."""
+    """HistGradientBoosting (``library="sklearn"``), LightGBM, XGBoost or
+    CatBoost with ``BOOSTED_ITERATIONS`` trees, one thread (as
+    ``tests/test_power.py``)."""
     if library == "lightgbm":
         from lightgbm import LGBMClassifier
 
@@ -65,6 +67,16 @@ def boosted_model(seed, library="sklearn"):
 
         return XGBClassifier(
             n_estimators=BOOSTED_ITERATIONS, random_state=seed, n_jobs=1
+        )
+    if library == "catboost":
+        from catboost import CatBoostClassifier
+
+        return CatBoostClassifier(
+            iterations=BOOSTED_ITERATIONS,
+            random_seed=seed,
+            thread_count=1,
+            verbose=False,
+            allow_writing_files=False,
         )
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -100,7 +112,11 @@ def selectors(case, boruta_iter, tentative_cv=False):
     out = {}
     if case == "boosted":
         out["ours (HistGradientBoosting)"] = ours(boosted_model)
-        for library, name in (("lightgbm", "LightGBM"), ("xgboost", "XGBoost")):
+        for library, name in (
+            ("lightgbm", "LightGBM"),
+            ("xgboost", "XGBoost"),
+            ("catboost", "CatBoost"),
+        ):
             if importlib.util.find_spec(library) is not None:
                 out[f"ours ({name})"] = ours(
                     lambda seed, library=library: boosted_model(seed, library)
