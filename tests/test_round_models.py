@@ -795,3 +795,26 @@ def test_linear_model_keeps_no_correlated_noise():
             warnings.simplefilter("ignore", UserWarning)
             kept += bool(selector.fit(X, y).support_.any())
     assert kept <= 3
+
+
+def test_linear_groups_leave_out_the_columns_a_pipeline_drops():
+    # column 1 copies column 0 (rho about 0.96) but the ColumnTransformer
+    # drops it: grouped with column 0 it was kept with it, though the model
+    # never reads it; alone it is measured at 0 and rejected
+    from sklearn.compose import ColumnTransformer
+
+    rng = np.random.RandomState(0)
+    x0 = rng.normal(size=600)
+    X = np.column_stack(
+        [x0, x0 + 0.3 * rng.normal(size=600), rng.normal(size=(600, 4))]
+    )
+    y = (x0 + 0.5 * rng.normal(size=600) > 0).astype(int)
+    reads = ColumnTransformer([("s", StandardScaler(), [0, 2, 3, 4, 5])])
+    model = make_pipeline(reads, LogisticRegression())
+    selector = ImportanceSelector(model, refit=False, random_state=0).fit(X, y)
+    assert [list(group) for group in selector.groups_] == [[j] for j in range(6)]
+    assert selector.get_support().tolist() == [True] + [False] * 5
+    # where every column reaches the model, the pair is tested together
+    plain = make_pipeline(StandardScaler(), LogisticRegression())
+    selector = ImportanceSelector(plain, refit=False, random_state=0).fit(X, y)
+    assert [0, 1] in [list(group) for group in selector.groups_]

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
 
 from .._importance._groups import resolve_groups
+from .._importance._pipeline import input_sources
 from ._measure import cross_fitted_rows
 from ._rows import INDEPENDENT
 from ._selector_rounds import probe_count
@@ -110,7 +113,7 @@ def round_design(
     return cv, fits, fits < n_rounds
 
 
-def tested_columns(rounds_model, method_for, X, feature_names, selector, probes):
+def tested_columns(rounds_model, method_for, X, y, feature_names, selector, probes):
     """``(method, labels, groups, n_probes)`` of the test: the ``selector``'s
     groups resolved (``groups=``; None: the groups the round model tests
     with the selector's ``method`` when the probes decide,
@@ -121,6 +124,7 @@ def tested_columns(rounds_model, method_for, X, feature_names, selector, probes)
     given = selector.groups
     if given is None and probes and method_for is not None:
         given = rounds_model.tested_groups(X, selector.method)
+        given = read_apart(given, selector.estimator, X, y)
     method = None if method_for is None else method_for(groups=given)
     labels, groups = resolve_groups(given, feature_names, X)
     per_feature = rounds_model.probes_per_feature(
@@ -128,3 +132,25 @@ def tested_columns(rounds_model, method_for, X, feature_names, selector, probes)
     )
     n_probes = probe_count(selector.n_probes, len(groups), per_feature)
     return method, labels, groups, n_probes
+
+
+def read_apart(groups, estimator, X, y):
+    """``groups`` (column positions, or None) with the columns a Pipeline's
+    preprocessing passes to no model input (a ColumnTransformer that drops
+    them) taken out, each alone: grouped with a column the model reads, a
+    column it never reads would be kept with it, and alone it is measured
+    at 0. The preprocessing is fitted once on X, y to read its outputs'
+    columns (``_pipeline.input_sources``); when they cannot be read, every
+    column counts as read."""
+    if groups is None or not isinstance(estimator, Pipeline) or len(estimator) < 2:
+        return groups
+    try:
+        sources = input_sources(clone(estimator[:-1]).fit(X, y), X.shape[1])
+    except Exception:  # the Pipeline's own fit reports its errors
+        return groups
+    if not sources:
+        return groups
+    read = frozenset().union(*sources)
+    apart = [[j] for group in groups for j in group if j not in read]
+    kept = [[j for j in group if j in read] for group in groups]
+    return sorted([group for group in kept if group] + apart, key=min)

@@ -693,7 +693,7 @@ class ImportanceSelector(BaseImportanceSelector):
             self._warn_ignored_parameters(None, dependent_rows=rows.kind != INDEPENDENT)
             method_for = None
         tested = tested_columns(
-            rounds_model, method_for, X, feature_names, self, use_probes
+            rounds_model, method_for, X, y, feature_names, self, use_probes
         )
         method, labels, groups, n_probes = tested
         max_count = max_features_count(self.max_features, X, len(groups))
