@@ -41,6 +41,16 @@ Regimes (name: task, rows, columns):
 - ``bin-blocks-wide-150``: binary, pure noise, n=150, p=1000: the blocks
   of ``bin-blocks-1000`` (50 of 20 columns, correlation 0.5 within a
   block) on fewer rows than columns.
+- ``reg-tight-200``: regression, pure noise, n=200, p=110: four blocks of
+  25 columns correlated at 0.94 within a block (a shared N(0, 1) factor and
+  N(0, 0.25^2) each: adjacent wavelengths of a spectrum) and 10
+  independent N(0, 1) columns, y N(0, 1). The forest's "auto" tests each
+  block as one group (``correlated_groups``).
+- ``bin-tight-300``: binary, pure noise, n=300, p=77: blocks of 2, 5, 10
+  and 40 columns correlated at 0.96 within a block (N(0, 0.2^2) each
+  around a shared factor) and 20 independent columns, half N(0, 1), half
+  four-level: groups of four widths, each standardized by its own
+  class of probes.
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
@@ -322,6 +332,22 @@ def bin_blocks_wide_150(rng):
     return X, rng.randint(2, size=n), np.zeros(1000, bool)
 
 
+def reg_tight_200(rng):
+    n, blocks, width = 200, 4, 25
+    shared = np.repeat(rng.standard_normal((n, blocks)), width, axis=1)
+    tight = shared + 0.25 * rng.standard_normal((n, blocks * width))
+    X = np.hstack([tight, rng.standard_normal((n, 10))])
+    return X, rng.standard_normal(n), np.zeros(X.shape[1], bool)
+
+
+def bin_tight_300(rng):
+    n, widths = 300, (2, 5, 10, 40)
+    shared = np.repeat(rng.standard_normal((n, len(widths))), widths, axis=1)
+    tight = shared + 0.2 * rng.standard_normal((n, sum(widths)))
+    X = np.hstack([tight, rng.standard_normal((n, 10)), _levels(rng, n, 4, 10)])
+    return X, rng.randint(2, size=n), np.zeros(X.shape[1], bool)
+
+
 def bin_large_5000(rng):
     n = 5000
     signal = rng.standard_normal((n, 4))
@@ -526,6 +552,8 @@ REGIMES = {
     "bin-blocks-1000": ("classification", bin_blocks_1000),
     "reg-wide-150": ("regression", reg_wide_150),
     "bin-blocks-wide-150": ("classification", bin_blocks_wide_150),
+    "reg-tight-200": ("regression", reg_tight_200),
+    "bin-tight-300": ("classification", bin_tight_300),
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
     **MIXED,

@@ -40,6 +40,7 @@ from ._utils._models import (
     supports_oob,
     supports_tree_shap,
 )
+from ._utils._result import importance_result
 
 #: What a method measures on. MODEL_ONLY: the fitted model alone (X and y
 #: are not used); TRAINING_ROWS: the rows the model was fitted on, each
@@ -141,7 +142,7 @@ class ImportanceMethod:
     requirement : str
         What ``supports`` asks for, in words, for error messages.
     measures_groups : bool
-        Whether it can permute or drop groups of columns together.
+        Whether it can permute, drop or sum groups of columns together.
     single_output : bool
         Whether it needs a single target.
     unit, on_unit_scale : callable
@@ -183,6 +184,10 @@ class ImportanceMethod:
     round_rows: int | None = None
     prepare: Callable | None = None
     take: Callable | None = None
+    #: Whether a group's importance is its columns' summed (MDI, MDI-oob:
+    #: their decreases in impurity add up over the splits): ``measure``
+    #: then sums the core's per-column values over the ``groups`` given.
+    additive: bool = False
 
     @property
     def fits_model(self):
@@ -207,7 +212,20 @@ class ImportanceMethod:
         ``options`` (X, y, groups and seed already validated, resolved and
         drawn; each option one that some method's core takes)."""
         arguments = (estimator, X, y) if self.reads_rows else (estimator,)
-        return self.core(*arguments, **_declared(self.options, options))
+        groups = options.get("groups")
+        if not self.additive or groups is None:
+            return self.core(*arguments, **_declared(self.options, options))
+        columns = [f"x{j}" for j in range(X.shape[1])]
+        result = self.core(
+            *arguments, **_declared(self.options, dict(options, labels=columns))
+        )
+        return importance_result(
+            np.array([result.importances[g].sum(axis=0) for g in groups]),
+            options["labels"],
+            groups=list(groups),
+            method=self.name,
+            **({"n_trees": result.n_trees} if "n_trees" in result else {}),
+        )
 
 
 def _declared(declared, options):
@@ -244,7 +262,8 @@ METHODS = {
             requirement="a tree model (DecisionTree*, RandomForest*, "
             "ExtraTrees*, Bagging* of trees, GradientBoosting*, "
             "HistGradientBoosting*, XGBoost or LightGBM trees)",
-            measures_groups=False,
+            measures_groups=True,
+            additive=True,
             single_output=False,
             unit=lambda result: "share of impurity decrease",
             on_unit_scale=lambda result: (
@@ -264,7 +283,8 @@ METHODS = {
             supports=has_bagged_trees,
             requirement="bagged decision trees fitted with bootstrap=True "
             "(RandomForest*, ExtraTrees*(bootstrap=True), Bagging* of trees)",
-            measures_groups=False,
+            measures_groups=True,
+            additive=True,
             single_output=True,
             unit=lambda result: "out-of-bag impurity decrease",
             on_unit_scale=lambda result: False,
@@ -437,9 +457,9 @@ ALL_OPTIONS = frozenset().union(
 )
 
 
-def resolve_auto(estimator, y, *, grouped, X=None, dependent_rows=False):
-    """The method "auto" stands for: MDI-oob for bagged trees (out-of-bag
-    permutation when groups are measured, or when X holds missing values
+def resolve_auto(estimator, y, *, X=None, dependent_rows=False):
+    """The method "auto" stands for: MDI-oob for bagged trees (a group's is
+    its columns' summed; out-of-bag permutation when X holds missing values
     and scikit-learn is older than 1.8, whose forests route them at fit
     otherwise than at predict), out-of-bag permutation for other bagged
     models, permutation on held-out rows otherwise. With ``dependent_rows``
@@ -450,7 +470,7 @@ def resolve_auto(estimator, y, *, grouped, X=None, dependent_rows=False):
     if _hides_model(estimator) or not single_output(y) or dependent_rows:
         return "permutation"
     oob_mdi_reads_X = MISSING_VALUES_ROUTED_AS_FITTED or not _has_missing(X)
-    if has_bagged_trees(estimator) and not grouped and oob_mdi_reads_X:
+    if has_bagged_trees(estimator) and oob_mdi_reads_X:
         return "oob_mdi"
     if supports_oob(estimator):
         return "oob_permutation"
@@ -489,9 +509,10 @@ def check_method(method, estimator, *, y=None, groups=None, prefit=False):
     if groups is not None and not method.measures_groups:
         raise ValueError(
             f"groups={groups!r} selects whole groups, which needs a method that "
-            f"permutes or drops them together; method={method.name!r} measures "
-            "single features. Use method='oob_permutation', 'permutation', "
-            "'conditional_permutation' or 'drop_column', or groups=None."
+            f"permutes, drops or sums them together; method={method.name!r} "
+            "measures single features. Use method='oob_mdi', 'oob_permutation', "
+            "'permutation', 'conditional_permutation' or 'drop_column', or "
+            "groups=None."
         )
     if method.reads_model and _hides_model(estimator):
         raise ValueError(

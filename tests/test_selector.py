@@ -353,7 +353,8 @@ def test_selector_groups_select_whole_groups():
     selector = ImportanceSelector(
         forest(30), groups=[["a", "a_copy"]], n_rounds=ROUNDS, random_state=0
     ).fit(X, y)
-    assert selector.method_ == "oob_permutation"
+    # MDI-oob, the forest's "auto", sums a group's columns
+    assert selector.method_ == "oob_mdi"
     assert selector.get_feature_names_out().tolist() == ["a", "a_copy"]
     assert [g.tolist() for g in selector.groups_] == [[0, 1], [2]]
     assert selector.importances_.feature_names[0] == "a+a_copy"
@@ -767,8 +768,8 @@ def test_selector_bad_parameters(friedman):
     X, y = friedman
     with pytest.raises(ValueError, match=r"threshold='2\*max' is not understood"):
         ImportanceSelector(forest(5), threshold="2*max").fit(X, y)
-    with pytest.raises(ValueError, match="groups=.* method='oob_mdi'"):
-        ImportanceSelector(forest(5), method="oob_mdi", groups=[[0, 1]]).fit(X, y)
+    with pytest.raises(ValueError, match="groups=.* method='shap'"):
+        ImportanceSelector(forest(5), method="shap", groups=[[0, 1]]).fit(X, y)
     with pytest.raises(ValueError, match="min_features=11 is more than the 10"):
         ImportanceSelector(forest(5), min_features=11).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'alpha' parameter"):

@@ -250,9 +250,10 @@ MAX_GROUPED_COLUMNS = 5000
 MAX_GROUPED_ROWS = 10_000
 
 
-def correlated_groups(X):
+def correlated_groups(X, min_correlation=0.7):
     """Groups of column positions whose numeric columns :func:`feature_groups`
-    clusters (with its defaults: every pair of a group at ``|rho| >= 0.7``),
+    clusters (complete linkage: every pair of a group at ``|rho| >=
+    min_correlation``),
     every other column alone, in the order of their first column; None when
     no two columns are grouped, or X is sparse, has fewer than two or more
     than ``MAX_GROUPED_COLUMNS`` numeric columns. The correlations are those
@@ -281,7 +282,9 @@ def correlated_groups(X):
     positions = np.asarray(numeric)
     found = [
         [int(positions[j]) for j in group]
-        for group in feature_groups(np.asarray(table, dtype=np.float64))
+        for group in feature_groups(
+            np.asarray(table, dtype=np.float64), threshold=1.0 - min_correlation
+        )
     ]
     if all(len(group) == 1 for group in found):
         return None

@@ -477,12 +477,12 @@ class ImportanceDisplay:
                 )
                 + f"; use distinct methods among {list(METHODS)}."
             )
-        single = [m for m in names if not METHODS[m].measures_groups]
+        single = [m for m in names if "groups" not in METHODS[m].parameters]
         if groups is not None and single:
             raise ValueError(
-                f"groups={groups!r} cannot be used with method {single}, which "
-                "measures single features; drop groups or use the permutation "
-                "and drop-column methods."
+                f"groups={groups!r} cannot be used with method {single}, whose "
+                "importance function measures single features; drop groups or "
+                "use the permutation and drop-column methods."
             )
         warn_ignored_options(
             [METHODS[name] for name in names],

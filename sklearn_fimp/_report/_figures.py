@@ -98,7 +98,9 @@ def selector_figure(selector, names, shown, unit):
         [str(n) for n in names],
         method_names=[METHOD_TITLES.get(selector.method_, selector.method_)],
         units=[unit],
-        selected=np.asarray(selector.support_, dtype=bool),
+        selected=np.asarray(selector.support_, dtype=bool)[
+            [int(group[0]) for group in selector.groups_]
+        ],
     ).plot(ax=ax, errorbars=False, max_features=shown)
     band = None
     if len(probes):

@@ -463,6 +463,31 @@ def _selector_unit(selector, task, target_unit):
     return method.unit(selector.importances_) if method else "importance"
 
 
+def group_label(names, group):
+    """A tested group's name: its column's, or its first two columns' and
+    how many it holds (near-duplicate columns tested together)."""
+    group = [int(j) for j in group]
+    if len(group) == 1:
+        return names[group[0]]
+    if len(group) == 2:
+        return f"{names[group[0]]} + {names[group[1]]}"
+    return f"{names[group[0]]} + {names[group[1]]} + ... ({len(group)} columns)"
+
+
+def _grouped(selector):
+    """The sentence saying which columns were tested together, if any."""
+    several = [group for group in selector.groups_ if len(group) > 1]
+    if not several:
+        return ""
+    columns = sum(len(group) for group in several)
+    return (
+        f" {columns} near-duplicate columns (rank correlation at least 0.9) "
+        f"were tested as {len(several)} groups, each one row of the table: a "
+        "kept group keeps all its columns, and the adjusted p-value's promise "
+        "is over the groups and the columns tested alone."
+    )
+
+
 def selector_html(
     selector, feature_names, notes, top=None, *, task="regression", target_unit=""
 ):
@@ -474,20 +499,25 @@ def selector_html(
     shown = n_groups if top is None else min(n_groups, top)
     unit = _selector_unit(selector, task, target_unit)
     names = [str(n) for n in feature_names]
-    figure_html = selector_figure(selector, names, shown, unit)
+    # one row and bar per tested group (a column alone is a group of one)
+    first = np.array([int(group[0]) for group in selector.groups_])
+    labels = [group_label(names, group) for group in selector.groups_]
+    figure_html = selector_figure(selector, labels, shown, unit)
     probes = np.asarray(result.importances_mean, dtype=float)[n_groups:]
 
-    order = np.lexsort((-result.importances_mean[:n_groups], selector.pvalues_))
+    pvalues = selector.pvalues_[first]
+    corrected = selector.pvalues_corrected_[first]
+    order = np.lexsort((-result.importances_mean[:n_groups], pvalues))
     rows, classes = [], []
     for j in order:
-        kept = bool(selector.support_[j])
+        kept = bool(selector.support_[first[j]])
         rows.append(
             [
-                names[j],
+                labels[j],
                 _fmt(float(result.importances_mean[j])),
-                _fmt(float(selector.pvalues_[j])),
-                _fmt(float(selector.pvalues_corrected_[j])),
-                _decision(kept, selector.pvalues_corrected_[j], selector.alpha),
+                _fmt(float(pvalues[j])),
+                _fmt(float(corrected[j])),
+                _decision(kept, corrected[j], selector.alpha),
             ]
         )
         classes.append("kept" if kept else "")
@@ -515,7 +545,7 @@ def selector_html(
         "the spread of the probe means of features like it, beats theirs: "
         "one-sided p-value adjusted by "
         f"{_e(_correction(selector.correction))} at most {selector.alpha}"
-        f"{_e(_promise(selector.correction))}. It "
+        f"{_e(_promise(selector.correction))}.{_e(_grouped(selector))} It "
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
         f"{_e(_names(kept)) or 'none'}. Bars are the mean importances over the "
         f"rounds of the {shown} leading features, in {_e(unit)}: compare them "

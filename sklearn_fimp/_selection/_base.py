@@ -396,13 +396,7 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         cv splits time-ordered or grouped rows (``_rows.py``)."""
         name = self.method
         if name == "auto":
-            name = resolve_auto(
-                estimator,
-                y,
-                grouped=groups is not None,
-                X=X,
-                dependent_rows=dependent_rows,
-            )
+            name = resolve_auto(estimator, y, X=X, dependent_rows=dependent_rows)
         method = METHODS[name]
         check_method(method, estimator, y=y, groups=groups, prefit=prefit)
         self._warn_ignored_parameters(method, dependent_rows=dependent_rows)

@@ -238,16 +238,28 @@ class ImportanceSelector(BaseImportanceSelector):
         Select whole groups of features (as in
         :func:`permutation_importance`; features no group mentions are
         groups of their own). Permutation methods permute a group as a
-        block and drop-column drops it; probes then mirror the groups (a
-        shadow probe is a whole group shuffled together). Needs a
-        permutation or drop-column method. None: each feature alone, but
-        for a scikit-learn linear model (alone or ending a Pipeline) tested
-        by the probes with permutation, whose numeric columns correlated at
-        ``|rho| >= 0.7`` (:func:`feature_groups`) are tested as groups:
-        permuting one column of a correlated pair makes rows the model was
-        never fitted on, to which its coefficients extrapolate, and a noise
-        column correlated with another beat its probes (in 16 of 20 pure
-        noise data sets with pairs correlated at 0.89; none of 20 grouped).
+        block, drop-column drops it, MDI and MDI-oob sum its columns'
+        importances; probes then mirror the groups (a shadow probe is a
+        whole group shuffled together). Needs a method that measures
+        groups (not "shap"). None: each feature alone, but with the probes:
+
+        - a forest (RandomForest, ExtraTrees, Bagging, alone or ending a
+          Pipeline) tests numeric columns correlated at ``|rho| >= 0.9``
+          as groups: a tree splits on any of near-duplicate columns alike,
+          so each gets a share of what the block carries, and a block of
+          many lost to the probes column by column (the 100 absorbances of
+          the meats table; docs/bench_power_wide.rst);
+        - a scikit-learn linear model tested with permutation, columns
+          correlated at ``|rho| >= 0.7`` (:func:`feature_groups`):
+          permuting one column of a correlated pair makes rows the model
+          was never fitted on, to which its coefficients extrapolate, and a
+          noise column correlated with another beat its probes (in 16 of 20
+          pure noise data sets with pairs correlated at 0.89; none of 20
+          grouped).
+
+        A kept group keeps all its columns (``groups_``), and the promise of
+        ``alpha`` is over groups. ``groups=[[j] for j in range(n_features)]``
+        tests every column alone.
     scoring : str, callable or None, default=None
         Scorer of the permutation and drop-column methods, and of
         ``keep_tentative="cv"``'s scores. None: log-loss
