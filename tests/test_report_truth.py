@@ -17,7 +17,13 @@ pytest.importorskip("matplotlib")
 
 from sklearn.utils import Bunch  # noqa: E402
 
-from sklearn_fimp._report import _analysis, _figures, _html, main  # noqa: E402
+from sklearn_fimp._report import (  # noqa: E402
+    _analysis,
+    _figures,
+    _html,
+    _selector_html,
+    main,
+)
 
 from ._report_cases import capture_facts  # noqa: E402
 
@@ -306,11 +312,11 @@ def test_report_html_renders_what_was_decided():
 
 def test_report_selector_unit_is_named_for_each_task():
     oob_mdi = Bunch(method_="oob_mdi")
-    assert _html._selector_unit(oob_mdi, "regression", "log(1 + price)") == (
+    assert _selector_html._selector_unit(oob_mdi, "regression", "log(1 + price)") == (
         "out-of-bag decrease of the squared error, in squared units of the "
         "target (log(1 + price))²"
     )
-    assert _html._selector_unit(oob_mdi, "classification", "species") == (
+    assert _selector_html._selector_unit(oob_mdi, "classification", "species") == (
         "out-of-bag decrease of the Gini impurity (no unit)"
     )
 

@@ -31,11 +31,11 @@ from ._html import (
     overview_html,
     render_html,
     score_html,
-    selector_html,
     skipped_html,
     summary_html,
     warnings_html,
 )
+from ._selector_html import selector_html
 from ._verdicts import clearly_above, decide
 
 
