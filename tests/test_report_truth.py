@@ -321,6 +321,32 @@ def test_report_selector_unit_is_named_for_each_task():
     )
 
 
+def test_report_selector_table_has_a_row_per_tested_group():
+    # columns 0 and 1 are near-duplicates, tested as one group: one row,
+    # with the group's p-value and decision, not one per column (the
+    # table indexed the per-column arrays by group before)
+    from sklearn.ensemble import RandomForestRegressor
+
+    from sklearn_fimp import ImportanceSelector
+
+    rng = np.random.RandomState(0)
+    a = rng.normal(size=300)
+    X = np.column_stack([a, a + 0.01 * rng.normal(size=300), rng.normal(size=300)])
+    y = a + 0.3 * rng.normal(size=300)
+    selector = ImportanceSelector(
+        RandomForestRegressor(n_estimators=10), n_rounds=2, random_state=0
+    ).fit(X, y)
+    assert [list(g) for g in selector.groups_] == [[0, 1], [2]]
+    page = _selector_html.selector_html(selector, ["a", "a2", "noise"], [])
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page, flags=re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", row) for row in rows]
+    cells = [row for row in cells if row]
+    assert [row[0] for row in cells] == ["a + a2", "noise"]
+    assert cells[0][2] == _selector_html._fmt(float(selector.pvalues_[0]))
+    assert cells[0][4] == "kept" and cells[1][4] != "kept"
+    assert "were tested as one group" in page
+
+
 def test_report_repeated_headers_are_read_as_pandas_reads_them(tmp_path):
     from sklearn_fimp._report._data import duplicate_headers
 

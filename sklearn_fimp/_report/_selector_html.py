@@ -51,10 +51,25 @@ def _grouped(selector):
     columns = sum(len(group) for group in several)
     return (
         f" {columns} near-duplicate columns (rank correlation at least 0.9) "
-        f"were tested as {len(several)} groups, each one row of the table: a "
+        f"were tested as {_count(len(several), 'group')}, each one row of the "
+        "table: a "
         "kept group keeps all its columns, and the adjusted p-value's promise "
         "is over the groups and the columns tested alone."
     )
+
+
+def _count(n, noun):
+    """``n`` and ``noun``, "one" and the singular for 1."""
+    return f"one {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _leading(shown, selector):
+    """What the bars show: the ``shown`` leading features, or features and
+    groups when some columns were tested together."""
+    grouped = any(len(group) > 1 for group in selector.groups_)
+    if shown == 1:
+        return "leading feature or group" if grouped else "leading feature"
+    return f"{shown} leading " + ("features and groups" if grouped else "features")
 
 
 def selector_html(
@@ -117,7 +132,7 @@ def selector_html(
         f"{_e(_promise(selector.correction))}.{_e(_grouped(selector))} It "
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
         f"{_e(_names(kept)) or 'none'}. Bars are the mean importances over the "
-        f"rounds of the {shown} leading features, in {_e(unit)}: compare them "
+        f"rounds of the {_leading(shown, selector)}, in {_e(unit)}: compare them "
         f"with the probes', not across data sets.{_e(band)}</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
         + figure_html
