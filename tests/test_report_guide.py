@@ -296,7 +296,11 @@ def _facts(results, support, names=("a", "b", "c", "d", "random")):
     return Bunch(
         fitted=Bunch(random_name="random", X=pd.DataFrame(columns=names)),
         results=results,
-        selector=None if support is None else Bunch(support_=np.array(support)),
+        selector=None
+        if support is None
+        else Bunch(
+            support_=np.array(support), groups_=[[j] for j in range(len(support))]
+        ),
         top=names[:-1],
     )
 
@@ -339,6 +343,29 @@ def test_verdicts_follow_the_selector_and_held_out_permutation():
     assert verdicts(facts) == (["a", "c"], [], ["b", "d"])  # the selector alone
     facts.selector = None  # nothing deciding was measured
     assert verdicts(facts) == ([], ["a", "b", "c", "d"], [])
+
+
+def test_a_column_kept_with_its_near_duplicates_is_uncertain_for_that_reason():
+    # a and b were tested as one group and kept; b alone is not above the
+    # random column under permutation (its copy a carries what they share):
+    # the page says why, and asks for no more rows or rounds
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._report._verdicts import next_steps, why_uncertain
+
+    results = {"permutation": _result([5, 0, 0, 0, 1])}
+    facts = _facts(results, [True, True, False, False])
+    facts.selector.groups_ = [[0, 1], [2], [3]]
+    assert why_uncertain(facts, ["b"])[0][0].startswith(
+        "kept by the selector with its group of near-duplicate columns"
+    )
+    data = Bunch(task="regression", target_summary=None, excluded=[])
+    data.n_rows_total, data.y = 100, np.zeros(100)
+    facts.fitted.score, facts.fitted.chance, facts.method_notes = 0.8, 0.0, []
+    options = Bunch(scoring=None, log_target=False)
+    steps = next_steps(data, facts, options, ["a"], ["c", "d"], [], ["b"])
+    assert any("kept with their groups of near-duplicate" in s for s in steps)
+    assert not any("split on" in step for step in steps)
 
 
 def test_mdi_does_not_veto_a_feature_the_selector_and_permutation_keep():

@@ -71,6 +71,22 @@ def _evidence(facts, names):
     return above, kept
 
 
+def kept_in_groups(facts):
+    """The features the selector kept as members of a group of columns it
+    tested together (near-duplicates), by name."""
+    selector = facts.get("selector")
+    if selector is None:
+        return set()
+    random_name = facts.fitted.random_name
+    features = [str(c) for c in facts.fitted.X.columns if str(c) != random_name]
+    return {
+        features[j]
+        for group in selector.groups_
+        if len(group) > 1 and selector.support_[group[0]]
+        for j in group
+    }
+
+
 def deciding_evidence(facts):
     """The names of the evidence that decided, for the page's sentences."""
     above, kept = _evidence(facts, [])
@@ -180,12 +196,20 @@ def why_uncertain(facts, names):
     """What leaves each uncertain feature undecided, as ``[(reason,
     names)]`` in the order of ``names``."""
     above, kept = _evidence(facts, names)
+    together = kept_in_groups(facts)
     groups = {}
     for n in names:
         if above is None and kept is None:
             reason = (
                 "neither ImportanceSelector nor permutation importance on "
                 "held-out rows was measured"
+            )
+        elif n in together:
+            reason = (
+                "kept by the selector with its group of near-duplicate columns, "
+                "tested together, but not clearly above the random column under "
+                "permutation alone (shuffled alone, a column leaves its copies "
+                "to carry what they share)"
             )
         elif kept is not None and kept[n]:
             reason = "kept by the selector but not clearly above the random column"
@@ -302,6 +326,17 @@ def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
             f"The report used {len(data.y)} of {data.n_rows_total} rows "
             "(--max-rows); leave --max-rows out to use every row."
         )
+    together = kept_in_groups(facts)
+    grouped = [n for n in uncertain if n in together]
+    if grouped:
+        steps.append(
+            f"{len(grouped)} uncertain feature(s) ({_names(grouped, 6)}) were "
+            "kept with their groups of near-duplicate columns: permutation of "
+            "one of them alone cannot show what the group carries. To keep "
+            "fewer columns, keep one of each group (DependenceAnalyzer's "
+            "elimination path) and check the score."
+        )
+    uncertain = [n for n in uncertain if n not in together]
     if uncertain:
         steps.append(
             f"The evidence is split on {len(uncertain)} feature(s) "
