@@ -905,6 +905,31 @@ SELECTOR_ORDER = (
 )
 
 
+#: what the page says of each of ours' variant rows, when it has them
+VARIANT_TEXT = {
+    TENTATIVE_CV: f"The rows ``{TENTATIVE_CV}`` are ours with the opt-in "
+    "``keep_tentative='cv'`` (``--tentative-cv``): the confirmed features, and "
+    "of the tentative ones (those that beat the probes only before the "
+    "correction for testing many), the first in order of significance that a "
+    "5-fold cross-validated score (log-loss, or R^2) of the default forest "
+    "asks for (the smallest set within one standard error of the best). It "
+    "gives up the error promise of ``alpha`` for those it adds; its time "
+    "includes the cross-validation.",
+    ALONE: f"The rows ``{ALONE}`` are ours with every column tested alone "
+    "(``--alone``: ``groups=[[j] for j in range(n_columns)]``). With "
+    "``groups=None`` a forest tests numeric columns whose every pair is "
+    "rank-correlated at 0.9 or more as one group, measured by its columns' "
+    "MDI-oob summed, and a kept group keeps all its columns; these rows are "
+    "what the default did before.",
+    STABILITY: f"The rows ``{STABILITY}`` are ours with the opt-in "
+    "``threshold='stability'`` (``--stability``): stability selection on 25 "
+    "pairs of complementary halves of the rows, the features in the top q of "
+    "at least 60% of the halves, q set so that the expected number of noise "
+    "columns kept is at most ``pfer=1`` (Meinshausen and Buehlmann's bound). "
+    "Its promise is that bound, not the false discovery rate of the probe test.",
+}
+
+
 def in_page_order(rows):
     """Rows in the order of their data sets' first appearance, and within a
     data set, ``SELECTOR_ORDER`` first (rows merged from several logs)."""
@@ -1123,40 +1148,9 @@ def page(rows, skipped, settings, command, loads, title=TITLE):
         "the refit. Settings in full at the top of ``bench/bench_power.py``.",
         "",
     ]
-    if any(row["selector"] == TENTATIVE_CV for row in rows):
-        lines += [
-            f"The rows ``{TENTATIVE_CV}`` are ours with the opt-in "
-            "``keep_tentative='cv'`` (``--tentative-cv``): the confirmed "
-            "features, and of the tentative "
-            "ones (those that beat the probes only before the correction for "
-            "testing many), the first in order of significance that a 5-fold "
-            "cross-validated score (log-loss, or R^2) of the default forest asks "
-            "for (the smallest set within one standard error of the best). It "
-            "gives up the error promise of ``alpha`` for those it adds; its time "
-            "includes the cross-validation.",
-            "",
-        ]
-    if any(row["selector"] == ALONE for row in rows):
-        lines += [
-            f"The rows ``{ALONE}`` are ours with every column tested alone "
-            "(``--alone``: ``groups=[[j] for j in range(n_columns)]``). With "
-            "``groups=None`` a forest tests numeric columns whose every pair is "
-            "rank-correlated at 0.9 or more as one group, measured by its "
-            "columns' MDI-oob summed, and a kept group keeps all its columns; "
-            "these rows are what the default did before.",
-            "",
-        ]
-    if any(row["selector"] == STABILITY for row in rows):
-        lines += [
-            f"The rows ``{STABILITY}`` are ours with the opt-in "
-            "``threshold='stability'`` (``--stability``): stability selection "
-            "on 25 pairs of complementary halves of the rows, the features "
-            "in the top q of at least 60% of the halves, q set so that the "
-            "expected number of noise columns kept is at most ``pfer=1`` "
-            "(Meinshausen and Buehlmann's bound). Its promise is that bound, "
-            "not the false discovery rate of the probe test.",
-            "",
-        ]
+    for name, text in VARIANT_TEXT.items():
+        if any(row["selector"] == name for row in rows):
+            lines += [text, ""]
     if skipped:
         lines += ["Not run:", ""] + [f"- {why}" for why in skipped] + [""]
     rows = in_page_order(rows)
