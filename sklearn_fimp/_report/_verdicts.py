@@ -254,6 +254,39 @@ def _perfect(score, scoring):
     return False
 
 
+def _uncertain_steps(facts, options, uncertain):
+    """The next steps for the uncertain features: those kept with their
+    groups of near-duplicates apart, since more rows would not settle
+    them."""
+    fitted = facts.fitted
+    steps = []
+    together = kept_in_groups(facts)
+    grouped = [n for n in uncertain if n in together]
+    if grouped:
+        steps.append(
+            f"{len(grouped)} uncertain feature(s) ({_names(grouped, 6)}) were "
+            "kept with their groups of near-duplicate columns: permutation of "
+            "one of them alone cannot show what the group carries. To keep "
+            "fewer columns, keep one of each group (DependenceAnalyzer's "
+            "elimination path) and check the score."
+        )
+    uncertain = [n for n in uncertain if n not in together]
+    if uncertain:
+        steps.append(
+            f"The evidence is split on {len(uncertain)} feature(s) "
+            f"({_names(uncertain, 6)}): more rows"
+            + (
+                ", more of the selector's rounds (ImportanceSelector(n_rounds=...)) "
+                "or a model that predicts better"
+                if not _perfect(fitted.score, options.scoring)
+                else " or more of the selector's rounds "
+                "(ImportanceSelector(n_rounds=...))"
+            )
+            + " would settle them."
+        )
+    return steps
+
+
 def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
     """Concrete things to do, most useful first; none contradicts the
     verdicts (nothing "looks sound" while features are uncertain or none
@@ -326,30 +359,7 @@ def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
             f"The report used {len(data.y)} of {data.n_rows_total} rows "
             "(--max-rows); leave --max-rows out to use every row."
         )
-    together = kept_in_groups(facts)
-    grouped = [n for n in uncertain if n in together]
-    if grouped:
-        steps.append(
-            f"{len(grouped)} uncertain feature(s) ({_names(grouped, 6)}) were "
-            "kept with their groups of near-duplicate columns: permutation of "
-            "one of them alone cannot show what the group carries. To keep "
-            "fewer columns, keep one of each group (DependenceAnalyzer's "
-            "elimination path) and check the score."
-        )
-    uncertain = [n for n in uncertain if n not in together]
-    if uncertain:
-        steps.append(
-            f"The evidence is split on {len(uncertain)} feature(s) "
-            f"({_names(uncertain, 6)}): more rows"
-            + (
-                ", more of the selector's rounds (ImportanceSelector(n_rounds=...)) "
-                "or a model that predicts better"
-                if not _perfect(fitted.score, options.scoring)
-                else " or more of the selector's rounds "
-                "(ImportanceSelector(n_rounds=...))"
-            )
-            + " would settle them."
-        )
+    steps += _uncertain_steps(facts, options, uncertain)
     if not steps:
         if matter:
             steps.append(
