@@ -4,6 +4,7 @@ p-values, the groups it tested together, and the figure's bars (from
 
 import numpy as np
 
+from .._selection._round_models import FOREST_GROUPS
 from ._analysis import METHOD_TITLES
 from ._common import fmt as _fmt
 from ._common import names_text as _names
@@ -50,7 +51,8 @@ def _grouped(selector):
         return ""
     columns = sum(len(group) for group in several)
     return (
-        f" {columns} near-duplicate columns (rank correlation at least 0.9) "
+        f" {columns} near-duplicate columns (rank correlation at least "
+        f"{FOREST_GROUPS}) "
         f"were tested as {_count(len(several), 'group')}, each one row of the "
         "table: a "
         "kept group keeps all its columns, and the adjusted p-value's promise "
