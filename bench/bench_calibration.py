@@ -51,6 +51,15 @@ Regimes (name: task, rows, columns):
   around a shared factor) and 20 independent columns, half N(0, 1), half
   four-level: groups of four widths, each standardized by its own
   class of probes.
+- ``bin-classes-wide-200``: binary, pure noise, n=200, p=586: 300 N(0, 1)
+  columns, 250 binary ones whose share of ones is drawn from U(0.02, 0.3)
+  (sparse indicators, as fingerprints and one-hot codes are), six blocks
+  of four near-copies of a binary column (1% of values flipped; the
+  forest's "auto" tests each as one group) and 12 ten-level columns. Two
+  large classes of probes, each its own null, and two small ones tested
+  against the pooled null (``_probe_test.mean_test``), which the large
+  classes make: where the small classes' tail differs, the pool could
+  misjudge them.
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
@@ -540,6 +549,19 @@ def pipeline(X, task, seed, trees):
     )
 
 
+def bin_classes_wide_200(rng):
+    n = 200
+    share = rng.uniform(0.02, 0.3, size=250)
+    sparse = (rng.uniform(size=(n, 250)) < share).astype(float)
+    base = (rng.uniform(size=(n, 6)) < rng.uniform(0.05, 0.3, size=6)).astype(float)
+    blocks = np.repeat(base, 4, axis=1)
+    blocks = np.abs(blocks - (rng.uniform(size=blocks.shape) < 0.01))
+    X = np.hstack(
+        [rng.standard_normal((n, 300)), sparse, blocks, _levels(rng, n, 10, 12)]
+    )
+    return X, rng.randint(2, size=n), np.zeros(X.shape[1], bool)
+
+
 REGIMES = {
     "reg-mixed-300": ("regression", reg_mixed_300),
     "bin-mixed-300": ("classification", bin_mixed_300),
@@ -554,6 +576,7 @@ REGIMES = {
     "bin-blocks-wide-150": ("classification", bin_blocks_wide_150),
     "reg-tight-200": ("regression", reg_tight_200),
     "bin-tight-300": ("classification", bin_tight_300),
+    "bin-classes-wide-200": ("classification", bin_classes_wide_200),
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
     **MIXED,
