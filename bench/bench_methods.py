@@ -486,8 +486,9 @@ def page(rows, command, loads, stamp):
     for run in later:
         again = [f"{r['selector']} on {r['table']}" for r in rows if r["run"] == run]
         lines += [
-            f"Rerun {run}, alone as well (``--rows``), after a change that "
-            f"moves them: {'; '.join(again)}.",
+            f"Rows from a later run, {run}, alone as well (``--tables``, "
+            f"``--rows``; a change since the run above moves them): "
+            f"{'; '.join(again)}.",
             "",
         ]
     lines += reproduce(command)
