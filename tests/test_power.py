@@ -202,3 +202,30 @@ def test_default_keeps_noise_no_more_than_promised_on_wide_nulls():
         ).fit(X, y)
         with_noise += bool(selector.support_.any())
     assert with_noise <= NULL_MOST
+
+
+@pytest.mark.slow
+def test_default_keeps_noise_no_more_than_promised_on_a_wide_mix_of_classes():
+    # pure noise, 212 columns on 150 rows: 100 normal and 100 sparse binary
+    # ones (each class a null of its own) and 12 ten-level ones, which get
+    # shadows of their own (_probes.class_top_up) rather than the pool of
+    # the others'; a valid test keeps noise in more than NULL_MOST of
+    # NULL_DATA_SETS data sets with probability 6e-5 (measured: 0 of 10)
+    with_noise = 0
+    for seed in range(NULL_DATA_SETS):
+        rng = np.random.RandomState(seed)
+        share = rng.uniform(0.02, 0.3, size=100)
+        X = np.hstack(
+            [
+                rng.standard_normal((150, 100)),
+                (rng.uniform(size=(150, 100)) < share).astype(float),
+                rng.randint(0, 10, size=(150, 12)).astype(float),
+            ]
+        )
+        y = rng.randint(0, 2, size=150)
+        selector = ImportanceSelector(
+            min_features=0, refit=False, random_state=seed
+        ).fit(X, y)
+        assert selector.probe_history_.shape[1] > 212  # the ten-level's own
+        with_noise += bool(selector.support_.any())
+    assert with_noise <= NULL_MOST

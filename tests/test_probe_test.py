@@ -24,7 +24,12 @@ from sklearn_fimp._selection._probe_test import (
     tail_critical_value,
     tail_pvalues,
 )
-from sklearn_fimp._selection._probes import add_probes
+from sklearn_fimp._selection._probes import (
+    TOP_UP_PROBES,
+    add_probes,
+    class_top_up,
+    draw_mirrors,
+)
 from sklearn_fimp._selection._rounds import measure_rounds
 
 
@@ -529,3 +534,83 @@ def test_mean_test_merges_a_class_too_small_to_standardize_its_probes():
     _, pvalues, null = mean_test(real, probes, owners, 43, classes=classes)
     assert np.max(np.abs(null)) < 10
     assert pvalues[0] < 1e-4
+
+
+# --------------------------------------------------------------------------
+# shadows of their own for the classes short of a null of their own
+
+
+def test_class_top_up_fills_the_small_classes_within_the_column_budget():
+    classes = np.array([0] * 200 + [1] * 20)
+    merged, extra = class_top_up(classes, 220, np.ones(220, int))
+    # 220 added columns allow 240 probes in the small class; at most 500
+    assert merged.tolist() == classes.tolist() and extra == {1: 220}
+    widths = np.array([1] * 200 + [2] * 20)
+    # two columns a probe: (140 - 20) * 2 = 240 columns, the groups' own
+    assert class_top_up(classes, 220, widths)[1] == {1: 120}
+    # a null of its own at least, past the budget
+    assert class_top_up(classes, 220, np.array([1] * 200 + [50] * 20))[1] == {1: 30}
+    # a large budget stops at TOP_UP_PROBES
+    many = np.array([0] * 2000 + [1] * 20)
+    assert class_top_up(many, 2020, np.ones(2020, int))[1] == {1: TOP_UP_PROBES - 20}
+
+
+def test_class_top_up_adds_nothing_unless_some_class_has_its_own_null_and_some_not():
+    # no class reaches MIN_CLASS_NULL: all share the pooled null, as measured
+    small = np.array([0] * 30 + [1] * 15)
+    assert class_top_up(small, 50, np.ones(45, int))[1] == {}
+    # every class has its own
+    both = np.array([0] * 60 + [1] * 60)
+    merged, extra = class_top_up(both, 120, np.ones(120, int))
+    assert extra == {} and merged.tolist() == both.tolist()
+    # a class of fewer than MIN_CLASS_COLUMNS probes is merged into the next
+    # first (merged_classes), and the merged class is filled
+    three = np.array([0] * 100 + [1] * 4 + [2] * 12)
+    merged, extra = class_top_up(three, 116, np.ones(116, int))
+    assert set(merged[100:].tolist()) == {2} and list(extra) == [2]
+
+
+def test_draw_mirrors_draws_the_same_probes_and_then_each_short_class_evenly():
+    classes = np.array([0] * 60 + [1] * 7)
+    extra = {1: 30}
+    before = draw_mirrors(67, 67, np.random.RandomState(3))
+    after = draw_mirrors(67, 97, np.random.RandomState(3), (classes, extra))
+    np.testing.assert_array_equal(after[:67], before)
+    added = after[67:]
+    assert len(added) == 30 and set(added.tolist()) <= set(range(60, 67))
+    counts = np.bincount(added - 60, minlength=7)
+    assert counts.max() - counts.min() <= 1  # every group once before twice
+
+
+def _mixed_wide(seed, n=150):
+    rng = np.random.RandomState(seed)
+    X = np.hstack(
+        [
+            rng.standard_normal((n, 60)),
+            rng.randint(0, 10, size=(n, 12)).astype(float),
+        ]
+    )
+    return X, rng.randint(0, 2, size=n)
+
+
+def test_selector_gives_a_small_class_shadows_of_its_own():
+    from sklearn.ensemble import RandomForestClassifier
+
+    from sklearn_fimp import ImportanceSelector
+
+    X, y = _mixed_wide(0)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0)
+    selector = ImportanceSelector(
+        forest, n_rounds=2, min_features=0, refit=False, random_state=0
+    ).fit(X, y)
+    mirrors = np.asarray(selector.importances_.mirrors)[0]  # fixed: one row
+    # 72 columns, one shadow each; the ten-level class (12 of them) gets
+    # shadows up to the common count the 72 added columns allow (72 + 12 = 84)
+    assert selector.probe_history_.shape[1] == 72 + 72
+    assert np.sum(mirrors >= 60) == 84 and np.sum(mirrors < 60) == 60
+    # a given count, or noise probes, are as asked
+    for params in ({"n_probes": 72}, {"probes": "uniform"}):
+        other = ImportanceSelector(
+            forest, n_rounds=2, min_features=0, refit=False, random_state=0, **params
+        ).fit(X, y)
+        assert other.probe_history_.shape[1] == 72

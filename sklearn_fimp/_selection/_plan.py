@@ -21,8 +21,9 @@ from sklearn.pipeline import Pipeline
 from .._importance._groups import resolve_groups
 from .._importance._pipeline import input_sources
 from ._measure import cross_fitted_rows
+from ._probes import class_top_up, probe_classes
 from ._rows import INDEPENDENT
-from ._selector_rounds import probe_count
+from ._selector_rounds import MIN_AUTO_PROBES, probe_count
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,9 @@ class Plan:
     probes: str
     #: the probes of every round (n_probes resolved: _selector_rounds.probe_count)
     n_probes: int
+    #: ``(classes, extra)``: the probe classes and the shadows added to those
+    #: short of their own null (``_probes.class_top_up``), or None
+    top_up: object
     alpha: float
     correction: object
     prefit: bool
@@ -114,13 +118,16 @@ def round_design(
 
 
 def tested_columns(rounds_model, method_for, X, y, feature_names, selector, probes):
-    """``(method, labels, groups, n_probes)`` of the test: the ``selector``'s
-    groups resolved (``groups=``; None: the groups the round model tests
+    """``(method, labels, groups, n_probes, top_up)`` of the test: the
+    ``selector``'s groups resolved (``groups=``; None: the groups the round model tests
     with the selector's ``method`` when the probes decide,
     ``RoundModel.tested_groups``, else each feature alone), the method's
     registry entry for them (``method_for(groups)``; ``method_for`` None:
     an ``importance_getter``, no entry), and the probes its ``n_probes``
-    gives for them (``"auto"``: the round model's ``probes_per_feature``)."""
+    gives for them (``"auto"``: the round model's ``probes_per_feature``,
+    and on a table of ``MIN_AUTO_PROBES`` groups or more, shadows of their
+    own for the classes short of a null of their own: ``top_up``,
+    ``_probes.class_top_up``; None for other probes and narrower tables)."""
     given = selector.groups
     if given is None and probes and method_for is not None:
         given = rounds_model.tested_groups(X, selector.method)
@@ -131,7 +138,18 @@ def tested_columns(rounds_model, method_for, X, y, feature_names, selector, prob
         None if method is None else method.name
     )
     n_probes = probe_count(selector.n_probes, len(groups), per_feature)
-    return method, labels, groups, n_probes
+    top_up = None
+    if (
+        probes
+        and selector.n_probes == "auto"
+        and selector.probes == "shadow"
+        and len(groups) >= MIN_AUTO_PROBES
+    ):
+        top_up = class_top_up(
+            probe_classes(X, groups), n_probes, [len(g) for g in groups]
+        )
+        n_probes += sum(top_up[1].values())
+    return method, labels, groups, n_probes, top_up
 
 
 def read_apart(groups, estimator, X, y):

@@ -157,7 +157,13 @@ class ImportanceSelector(BaseImportanceSelector):
         Number of probes (probe groups, with ``groups``), the same columns
         in every round. "auto": one per feature (or group), and at least 50;
         four times that for a scikit-learn linear model, whose columns cost
-        little to fit and measure and whose test needs the resolution.
+        little to fit and measure and whose test needs the resolution. On 50
+        features (or groups) or more, where some kind of feature (its
+        number of distinct values and its group's width) has 50 shadows and
+        another fewer, the others get shadows of their own up to 500 each,
+        within as many added columns as X has (the probes at most double):
+        their features are then tested against their own kind's shadows,
+        not the pool of the others' (``docs/probe_test.rst``).
         The test's null distribution is the probes' means: with fewer, more
         of its tail is extrapolated, and with 20 or fewer no p-value goes
         below ``1 / (n_probes + 1)``.
@@ -707,7 +713,7 @@ class ImportanceSelector(BaseImportanceSelector):
         tested = tested_columns(
             rounds_model, method_for, X, y, feature_names, self, use_probes
         )
-        method, labels, groups, n_probes = tested
+        method, labels, groups, n_probes, top_up = tested
         max_count = max_features_count(self.max_features, X, len(groups))
         check_min_features(self.min_features, len(groups), self.max_features, max_count)
         stability = uses_stability(self.threshold)
@@ -731,6 +737,7 @@ class ImportanceSelector(BaseImportanceSelector):
         return Plan(
             **self._plan_parameters(),
             n_probes=n_probes,
+            top_up=top_up,
             max_count=max_count,
             feature_names=feature_names,
             estimator=estimator,

@@ -4,6 +4,7 @@ in each round, measured on the features and the probes held fixed
 settled there."""
 
 from contextlib import nullcontext
+from functools import partial
 
 import numpy as np
 from sklearn.base import clone
@@ -12,7 +13,12 @@ from .._engine._kept import keeping_ensembles
 from .._utils._random import MAX_SEED
 from ._decisions import look_rounds, stops_early
 from ._pipeline_probes import with_probe_inputs
-from ._probes import check_probes_reach_model, explain_failed_shadows, probe_classes
+from ._probes import (
+    add_probes,
+    check_probes_reach_model,
+    explain_failed_shadows,
+    probe_classes,
+)
 from ._rounds import probe_rounds
 
 #: n_probes="auto" adds one probe per feature (or group), and at least this
@@ -100,7 +106,10 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
                 plan.n_rounds,
                 probe_seed,
                 rows=plan.rows,
-                classes=probe_classes(X, plan.groups),
+                add=partial(add_probes, top_up=plan.top_up),
+                classes=probe_classes(X, plan.groups)
+                if plan.top_up is None
+                else plan.top_up[0],
                 stop=stop_rule(
                     n_groups,
                     n_rounds=plan.n_rounds,
