@@ -232,7 +232,6 @@ from sklearn_fimp._selection._probe_test import (
     adjust_pvalues,
     round_test,
 )
-from sklearn_fimp._selection._probes import probe_classes
 
 DOCS_FILE = DOCS / "bench_calibration.rst"
 ALPHA = 0.05
@@ -701,7 +700,9 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
         selector.probe_history_,
         np.asarray(result.mirrors),
         selector.method_,
-        probe_classes(X, [list(members) for members in selector.groups_]),
+        # the classes the selector's test used (its probe classes, merged
+        # where a small class got shadows of its own: _probes.class_top_up)
+        np.asarray(result.classes),
         group_of,
     )
 

@@ -201,6 +201,7 @@ def probe_rounds(
     result.n_probes = n_probes
     result.n_rounds = len(real)
     result.mirrors = owners
+    result.classes = classes
     history = Bunch(
         real=real, probes=probes, owners=owners, classes=classes, fixed=fixed
     )

@@ -157,16 +157,11 @@ class ImportanceSelector(BaseImportanceSelector):
         Number of probes (probe groups, with ``groups``), the same columns
         in every round. "auto": one per feature (or group), and at least 50;
         four times that for a scikit-learn linear model, whose columns cost
-        little to fit and measure and whose test needs the resolution. On 50
-        features (or groups) or more, where some kind of feature (its
-        number of distinct values and its group's width) has 50 shadows and
-        another fewer, the others get shadows of their own up to 500 each,
-        within as many added columns as X has (the probes at most double):
-        their features are then tested against their own kind's shadows,
-        not the pool of the others' (``docs/probe_test.rst``).
-        The test's null distribution is the probes' means: with fewer, more
-        of its tail is extrapolated, and with 20 or fewer no p-value goes
-        below ``1 / (n_probes + 1)``.
+        little to fit and measure and whose test needs the resolution; on
+        50 features or more, more for a kind of feature with too few shadows
+        of its own (``docs/probe_test.rst``). The test's null distribution
+        is the probes' means: with fewer, more of its tail is extrapolated,
+        and with 20 or fewer no p-value goes below ``1 / (n_probes + 1)``.
     n_rounds : "auto" or int, default="auto"
         With ``threshold="stability"``: the pairs of complementary halves
         (two fits of the estimator on half of the rows each), 25 with
@@ -392,9 +387,10 @@ class ImportanceSelector(BaseImportanceSelector):
         ``pvalues`` added (the last two None without probes). With probes,
         ``importances`` has one column per round (the k-th probe row holds
         the k-th probe of each round, the same column in every round), and
-        ``n_rounds`` (those run) and ``mirrors`` (n_rounds, n_probes: the
+        ``n_rounds`` (those run), ``mirrors`` (n_rounds, n_probes: the
         feature or group each probe copied, -1 for uniform and normal
-        probes) are added. With "stability": the real features only, one
+        probes) and ``classes`` (each one's kind, whose shadows standardize
+        it) are added. With "stability": the real features only, one
         column per half (the mean importance there).
     threshold_ : float
         For "probes": the score (a feature's mean importance over the rounds
@@ -633,8 +629,7 @@ class ImportanceSelector(BaseImportanceSelector):
         self : ImportanceSelector
             The fitted selector.
         """
-        # prepare: validate once, route the parameters, draw every seed
-        # before any parallel work, resolve the method, cv and groups
+        # validate once, route the parameters, draw every seed up front
         X, y, feature_names = self._check_X_y(X, y)
         fit_kwargs, score_weight, split_kwargs = self._routed_params(groups, fit_params)
         rng = check_random_state(self.random_state)
@@ -753,10 +748,9 @@ class ImportanceSelector(BaseImportanceSelector):
             round_fits=round_fits,
             keeps_fits=keeps_fits,
             rows=rows,
-            # each round's model: the estimator reseeded, every seed drawn
-            # afresh (the user's fixed one too, or each round would fit the
-            # same model and average nothing), and sized for the rounds (a
-            # bagged forest's trees; the refit keeps all)
+            # each round's model: the estimator with every seed drawn afresh
+            # (the user's fixed one too, or the rounds would average nothing)
+            # and sized for the rounds (a forest's trees; the refit keeps all)
             round_estimator=lambda seed: rounds_model.make(
                 self._estimator_to_fit(y, seed)
                 if self.estimator is None
@@ -764,9 +758,8 @@ class ImportanceSelector(BaseImportanceSelector):
                 seed,
                 round_params,
             ),
-            # a Pipeline's preprocessing transforms each shadow as the column
-            # it copies (_pipeline_probes.py); drop-column refits without
-            # columns, which that wrapper cannot follow
+            # a Pipeline transforms each shadow as its column (_pipeline_probes
+            # .py); drop-column refits without columns, which it cannot follow
             probes_through=use_probes
             and self.probes == "shadow"
             and selects_through(estimator)
