@@ -48,23 +48,24 @@ def class_top_up(classes, n_probes, widths):
     null and others do not, the pool is the large classes', whose tail need
     not be the small ones'. On ``bench_calibration.py``'s
     bin-classes-wide-200 (pure noise: 300 normal and 250 sparse binary
-    columns, each class its own null, and six blocks of binary near-copies
-    and 12 ten-level columns, two classes of 24 and 12 probes), the
-    ten-level columns' p-values were at most 0.05 in 12.1% of 480 and the
-    blocks' at most 0.01 in 2.2% (the large classes': 4.8% and 0.7%).
+    columns, each kind a class with its own null; six blocks of four binary
+    near-copies and 12 ten-level columns, whose classes of 24 and 12 probes
+    merge into one), the ten-level columns' p-values were at most 0.05 in
+    12.1% of 480 and the blocks' at most 0.01 in 2.2% of 960 (the normal
+    columns': 4.8% and 0.7%).
 
     So there the classes short of ``MIN_CLASS_NULL`` probes (merged as
     ``merged_classes`` merges the ``n_probes`` shadows, ``n_probes //
     n_groups`` per group) get shadows of their own groups, every group once
-    before any twice, up to a common count: ``TOP_UP_PROBES``, fine enough
-    for the p-values a correction over a thousand features needs, or as
-    many as fit in as many added columns as the groups hold (the probes at
-    most double), and ``MIN_CLASS_NULL`` at least. Their features are then
-    tested against shadows of their own kind alone: on bin-classes-wide-200
-    the ten-level p-values were at most 0.05 in 4.2% and the blocks' at
-    most 0.01 in 0.7%. Where no class has its own null, all share the
-    pooled one (the calibration's narrower regimes measure it), and nothing
-    is added."""
+    before any twice, up to one common count: ``TOP_UP_PROBES``, fine
+    enough for the p-values a correction over a thousand features needs,
+    or as many as fit in as many added columns as the groups hold (the
+    probes at most double), and ``MIN_CLASS_NULL`` at least. Their features
+    are then tested against shadows of their own kind alone: on
+    bin-classes-wide-200 the ten-level p-values were at most 0.05 in 6.0%
+    and the blocks' at most 0.01 in 0.4% (``docs/bench_calibration.rst``).
+    Where no class has its own null, all share the pooled one (the
+    calibration's narrower regimes measure it), and nothing is added."""
     classes = np.asarray(classes)
     widths = np.asarray(widths, dtype=np.float64)
     per_group = n_probes // len(classes)
