@@ -78,7 +78,7 @@ class Plan:
     #: the probes of every round (n_probes resolved: _selector_rounds.probe_count)
     n_probes: int
     #: ``(classes, extra)``: the probe classes and the shadows added to those
-    #: short of their own null (``_probes.class_top_up``), or None
+    #: short of their own null (``_probes.class_top_up``); None without probes
     top_up: object
     alpha: float
     correction: object
@@ -126,8 +126,10 @@ def tested_columns(rounds_model, method_for, X, y, feature_names, selector, prob
     an ``importance_getter``, no entry), and the probes its ``n_probes``
     gives for them (``"auto"``: the round model's ``probes_per_feature``,
     and on a table of ``MIN_AUTO_PROBES`` groups or more, shadows of their
-    own for the classes short of a null of their own: ``top_up``,
-    ``_probes.class_top_up``; None for other probes and narrower tables)."""
+    own for the classes short of a null of their own); ``top_up`` is
+    ``(classes, extra)``: the probe classes the test standardizes by and
+    those shadows (``_probes.class_top_up``; ``{}`` for other probes and
+    narrower tables), None without probes."""
     given = selector.groups
     if given is None and probes and method_for is not None:
         given = rounds_model.tested_groups(X, selector.method)
@@ -138,16 +140,15 @@ def tested_columns(rounds_model, method_for, X, y, feature_names, selector, prob
         None if method is None else method.name
     )
     n_probes = probe_count(selector.n_probes, len(groups), per_feature)
-    top_up = None
+    if not probes:
+        return method, labels, groups, n_probes, None
+    top_up = (probe_classes(X, groups), {})
     if (
-        probes
-        and selector.n_probes == "auto"
+        selector.n_probes == "auto"
         and selector.probes == "shadow"
         and len(groups) >= MIN_AUTO_PROBES
     ):
-        top_up = class_top_up(
-            probe_classes(X, groups), n_probes, [len(g) for g in groups]
-        )
+        top_up = class_top_up(top_up[0], n_probes, [len(g) for g in groups])
         n_probes += sum(top_up[1].values())
     return method, labels, groups, n_probes, top_up
 

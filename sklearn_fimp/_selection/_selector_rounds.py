@@ -17,7 +17,6 @@ from ._probes import (
     add_probes,
     check_probes_reach_model,
     explain_failed_shadows,
-    probe_classes,
 )
 from ._rounds import probe_rounds
 
@@ -107,9 +106,7 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
                 probe_seed,
                 rows=plan.rows,
                 add=partial(add_probes, top_up=plan.top_up),
-                classes=probe_classes(X, plan.groups)
-                if plan.top_up is None
-                else plan.top_up[0],
+                classes=plan.top_up[0],
                 stop=stop_rule(
                     n_groups,
                     n_rounds=plan.n_rounds,
