@@ -60,6 +60,12 @@ Regimes (name: task, rows, columns):
   against the pooled null (``_probe_test.mean_test``), which the large
   classes make: where the small classes' tail differs, the pool could
   misjudge them.
+- ``bin-kinds-wide-60``: binary, pure noise, n=60, p=72: 56 binary
+  columns whose share of ones is drawn from U(0.1, 0.5), 8 N(0, 1) columns
+  and 8 ten-level ones: two small classes of probes of different kinds
+  (continuous and ten-level) among one large class, each small one given
+  shadows of its own (``_probes.class_top_up``); ``KINDS`` names the
+  columns of each kind, whose p-values the page's note counts.
 - ``bin-large-5000``: binary, n=5000, p=20: y from a logistic model on 4
   N(0, 1) columns; noise: 8 N(0, 1) (four correlated pairs, r=0.8), 4
   binary and 4 seven-level columns.
@@ -561,6 +567,30 @@ def bin_classes_wide_200(rng):
     return X, rng.randint(2, size=n), np.zeros(X.shape[1], bool)
 
 
+def bin_kinds_wide_60(rng):
+    n = 60
+    share = rng.uniform(0.1, 0.5, size=56)
+    binary = (rng.uniform(size=(n, 56)) < share).astype(float)
+    X = np.hstack([binary, rng.standard_normal((n, 8)), _levels(rng, n, 10, 8)])
+    return X, rng.randint(2, size=n), np.zeros(X.shape[1], bool)
+
+
+#: the kinds of column of the regimes whose note counts p-values per kind
+KINDS = {
+    "bin-classes-wide-200": {
+        "normal": range(300),
+        "sparse binary": range(300, 550),
+        "blocks": range(550, 574),
+        "ten-level": range(574, 586),
+    },
+    "bin-kinds-wide-60": {
+        "binary": range(56),
+        "normal": range(56, 64),
+        "ten-level": range(64, 72),
+    },
+}
+
+
 REGIMES = {
     "reg-mixed-300": ("regression", reg_mixed_300),
     "bin-mixed-300": ("classification", bin_mixed_300),
@@ -576,6 +606,7 @@ REGIMES = {
     "reg-tight-200": ("regression", reg_tight_200),
     "bin-tight-300": ("classification", bin_tight_300),
     "bin-classes-wide-200": ("classification", bin_classes_wide_200),
+    "bin-kinds-wide-60": ("classification", bin_kinds_wide_60),
     "bin-large-5000": ("classification", bin_large_5000),
     "bin-signal-400": ("classification", bin_signal_400),
     **MIXED,
@@ -1121,18 +1152,27 @@ def diagnose(rows):
         p = np.concatenate([r["noise_p"] for r in group])
         if len(p) == 0:
             continue
-        out.append(
-            dict(
-                regime=regime,
-                selector=selector,
-                fits=_fits(n_rounds, trees),
-                n_pvalues=len(p),
-                le_01=float(np.mean(p <= 0.01)),
-                le_05=float(np.mean(p <= 0.05)),
-                probe_skew=_mean_where_defined([r["probe_skew"] for r in group]),
-                between_share=_mean_where_defined([r["between_share"] for r in group]),
-            )
+        common = dict(
+            regime=regime,
+            fits=_fits(n_rounds, trees),
+            probe_skew=_mean_where_defined([r["probe_skew"] for r in group]),
+            between_share=_mean_where_defined([r["between_share"] for r in group]),
         )
+        # a pure-noise regime of KINDS: its noise columns are all of its
+        # columns, in order, and each kind's p-values get a row of their own
+        kinds = {"all columns": slice(None), **KINDS.get(regime, {})}
+        for kind, columns in kinds.items():
+            p = np.concatenate([np.asarray(r["noise_p"])[columns] for r in group])
+            label = selector if kind == "all columns" else f"{selector} [{kind}]"
+            out.append(
+                common
+                | dict(
+                    selector=label,
+                    n_pvalues=len(p),
+                    le_01=float(np.mean(p <= 0.01)),
+                    le_05=float(np.mean(p <= 0.05)),
+                )
+            )
     return out
 
 
