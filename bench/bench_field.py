@@ -196,6 +196,11 @@ class Selector:
     #: seeds it runs on (0, 1, ...), at most --seeds
     seeds: int
     text: str
+    #: "forest in front of" this booster: its rows come from the cell of
+    #: "ours" (see front_row); build is None
+    front: str | None = None
+    #: not run on tables with more columns than this (None: on every table)
+    max_columns: int | None = None
 
 
 def _ours(estimator=None, **params):
@@ -208,22 +213,16 @@ def _ours(estimator=None, **params):
     return build
 
 
-def _front(kind):
-    def build(task, seed):
-        from sklearn.pipeline import make_pipeline
-
-        from sklearn_fimp import ImportanceSelector
-
-        selector = ImportanceSelector(random_state=seed, refit=False)
-        return make_pipeline(selector, booster(kind, task, seed))
-
-    return build
-
-
 def _select_from_model(task, seed):
     from sklearn.feature_selection import SelectFromModel
 
     return SelectFromModel(forest(task, seed))
+
+
+#: CatBoost (1,000 rounds by default) runs on the tables of at most this
+#: many columns (34 s a fit of ours on Caravan's 91; over 6 minutes on
+#: permeability's 1,128)
+CATBOOST_COLUMNS = 100
 
 
 def _registry():
@@ -246,8 +245,9 @@ def _registry():
                 _ours(kind),
                 BOOSTER_MODULES[kind],
                 "fdr",
-                3,
+                1,
                 f"``ImportanceSelector({kind} with its defaults)``",
+                max_columns=CATBOOST_COLUMNS if kind == "CatBoost" else None,
             )
         )
     options = [
@@ -272,11 +272,15 @@ def _registry():
             Selector(
                 f"forest in front of {kind}",
                 kind,
-                _front(kind),
+                None,
                 BOOSTER_MODULES[kind],
                 "fdr",
                 1,
-                f"``make_pipeline(ImportanceSelector(), {kind})``",
+                f"``make_pipeline(ImportanceSelector(), {kind})``: the kept set is "
+                "ours' (the same fit); its seconds are ours' fit and the booster's "
+                "on the kept columns, timed in the cell of ours",
+                front=kind,
+                max_columns=CATBOOST_COLUMNS if kind == "CatBoost" else None,
             )
         )
     entries.append(
@@ -375,10 +379,13 @@ def _kept_mask(estimator):
 
 def run_cell(cell):
     """Run one cell (a dict: kind "all", "ours" or "peer"; table, seed,
-    selector; for a peer, its row) and return its log row."""
+    selector; for a peer, its row; for ours, the boosters to put it in
+    front of) and return its log rows: the cell's, then one per booster
+    in ``cell["front"]``."""
     started = time.perf_counter()
     table, seed, selector = cell["table"], cell["seed"], cell["selector"]
     row = {"table": table, "seed": seed, "selector": selector, "kind": cell["kind"]}
+    fronts = []
     try:
         warnings.simplefilter("ignore")
         case = field.planted_case(table, seed)
@@ -399,11 +406,11 @@ def run_cell(cell):
             row.update(_peer_fields(peer, case))
             if "error" in peer:
                 row["error"] = peer["error"]
-                return _finish(row, started)
+                return [_finish(row, started)]
             unknown = sorted(set(peer["kept"]) - set(names))
             if unknown:
                 row["error"] = f"kept names not in the table: {unknown[:5]}"
-                return _finish(row, started)
+                return [_finish(row, started)]
             kept = np.isin(names, peer["kept"])
         else:
             spec = SELECTORS[selector]
@@ -416,13 +423,56 @@ def run_cell(cell):
             plain = model(spec.model, task, seed)
             row["plain_seconds"], _ = timed(lambda: plain.fit(X, y))
             row["plain_fits"] = row["seconds"] / row["plain_seconds"]
+            fronts = [
+                front_row(row, kind, X, y, kept) for kind in cell.get("front", ())
+            ]
         row["kept"] = int(kept.sum())
         row["kept_names"] = [name for name, k in zip(names, kept) if k]
         row["planted_kept"] = int((kept & planted).sum())
         row["refit"] = refit_score(case, kept, seed, quick=cell.get("quick", False))
     except Exception as exc:  # a failure is a result
         row["error"] = f"{type(exc).__name__}: {exc}"[:500]
-    return _finish(row, started)
+    if not fronts and "error" in row:
+        fronts = [
+            {**row, "selector": f"forest in front of {kind}", "model": kind}
+            for kind in cell.get("front", ())
+        ]
+    for front in fronts:
+        for key in ("kept", "kept_names", "planted_kept", "refit", "error"):
+            if key in row and key not in front:
+                front[key] = row[key]
+    return [_finish(row, started), *(_finish(f, started) for f in fronts)]
+
+
+def front_row(row, kind, X, y, kept):
+    """The row of ``make_pipeline(ImportanceSelector(), booster)``: its fit
+    is the forest-selector's (timed in ``row``, the same selector, data and
+    seed) and the booster's on the kept columns, timed here; its plain fit
+    the booster's on all columns."""
+    name = f"forest in front of {kind}"
+    front = {
+        **{k: row[k] for k in ("table", "seed", "kind", "task", "rows", "columns")},
+        **{k: row[k] for k in ("score", "planted", "before_mb")},
+        "selector": name,
+        "model": kind,
+        "derived_from": row["selector"],
+    }
+    try:
+        task, seed = row["task"], row["seed"]
+        plain = booster(kind, task, seed)
+        front["plain_seconds"], _ = timed(lambda: plain.fit(X, y))
+        after = booster(kind, task, seed)
+        if kept.any():
+            front["booster_seconds"], _ = timed(lambda: after.fit(X[:, kept], y))
+        else:
+            front["booster_seconds"] = 0.0  # a pipeline with no column fails
+        front["selector_seconds"] = row["seconds"]
+        front["seconds"] = row["seconds"] + front["booster_seconds"]
+        front["plain_fits"] = front["seconds"] / front["plain_seconds"]
+        front["peak_mb"] = peak_mb()
+    except Exception as exc:
+        front["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    return front
 
 
 def _finish(row, started):
@@ -495,26 +545,47 @@ def cells_for(args, done, peers, quick):
             skipped.append(f"{spec.name}: {why}")
             continue
         chosen.append(spec)
+    plain = [s for s in chosen if s.front is None]
+    fronts = [s for s in chosen if s.front is not None]
     for table in args.tables:
+        width = field.describe(table)["columns"]
         for seed in range(args.seeds):
-            todo = [("all", ALL, None)]
-            todo += [("ours", s.name, None) for s in chosen if seed < s.seeds]
+
+            def runs(spec, seed=seed, width=width):
+                too_wide = spec.max_columns is not None and width > spec.max_columns
+                return seed < spec.seeds and not too_wide
+
+            todo = [("all", ALL, None, ())]
+            # the fronts still to log come with the cell of ours
+            front = [
+                s.front for s in fronts if runs(s) and (table, seed, s.name) not in done
+            ]
+            for spec in plain:
+                if spec.name == "ours" and front:
+                    todo.append(("ours", spec.name, None, front))
+                elif runs(spec) and (table, seed, spec.name) not in done:
+                    todo.append(("ours", spec.name, None, ()))
+            if front and "ours" not in {s.name for s in plain}:
+                todo.append(("ours", "ours", None, front))
             todo += [
-                ("peer", row["selector"], row)
+                ("peer", row["selector"], row, ())
                 for row in peers
                 if row["table"] == table
                 and row["seed"] == seed
                 and _matches(row["selector"], args.selectors)
             ]
-            for kind, name, peer in todo:
+            for kind, name, peer, front_of in todo:
                 previous = done.get((table, seed, name))
-                if previous is not None and (
-                    kind != "peer" or previous.get("peer_run") == peer.get("run")
-                ):
+                if kind == "peer" and previous is not None:
+                    if previous.get("peer_run") == peer.get("run"):
+                        continue
+                elif kind == "all" and previous is not None:
                     continue
                 cell = {"kind": kind, "table": table, "seed": seed, "selector": name}
                 if peer is not None:
                     cell["peer_row"] = peer
+                if front_of:
+                    cell["front"] = list(front_of)
                 if quick:
                     cell["quick"] = True
                 cells.append(cell)
@@ -543,7 +614,8 @@ def run_cells(cells, workers, on_row):
         while futures:
             finished = next(as_completed(futures))
             futures.pop(finished)
-            on_row(finished.result())
+            for row in finished.result():
+                on_row(row)
             for cell in pending:
                 futures[pool.submit(run_cell, cell)] = cell
                 break

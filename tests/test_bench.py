@@ -77,3 +77,29 @@ def test_list_table_cells_never_read_as_bullets():
         "   * - \\* x",
         "     - 1.5",
     ]
+
+
+def test_field_list_tables_meets_the_issue():
+    # issue 70: at least 30 real tables, 10 of each task, 4 of each kind
+    completed = subprocess.run(
+        [sys.executable, str(Path("bench", "bench_field.py")), "--list-tables"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    lines = [line.split("\t") for line in completed.stdout.splitlines()]
+    assert all(len(line) == 7 for line in lines)
+    names = [line[0] for line in lines]
+    assert len(names) == len(set(names)) >= 30
+    rows = [int(line[1]) for line in lines]
+    columns = [int(line[2]) for line in lines]
+    tasks = [line[3] for line in lines]
+    assert tasks.count("classification") >= 10
+    assert tasks.count("regression") >= 10
+    assert all((line[4] == "") == (line[3] == "regression") for line in lines)
+    assert sum(c > r for r, c in zip(rows, columns)) >= 4
+    assert sum(line[4] != "" and float(line[4]) < 0.15 for line in lines) >= 4
+    assert sum(float(line[5]) > 0 for line in lines) >= 4
+    assert sum(int(line[6]) > 0 for line in lines) >= 4
