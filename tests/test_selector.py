@@ -1067,3 +1067,66 @@ def test_selector_scores_a_classifier_with_probabilities_by_log_loss():
         Ridge(), method="permutation", n_rounds=2, random_state=0
     ).fit(X, y.astype(float))
     assert regression.importances_.scoring is None
+
+
+def test_too_few_kept_warning_reads_the_held_out_score():
+    # issue 69: "the model may predict y no better than chance" was said of
+    # models that predict y well; the warning now reads the rounds' held-out
+    # score against a constant prediction's and says chance only when so
+    import warnings
+
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.RandomState(0)
+    model = HistGradientBoostingClassifier(max_iter=10, random_state=0)
+
+    def messages(X, y):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ImportanceSelector(model, n_rounds=2, refit=False, random_state=0).fit(X, y)
+        return [str(w.message) for w in caught if "min_features=1" in str(w.message)]
+
+    noise = rng.normal(size=(300, 8))
+    (said,) = messages(noise, rng.randint(2, size=300))
+    assert "no better than chance" in said and "held-out rows" in said
+    # 100 rows, 150 columns, y from two of them: the model predicts y, and
+    # the warning names the shape and the settings for it instead
+    model.set_params(max_iter=100, min_samples_leaf=5)
+    wide = rng.normal(size=(100, 150))
+    y = (wide[:, :2].sum(axis=1) > 0).astype(int)
+    for said in messages(wide, y):
+        assert "no better than chance" not in said
+        assert "it does predict y" in said and "threshold='stability'" in said
+
+
+def test_probes_unseen_warning_says_the_model_made_no_split():
+    # 30 rows: HistGradientBoosting's halves of 15 rows make no split (20
+    # rows a leaf); the warning spoke of a ColumnTransformer there was not
+    import warnings
+
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 6))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ImportanceSelector(
+            HistGradientBoostingClassifier(max_iter=5, random_state=0),
+            n_rounds=2,
+            random_state=0,
+        ).fit(X, y)
+    (said,) = [str(w.message) for w in caught if "every probe" in str(w.message)]
+    assert "no split" in said and "ColumnTransformer" not in said
+
+
+def test_a_class_of_one_row_is_said_with_what_it_costs():
+    # issue 69: one row of a third class made HistGradientBoosting fit three
+    # trees an iteration, and the fit took several times as long, unsaid
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] > 0).astype(int)
+    y[0] = 2
+    forest = RandomForestClassifier(n_estimators=5, random_state=0)
+    with pytest.warns(UserWarning, match="class 2 of y has one row"):
+        ImportanceSelector(forest, n_rounds=1, random_state=0).fit(X, y)

@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._selection._stability import (
     CUTOFF,
+    bound_limits,
     complementary_halves,
     pfer_bound,
     stability_decision,
@@ -225,3 +226,39 @@ def test_probe_display_says_stability_adds_no_probes(wide):
     ).fit(X[:, :20], y)
     with pytest.raises(ValueError, match="adds none.*selection_frequency_"):
         ProbeDisplay.from_estimator(selector)
+
+
+def test_bound_limits_names_the_top_count_the_halves_agree_on():
+    # three equally strong columns share the top place of 50 halves: at
+    # q = 1 none reaches 60%; at q = 2 each is in about two thirds of the
+    # halves' top two
+    rng = np.random.RandomState(0)
+    history = rng.uniform(0, 0.1, size=(50, 18))
+    history[:, :3] = 1.0 + rng.uniform(size=(50, 3))
+    passed, _, frequency, q = stability_decision(history, 1.0)
+    assert q == 1 and not passed.any() and frequency[:3].sum() == pytest.approx(1)
+    larger, agreed = bound_limits(history, 1.0)
+    assert (larger, agreed) == (2, 3)
+    assert top_count(pfer_bound(larger, 18) * (1 + 1e-9), 18) == larger
+    # where the allowed top already holds what the halves agree on: None
+    history[:, 1:3] = 0.0
+    assert bound_limits(history, 1.0) is None
+
+
+def test_stability_says_pfer_when_its_bound_drops_strong_columns():
+    # issue 69: three equally strong columns among 18, pfer=1 (q = 1): it
+    # kept only the one min_features asked for and blamed the data
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(300, 18))
+    y = ((X[:, :3].sum(axis=1) + 0.7 * rng.normal(size=300)) > 0).astype(int)
+    model = HistGradientBoostingClassifier(max_iter=20, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ImportanceSelector(
+            model, threshold="stability", n_rounds=5, refit=False, random_state=0
+        ).fit(X, y)
+    messages = [str(w.message) for w in caught]
+    assert any("pfer=1.0 lets each half select its top 1" in m for m in messages)
+    assert not any("no better than chance" in m for m in messages), messages

@@ -262,3 +262,28 @@ def test_dummy_candidate_is_a_mean_for_a_regressor():
     np.testing.assert_allclose(
         [selector.cv_results_[f"split{k}_test_score"][0] for k in range(3)], expected
     )
+
+
+def test_keep_tentative_cv_fits_a_class_of_one_row_in_every_fold():
+    # issue 69: the default fit succeeded on a class of one row (its held-out
+    # rows leave it out) and keep_tentative="cv" raised, the fold that held
+    # the row out unable to score it
+    from sklearn_fimp._utils._splits import folds_fitting_single_rows
+
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(120, 60))
+    y = (X[:, :6].sum(axis=1) + rng.normal(size=120) > 0).astype(int)
+    y[0] = 2
+    forest = RandomForestClassifier(n_estimators=20, random_state=0)
+    splits = folds_fitting_single_rows(forest, 5, y)
+    assert len(splits) == 5
+    assert all(0 in train and 0 not in test for train, test in splits)
+    tested = np.sort(np.concatenate([test for _, test in splits]))
+    np.testing.assert_array_equal(tested, np.arange(1, 120))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        selector = ImportanceSelector(
+            forest, n_rounds=3, keep_tentative="cv", random_state=0
+        ).fit(X, y)
+    assert (selector.decisions_ == "tentative").any()
+    assert np.isfinite(selector.cv_results_["mean_test_score"]).all()

@@ -4,6 +4,7 @@ p-values, the groups it tested together, and the figure's bars (from
 
 import numpy as np
 
+from .._selection._decisions import LOOK_SPENDING
 from .._selection._round_models import FOREST_GROUPS
 from ._analysis import METHOD_TITLES
 from ._common import fmt as _fmt
@@ -135,7 +136,12 @@ def selector_html(
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
         f"{_e(_names(kept)) or 'none'}. Bars are the mean importances over the "
         f"rounds of the {_leading(shown, selector)}, in {_e(unit)}: compare them "
-        f"with the probes', not across data sets.{_e(band)}</p>"
+        f"with the probes', not across data sets.{_e(band)} The adjusted "
+        "p-value is not the correction of the p-value beside it alone: the "
+        f"test looks at the rounds {len(LOOK_SPENDING)} times, spending "
+        f"{_e(' then '.join(f'{share:.0%}' for share in LOOK_SPENDING))} of "
+        "alpha, and the adjusted p-value is the smallest of each look's "
+        "adjusted p-value over its share.</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
         + figure_html
         + _folded(

@@ -8,6 +8,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._methods import HELD_OUT_ROWS, REFITS
 from .._utils._compat import (
     Interval,
     RealNotInt,
@@ -17,6 +18,7 @@ from .._utils._compat import (
 )
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
+from .._utils._scoring import chance_score
 from .._utils._validation import (
     check_fitted_inputs,
     discard_fit_on_error,
@@ -28,6 +30,7 @@ from ._decisions import (
     FixedThreshold,
     ProbeTest,
     check_min_features,
+    likely_cause,
     max_features_count,
     select,
     uses_probe_test,
@@ -427,7 +430,11 @@ class ImportanceSelector(BaseImportanceSelector):
         None unless ``threshold="probes"``.
     pvalues_corrected_ : ndarray of shape (n_features_in_,) or None
         The same after ``correction``; a feature passes when it is at most
-        ``alpha``.
+        ``alpha``. The test looks at the rounds twice and spends a share
+        of ``alpha`` at each (a quarter, then three quarters), so this is
+        the smallest over the looks of the look's corrected p-value over
+        its share, not ``correction`` applied to ``pvalues_``: 0.044
+        corrected at the last look reads 0.059 (0.044 / 0.75).
     cv_results_ : dict of ndarrays
         Only with ``keep_tentative="cv"`` and ``threshold="probes"``: the
         candidate sets' ``n_features`` (in features, or groups; smallest
@@ -658,7 +665,20 @@ class ImportanceSelector(BaseImportanceSelector):
         choose = None
         if plan.use_probes and self.keep_tentative == "cv":
             choose = tentative_choice(plan, X, y, fit_kwargs)
-        self._set_selection(result, history, plan, X.shape[1], choose)
+        cause = partial(
+            likely_cause,
+            n_rows=X.shape[0],
+            chance=partial(
+                chance_score,
+                plan.estimator,
+                plan.options.get("scoring"),
+                y,
+                plan.options.get("sample_weight"),
+            ),
+            loses=plan.method is not None
+            and plan.method.rows in (HELD_OUT_ROWS, REFITS),
+        )
+        self._set_selection(result, history, plan, X.shape[1], choose, cause)
         self._record_selection_parameters()
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         if self.prefit:
@@ -866,9 +886,12 @@ class ImportanceSelector(BaseImportanceSelector):
         # splits of cv, whatever the method
         return ("cv", "scoring") if self.keep_tentative == "cv" else ()
 
-    def _set_selection(self, result, history, plan, n_features, choose=None):
-        """The decisions (``_decisions.select``, by the plan's test) as
-        fitted attributes."""
+    def _set_selection(
+        self, result, history, plan, n_features, choose=None, cause=None
+    ):
+        """The decisions (``_decisions.select``, by the plan's test; ``cause``
+        its warning's, :func:`~._decisions.likely_cause`) as fitted
+        attributes."""
         selection = select(
             result,
             history,
@@ -877,6 +900,7 @@ class ImportanceSelector(BaseImportanceSelector):
             test=self._test(plan, choose),
             max_features=None if self.max_features is None else plan.max_count,
             min_features=self.min_features,
+            cause=cause,
         )
         if choose is not None:
             self.cv_results_ = choose.cv_results

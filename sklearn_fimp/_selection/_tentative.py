@@ -22,7 +22,11 @@ from sklearn.model_selection import check_cv
 from .._importance._pipeline import for_columns
 from .._utils._frames import take_rows
 from .._utils._scoring import get_scorer, probability_scoring, score
-from .._utils._splits import check_held_out_splits, split_params
+from .._utils._splits import (
+    check_held_out_splits,
+    folds_fitting_single_rows,
+    split_params,
+)
 from ._base import select_columns
 from ._recursive import choose_size, cv_results
 
@@ -159,6 +163,10 @@ class TentativeChoice:
         return passed
 
 
+#: The folds of ``keep_tentative="cv"`` when ``cv`` is None.
+TENTATIVE_FOLDS = 5
+
+
 def tentative_choice(plan, X, y, fit_kwargs):
     """The :class:`TentativeChoice` of ``plan`` (a ``_plan.Plan``) for
     ``keep_tentative="cv"``: the estimator as the refit fits it (all its
@@ -166,9 +174,16 @@ def tentative_choice(plan, X, y, fit_kwargs):
     sets, 131 columns and 3 planted ones on the power benchmark's grants
     table against 22 and none with all 100), the splits of ``cv`` (5-fold,
     stratified for classifiers, when None), the scorer of ``scoring``
-    (log-loss for a classifier with ``predict_proba`` when None)."""
-    cv = 5 if plan.cv is None else plan.cv
-    splits = list(check_cv(cv, y, classifier=is_classifier(plan.estimator)).split(X, y))
+    (log-loss for a classifier with ``predict_proba`` when None). A class of
+    one row is fitted on in every one of the default folds and scored in
+    none, as the rounds' held-out rows leave it (a ``cv`` given is split as
+    given)."""
+    if plan.cv is None:
+        splits = folds_fitting_single_rows(plan.estimator, TENTATIVE_FOLDS, y)
+    else:
+        splits = list(
+            check_cv(plan.cv, y, classifier=is_classifier(plan.estimator)).split(X, y)
+        )
     check_held_out_splits(plan.estimator, y, splits, plan.options["sample_weight"])
     scorer = get_scorer(
         plan.estimator, probability_scoring(plan.estimator, plan.scoring)

@@ -509,3 +509,25 @@ class DirectScore:
                 ]
             )
         )
+
+
+def chance_score(estimator, scoring, y, sample_weight=None):
+    """The score of a constant prediction on y (a classifier's: the classes'
+    shares; a regressor's: y's mean), by the scorer ``scoring`` gives
+    ``estimator``: what a model that learned nothing scores, beside which
+    a held-out score says whether a model predicts y. None where that
+    scorer cannot score a constant prediction, or gives several values."""
+    from sklearn.dummy import DummyClassifier, DummyRegressor
+
+    constant = (
+        DummyClassifier(strategy="prior")
+        if is_classifier(estimator)
+        else DummyRegressor()
+    )
+    X = np.zeros((len(y), 1))
+    try:
+        constant.fit(X, y, sample_weight=sample_weight)
+        value = score(get_scorer(constant, scoring), constant, X, y, sample_weight)
+    except Exception:  # a scorer of the model's own: nothing to compare with
+        return None
+    return value if isinstance(value, float) and np.isfinite(value) else None

@@ -67,6 +67,27 @@ def held_out_splits(estimator, cv, y, seed):
     return [(train, rows[test])]
 
 
+def folds_fitting_single_rows(estimator, n_folds, y):
+    """The splits of ``n_folds`` folds (stratified for a classifier), with a
+    classifier's rows of a class of one row fitted on in every split and
+    held out in none, as in :func:`held_out_splits`: a model fitted without
+    a class cannot score it. The other rows are split as they would be
+    alone."""
+    classifier = is_classifier(estimator)
+    splitter = check_cv(n_folds, y, classifier=classifier)
+    if not classifier or type_of_target(y) not in ("binary", "multiclass"):
+        return list(splitter.split(np.zeros((len(y), 1)), y))
+    _, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    single = counts[codes.reshape(-1)] < 2
+    rows = np.flatnonzero(~single)
+    if not single.any() or len(rows) < n_folds:
+        return list(splitter.split(np.zeros((len(y), 1)), y))
+    return [
+        (np.sort(np.concatenate([rows[train], np.flatnonzero(single)])), rows[test])
+        for train, test in splitter.split(np.zeros((len(rows), 1)), y[rows])
+    ]
+
+
 def cross_fit_splits(estimator, y, seed):
     """Two ``(train, test)`` splits whose test rows are complementary halves
     of y's rows, drawn with ``seed`` (by class for a classifier): every row
