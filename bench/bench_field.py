@@ -783,6 +783,19 @@ def _format(value):
 # the figure
 
 
+def short_name(name):
+    """A selector's name as the figure's axis shows it."""
+    for long, short in (
+        ("forest in front of ", "forest → "),
+        ("HistGradientBoosting", "HGB"),
+        ("method='shap'", "shap"),
+        ("keep_tentative='cv'", "tentative cv"),
+        ("threshold='stability'", "stability"),
+    ):
+        name = name.replace(long, short)
+    return name
+
+
 def figure(rows, tables, path):
     """A heat map of refit minus all columns (mean over seeds), a row per
     table and a column per selector; written to ``path``."""
@@ -827,13 +840,14 @@ def figure(rows, tables, path):
                 fontsize=6.5,
                 color="white" if strong else "black",
             )
-    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7.5)
+    labels = [short_name(name) for name in names]
+    ax.set_xticks(range(len(names)), labels, rotation=60, ha="right", fontsize=7.5)
     ax.set_yticks(range(len(shown_tables)), shown_tables, fontsize=7.5)
     if peers and ours:
         ax.axvline(len(ours) - 0.5, color="black", linewidth=1)
     ax.set_title(
-        "Refit minus all columns (x 100; mean over seeds; colour clipped at "
-        f"+-{limit})",
+        "Refit minus all columns (x 100, mean over seeds; colour clipped at "
+        f"±{limit}; blank: not run)",
         fontsize=9,
     )
     fig.colorbar(image, ax=ax, fraction=0.03, pad=0.01)
@@ -1135,6 +1149,7 @@ def main(argv=None):
         args.tables = args.tables or QUICK_TABLES
         args.selectors = args.selectors or QUICK_SELECTORS
         args.seeds, args.log = 1, None
+    given_tables = bool(args.tables)
     tables = args.tables or list(field.TABLES)
     args.tables = tables
     command = command_line("bench_field.py", argv, environment=("OMP_NUM_THREADS",))
@@ -1152,6 +1167,14 @@ def main(argv=None):
         ]
     elif not args.no_peers:
         skip("the peers' rows", f"no {shown(args.peers_log)}")
+    if not given_tables:
+        # the cheapest tables (rows used x columns) first, so that a run
+        # stopped early has the most tables
+        def cost(name):
+            d = field.describe(name)
+            return d["rows_used"] * d["columns"]
+
+        args.tables = sorted(args.tables, key=cost)
     cells, skipped = cells_for(args, done, peers, args.quick)
     for why in skipped:
         skip(*why.split(": ", 1))
