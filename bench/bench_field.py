@@ -974,6 +974,57 @@ def per_table(rows, tables):
     return lines
 
 
+def peers_lines(rows):
+    """Per peer: its settings (what was cut), seeds and tables scored, and
+    the rows whose X differed from ours (its fingerprint)."""
+    by_peer = defaultdict(list)
+    for r in rows:
+        if r.get("source") == "peers":
+            by_peer[r["selector"]].append(r)
+    if not by_peer:
+        return ["- no peer rows in the logs"]
+    lines = []
+    for peer, rs in by_peer.items():
+        cuts = sorted({str((r.get("settings") or {}).get("cut", "")) for r in rs})
+        seeds = sorted({r["seed"] for r in rs})
+        tables = {r["table"] for r in rs}
+        failed = sum("error" in r for r in rs)
+        differs = sum(r.get("x_matches") is False for r in rs)
+        imputed = sum(bool(r.get("imputed")) for r in rs)
+        text = (
+            f"- {peer}: {len(rs)} cells on {len(tables)} tables, seeds "
+            f"{', '.join(map(str, seeds))}; cut: {'; '.join(c for c in cuts if c)}"
+        )
+        text += f"; {failed} failed" if failed else ""
+        text += f"; missing values imputed on {imputed}" if imputed else ""
+        text += f"; X differed from ours on {differs}" if differs else ""
+        lines.append(text)
+    return lines
+
+
+def cut_lines(tables):
+    """What was cut so that a rerun of our selectors fits a session."""
+    catboost = CATBOOST_COLUMNS
+    larger = sum(field.describe(name)["rows"] > field.MAX_ROWS for name in tables)
+    return [
+        "What was cut so that a rerun of our selectors alone fits 45 minutes "
+        "on this 2-core machine:",
+        "",
+        f"- at most {field.MAX_ROWS:,} rows per table and seed (stratified by "
+        f"class; {larger} of the tables are larger);",
+        "- ours at its defaults and SelectFromModel run on 3 seeds; every "
+        "other selector of ours on seed 0 only;",
+        f"- CatBoost (ours wrapping it, and the forest in front of it) only on "
+        f"the tables of at most {catboost} columns: with its 1,000 rounds, "
+        "ours wrapping it took 34 s on Caravan's 91 columns and over 6 minutes "
+        "on permeability's 1,128;",
+        "- the forest in front of a booster is not fitted again: its kept set "
+        "and its selector's seconds are those of ours on the same seed (the "
+        "same selector, data and seed give the same fit), to which the cell "
+        "adds the booster's fit on the kept columns, timed there.",
+    ]
+
+
 def failures(rows):
     out = []
     for r in rows:
@@ -1003,7 +1054,9 @@ def page(rows, tables, command, loads):
             peer_versions.setdefault(name, set()).add(value)
     counts = requirement_counts(tables)
     lines = [":orphan:", "", *written_by("bench_field.py")]
-    lines += heading("Benchmark: the field (our selectors and the peers, 38 tables)")
+    lines += heading(
+        f"Benchmark: the field (our selectors and the peers, {len(tables)} tables)"
+    )
     versions_text = versions(*VERSIONS, installed_only=True)
     peers_text = ", ".join(
         f"{name} {'/'.join(sorted(v))}" for name, v in sorted(peer_versions.items())
@@ -1024,8 +1077,8 @@ def page(rows, tables, command, loads):
         "",
     ]
     lines += reproduce(command)
+    lines += heading("How it is measured", "-")
     lines += [
-        "How it is measured",
         "",
         "Each table gets planted noise per seed (``bench/_field_tables.py``): "
         f"at most {field.MAX_ROWS:,} rows drawn (stratified by class), then "
@@ -1067,10 +1120,12 @@ def page(rows, tables, command, loads):
     lines += [
         "",
         "The peers: BorutaPy, powershap, arfs' GrootCV and Leshy, as "
-        "``bench/field_peers.py`` describes them (their settings, what was cut "
-        "and on how many seeds).",
+        "``bench/field_peers.py`` describes them, run once in their own "
+        "environment; their kept column names are scored here:",
         "",
     ]
+    lines += peers_lines(rows)
+    lines += ["", *cut_lines(tables), ""]
     lines += heading("Summary", "-")
     header, body, _ = summary(rows, tables)
     lines += [
