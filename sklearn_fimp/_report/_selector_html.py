@@ -61,6 +61,11 @@ def _grouped(selector):
     )
 
 
+def _times(n):
+    """ "once", "twice" or "n times"."""
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
 def _count(n, noun):
     """``n`` and ``noun``, "one" and the singular for 1."""
     return f"one {noun}" if n == 1 else f"{n} {noun}s"
@@ -138,7 +143,7 @@ def selector_html(
         f"rounds of the {_leading(shown, selector)}, in {_e(unit)}: compare them "
         f"with the probes', not across data sets.{_e(band)} The adjusted "
         "p-value is not the correction of the p-value beside it alone: the "
-        f"test looks at the rounds {len(LOOK_SPENDING)} times, spending "
+        f"test looks at the rounds {_times(len(LOOK_SPENDING))}, spending "
         f"{_e(' then '.join(f'{share:.0%}' for share in LOOK_SPENDING))} of "
         "alpha, and the adjusted p-value is the smallest of each look's "
         "adjusted p-value over its share.</p>"
