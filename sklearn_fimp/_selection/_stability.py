@@ -237,7 +237,7 @@ def bound_limits(history, pfer, cutoff=CUTOFF):
     agree on there; None when there is none. Several equally strong
     features share the top places of the halves: with ``q = 1``, three
     such columns among 18 were selected in 20%, 30% and 50% of the halves,
-    and none was kept, where the top 3 (``pfer=2.5``) kept all three."""
+    and none was kept, where the top 2 (``pfer=1.2``) kept all three."""
     n_groups = history.shape[1]
     allowed = top_count(pfer, n_groups, cutoff)
     ranks = np.argsort(np.argsort(-history, axis=1, kind="stable"), axis=1)
