@@ -15,9 +15,12 @@ fingerprint, :func:`fingerprint`, for the harness to check):
 - ``powershap``: ``PowerShap(model=LGBM*(verbose=-1, n_jobs=1,
   random_state=seed), show_progress=False)``, its defaults otherwise
   (automatic mode, alpha 0.01);
-- ``arfs GrootCV``: ``GrootCV(objective=..., n_folds=5, n_iter=N_ITER,
+- ``arfs GrootCV``: ``GrootCV(objective=..., n_folds=5, n_iter=3,
   n_jobs=1, lgbm_params={"random_state": seed})``, objective ``binary``,
-  ``softmax`` (arfs sets ``num_class`` for it) or ``rmse``;
+  ``softmax`` or ``rmse``: on a multiclass target it runs with
+  ``softmax``, for which arfs sets ``num_class``; with ``multiclass`` it
+  fails inside arfs ("ValueError: The truth value of an array with more
+  than one element is ambiguous", tried on 3 classes);
 - ``arfs Leshy``: ``Leshy(LGBM*(verbose=-1, n_jobs=1), n_estimators=100,
   importance="shap", max_iter=..., random_state=seed)``: LightGBM's 100
   rounds (Leshy's own default, 1,000, would set the model ten times larger
@@ -61,7 +64,12 @@ thread, from the repository root::
 
 A run skips the cells already in the log (``--log``, default
 ``bench/bench_field_peers.jsonl``), so it resumes where a stopped one
-ended; it runs the tables from the cheapest (rows x columns) up. The refit
+ended; it runs the tables from the cheapest (rows x columns) up. The
+one-time run went seed by seed: ``--seeds 0`` over every table first (the
+wide ones, ``--tables "hepatic injury" "Parkinson speech" "grants test"``,
+moved ahead), then ``--seeds 1 2``; ``--list`` prints the cells still
+missing. The log's rows of permeability and tissue genes (seed 0) came from
+a sizing run with the same settings (``--log`` elsewhere, copied in). The refit
 scores are not computed here: the field benchmark scores the kept names in
 the main environment. In an environment without a peer (the package's own,
 as the bench test runs ``--quick``), that peer is skipped, and said so.
