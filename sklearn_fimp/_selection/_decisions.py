@@ -6,6 +6,7 @@ selector."""
 import numbers
 import re
 import warnings
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -355,6 +356,26 @@ def likely_cause(outcome, result, *, n_rows, chance, loses):
     if causes:
         return said + " ".join(causes)
     return UNKNOWN_CAUSE
+
+
+def fit_cause(plan, n_rows, y):
+    """:func:`likely_cause` for a fit of ``plan`` on ``n_rows`` rows of y."""
+    from .._methods import HELD_OUT_ROWS, REFITS
+    from .._utils._scoring import chance_score
+
+    options = plan.options
+    return partial(
+        likely_cause,
+        n_rows=n_rows,
+        chance=partial(
+            chance_score,
+            plan.estimator,
+            options.get("scoring"),
+            y,
+            options.get("sample_weight"),
+        ),
+        loses=plan.method is not None and plan.method.rows in (HELD_OUT_ROWS, REFITS),
+    )
 
 
 def max_features_count(max_features, X, n_groups):

@@ -8,7 +8,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._methods import HELD_OUT_ROWS, REFITS
 from .._utils._compat import (
     Interval,
     RealNotInt,
@@ -18,7 +17,6 @@ from .._utils._compat import (
 )
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED
-from .._utils._scoring import chance_score
 from .._utils._validation import (
     check_fitted_inputs,
     discard_fit_on_error,
@@ -30,7 +28,7 @@ from ._decisions import (
     FixedThreshold,
     ProbeTest,
     check_min_features,
-    likely_cause,
+    fit_cause,
     max_features_count,
     select,
     uses_probe_test,
@@ -430,11 +428,8 @@ class ImportanceSelector(BaseImportanceSelector):
         None unless ``threshold="probes"``.
     pvalues_corrected_ : ndarray of shape (n_features_in_,) or None
         The same after ``correction``; a feature passes when it is at most
-        ``alpha``. The test looks at the rounds twice and spends a share
-        of ``alpha`` at each (a quarter, then three quarters), so this is
-        the smallest over the looks of the look's corrected p-value over
-        its share, not ``correction`` applied to ``pvalues_``: 0.044
-        corrected at the last look reads 0.059 (0.044 / 0.75).
+        ``alpha``. Not ``correction`` of ``pvalues_`` alone: the smallest
+        over the two looks of the look's one over its share of ``alpha``.
     cv_results_ : dict of ndarrays
         Only with ``keep_tentative="cv"`` and ``threshold="probes"``: the
         candidate sets' ``n_features`` (in features, or groups; smallest
@@ -641,14 +636,9 @@ class ImportanceSelector(BaseImportanceSelector):
         fit_kwargs, score_weight, split_kwargs = self._routed_params(groups, fit_params)
         rng = check_random_state(self.random_state)
         seed, probe_seed, importance_seed = rng.randint(MAX_SEED + 1, size=3)
+        seeds = (seed, importance_seed)
         plan = self._plan(
-            X,
-            y,
-            feature_names,
-            fit_kwargs,
-            split_kwargs,
-            score_weight,
-            (seed, importance_seed),
+            X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seeds
         )
 
         # measure: n_rounds of fresh probes and a refit each, or one measure
@@ -660,25 +650,13 @@ class ImportanceSelector(BaseImportanceSelector):
         else:
             result, model, history = self._measure_once(plan, X, y)
 
-        # decide (with keep_tentative="cv", score sets of the tentative
-        # features by cross-validation), then refit on the selected features
+        # decide (keep_tentative="cv": by cross-validation), then refit
         choose = None
         if plan.use_probes and self.keep_tentative == "cv":
             choose = tentative_choice(plan, X, y, fit_kwargs)
-        cause = partial(
-            likely_cause,
-            n_rows=X.shape[0],
-            chance=partial(
-                chance_score,
-                plan.estimator,
-                plan.options.get("scoring"),
-                y,
-                plan.options.get("sample_weight"),
-            ),
-            loses=plan.method is not None
-            and plan.method.rows in (HELD_OUT_ROWS, REFITS),
+        self._set_selection(
+            result, history, plan, X.shape[1], choose, fit_cause(plan, len(y), y)
         )
-        self._set_selection(result, history, plan, X.shape[1], choose, cause)
         self._record_selection_parameters()
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         if self.prefit:
@@ -886,12 +864,8 @@ class ImportanceSelector(BaseImportanceSelector):
         # splits of cv, whatever the method
         return ("cv", "scoring") if self.keep_tentative == "cv" else ()
 
-    def _set_selection(
-        self, result, history, plan, n_features, choose=None, cause=None
-    ):
-        """The decisions (``_decisions.select``, by the plan's test; ``cause``
-        its warning's, :func:`~._decisions.likely_cause`) as fitted
-        attributes."""
+    def _set_selection(self, result, history, plan, n_features, choose, cause):
+        """The decisions (``_decisions.select``) as fitted attributes."""
         selection = select(
             result,
             history,
