@@ -38,7 +38,9 @@ shuffled cross-validated ``HistGradientBoosting*(random_state=seed)`` on the
 kept columns, the coded text columns of at most 250 levels as categorical;
 ROC AUC for two classes, one-vs-rest macro ROC AUC for more, R^2 for
 regression; a selector keeping nothing scores the class shares or the mean,
-``Dummy*``), seconds of ``fit``, plain fits (those seconds over one plain
+``Dummy*``; computed once per table, seed and kept set in a run, and shared
+by the cells that keep the same columns: ``refit_shared`` in the row),
+seconds of ``fit``, plain fits (those seconds over one plain
 fit of the wrapped model on the same X and y, timed in the same process)
 and peak memory (the process's peak resident set, VmHWM, read as ``fit``
 ends: the imports and the table included).
@@ -369,6 +371,32 @@ def refit_score(case, kept, seed, quick=False):
     return float(np.mean(scores))
 
 
+def cached_refit(folder, table, case, kept, seed, quick=False):
+    """``refit_score``, computed once per (table, seed, kept columns) in a
+    run: cells that keep the same columns of the same planted table share
+    it (a file per key in ``folder``, the run's; None: no cache). Returns
+    (score, whether it came from the cache)."""
+    if folder is None:
+        return refit_score(case, kept, seed, quick=quick), False
+    import hashlib
+
+    key = hashlib.sha1(
+        f"{table}\0{seed}\0{quick}\0".encode() + np.packbits(kept).tobytes()
+    ).hexdigest()
+    path = os.path.join(folder, f"{key}.json")
+    try:
+        with open(path, encoding="utf-8") as file:
+            return json.load(file), True
+    except (OSError, ValueError):
+        pass
+    score = refit_score(case, kept, seed, quick=quick)
+    partial = f"{path}.{os.getpid()}"
+    with open(partial, "w", encoding="utf-8") as file:
+        json.dump(score, file)
+    os.replace(partial, path)  # whole, or not there: a rival writes the same
+    return score, False
+
+
 def _kept_mask(estimator):
     from sklearn.pipeline import Pipeline
 
@@ -429,7 +457,14 @@ def run_cell(cell):
         row["kept"] = int(kept.sum())
         row["kept_names"] = [name for name, k in zip(names, kept) if k]
         row["planted_kept"] = int((kept & planted).sum())
-        row["refit"] = refit_score(case, kept, seed, quick=cell.get("quick", False))
+        row["refit"], row["refit_shared"] = cached_refit(
+            cell.get("refit_cache"),
+            table,
+            case,
+            kept,
+            seed,
+            quick=cell.get("quick", False),
+        )
     except Exception as exc:  # a failure is a result
         row["error"] = f"{type(exc).__name__}: {exc}"[:500]
     if not fronts and "error" in row:
@@ -1279,7 +1314,14 @@ def main(argv=None):
         print(terminal_line(row), flush=True)
 
     print(f"{len(cells)} cells to run ({len(done)} already in the log)", flush=True)
-    run_cells(cells, args.workers, on_row)
+    import tempfile
+
+    # the refits this run computes, shared by the cells that keep the same
+    # columns of the same planted table (cached_refit)
+    with tempfile.TemporaryDirectory(prefix="bench_field_refits_") as folder:
+        for cell in cells:
+            cell["refit_cache"] = folder
+        run_cells(cells, args.workers, on_row)
     print(
         f"ran {len(cells)} cells in {time.perf_counter() - started:.0f} s", flush=True
     )
