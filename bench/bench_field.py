@@ -1301,7 +1301,7 @@ def page(rows, tables, command, loads):
             "",
             "Where the relevant columns are known (the synthetic tables): the "
             "relevant columns kept, of those there are (mean over the seeds a "
-            "selector ran), and in brackets the table's other columns kept "
+            "selector ran), and after the plus sign the table's other columns kept "
             "(its noise; the planted columns are counted above):",
             "",
         ]
