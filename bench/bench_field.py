@@ -1247,7 +1247,7 @@ def cut_lines(tables):
     catboost = CATBOOST_COLUMNS
     larger = sum(field.describe(name)["rows"] > field.MAX_ROWS for name in tables)
     return [
-        "What was cut so that a rerun of our selectors alone fits 45 minutes "
+        "What was cut so that a rerun of our selectors alone stays small "
         "on this 2-core machine:",
         "",
         f"- at most {field.MAX_ROWS:,} rows per table and seed (stratified by "
@@ -1258,6 +1258,10 @@ def cut_lines(tables):
         f"the tables of at most {catboost} columns: with its 1,000 rounds, "
         "ours wrapping it took 34 s on Caravan's 91 columns and over 6 minutes "
         "on permeability's 1,128;",
+        "- the method rows, the linear row, the ``max_features=0.3`` forest and "
+        "feature-engine only on the tables named with them above (the methods "
+        f"that fit a model per column and probe on those of at most "
+        f"{COSTLY_COLUMNS} columns);",
         "- the forest in front of a booster is not fitted again: its kept set "
         "and its selector's seconds are those of ours on the same seed (the "
         "same selector, data and seed give the same fit), to which the cell "
