@@ -14,9 +14,10 @@ script run in another environment stay as they were.
 - tables: aligned text for the terminal, RST list-tables for the pages,
   and writing a page (a quick run prints it instead);
 - quick mode: which optional peers are missing, said once;
-- the workloads that more than one script runs (Q1-Q5 of
-  ``bench_selection.py`` and ``bench_recursive.py``, the wide classification
-  of ``bench_calibration.py`` and ``bench_wide_power.py``, W1-W2 of
+- the workloads a script shares with another, or that it describes for
+  itself (Q1-Q5 of ``bench_recursive.py``, whose Q1-Q4 are also tables of
+  the field benchmark, ``_field_tables.py``; the wide classification of
+  ``bench_calibration.py``, also a field table; W1-W2 of
   ``bench_permutation.py`` and ``bench_kernel_calls.py``, D1-D2 and
   rfpimp's forests of ``bench_dependence.py`` and
   ``dependence_stability_screen.py``), so that no script imports another.
@@ -294,7 +295,23 @@ def rent_missing(path):
 # --------------------------------------------------------------------------
 # workloads that more than one script runs
 #
-# Q1-Q5: bench_selection.py (which describes them) and bench_recursive.py.
+# Q1-Q5: bench_recursive.py's data sets, each drawn per seed. Q1-Q4 are
+# also tables of the field benchmark (_field_tables.py, drawn there once):
+#
+# - Q1: make_friedman1(n_samples=2000, n_features=30, noise=1.0); relevant
+#   0..4;
+# - Q2: make_classification(n_samples=2000, n_features=40, n_informative=6,
+#   n_redundant=4, shuffle=False); relevant 0..9 (informative and redundant);
+# - Q3 (cardinality bias): n=1000, x_rel binary, y = x_rel XOR
+#   Bernoulli(0.3); noise: six N(0, 1) columns and integer columns with 4, 10
+#   and 20 levels; relevant {x_rel};
+# - Q4 (interaction): n=2000, x0, x1 ~ U(-1, 1), y = (x0 * x1 > 0) with 10%
+#   of labels flipped, 18 N(0, 1) noise columns; relevant {0, 1};
+# - Q5 (rent): 5,000 rows drawn from ../shared/data/rent.csv; interest_level
+#   (three classes) from its five real columns (bathrooms, bedrooms, price,
+#   longitude, latitude) plus seven planted noise columns (uniform, normal,
+#   binary, integers of 10 and 50 levels, shuffled copies of price and
+#   latitude); relevant: the five real columns.
 
 
 def forest(task, seed, n_estimators=200, **params):
@@ -522,11 +539,11 @@ def rfpimp_forests_alone(X, seeds, trees=RFPIMP_TREES):
 
 
 # The wide classification: bench_calibration.py's power regime
-# "wide-classification" and bench_wide_power.py.
+# "wide-classification" (the field benchmark's "wide classification" table
+# is the same design, drawn once).
 
-#: Its informative columns (the first ones) and its clusters: scikit-learn's
-#: make_classification defaults, two clusters per class.
-WIDE_INFORMATIVE, WIDE_CLUSTERS = 8, 4
+#: Its informative columns (the first ones).
+WIDE_INFORMATIVE = 8
 
 
 def wide_classification(rng):

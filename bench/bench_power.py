@@ -180,9 +180,6 @@ WIDE_TABLES = (
     "meats",
     "tissue genes",
 )
-#: real tables of the wrapped models' benchmark (bench_wrapped.py): a small
-#: imbalanced one, one with missing values, two multiclass ones
-WRAPPED_TABLES = ("HMDA", "NHEFS", "tissue genes", "olive oils")
 #: the real table of the boosted set
 BOOSTED_TABLE = "Caravan"
 

@@ -2,9 +2,9 @@
 RecursiveImportanceSelector against scikit-learn's RFECV, probatus'
 ShapRFECV and the loop users write by hand, side by side in one run.
 
-Datasets: Q1-Q5 of ``bench/bench_selection.py`` (described there, defined
-in ``bench/_common.py``: the same seeds and relevant features), and W, wide data:
-``make_classification(n_samples=600, n_features=300, n_informative=8,
+Datasets: Q1-Q5, described and defined in ``bench/_common.py`` (Q1-Q4 are
+also tables of the field benchmark, ``bench/bench_field.py``), and W, wide
+data: ``make_classification(n_samples=600, n_features=300, n_informative=8,
 n_redundant=0, shuffle=False)``, relevant 0..7.
 
 Every selector gets the same model, ``RandomForest*(n_estimators=30,

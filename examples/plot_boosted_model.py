@@ -96,8 +96,8 @@ for name, model in candidates.items():
 # on twice the columns plus the measuring; the forest in front costs the
 # forest's rounds plus one fit of the boosted model on the kept columns.
 # On small or imbalanced tables the boosted path can keep too few columns:
-# :doc:`/bench_wrapped` measures both ways on eight real tables, side by
-# side, and says where the forest in front is the better choice.
+# :doc:`/bench_field` measures both ways on real tables with planted noise,
+# side by side, and shows where the forest in front is the better choice.
 import matplotlib.pyplot as plt
 
 names = list(candidates)

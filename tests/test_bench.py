@@ -21,10 +21,8 @@ BENCH = ROOT / "bench"
 SCRIPTS = sorted(path.name for path in BENCH.glob("*.py") if path.name[0] != "_")
 #: seconds a quick run may take on a loaded 2-core machine
 TIMEOUT = 180
-#: ... but bench_methods.py, which runs each of its about 70 rows (and each
-#: plain fit) in a process of its own, for the peak memory of that fit
-#: alone: 144 s unloaded (session 31), over 180 s beside another slow test
-SCRIPT_TIMEOUTS = {"bench_methods.py": 420}
+#: ... but a script whose quick run takes longer may name its own here
+SCRIPT_TIMEOUTS = {}
 
 
 def _kept_files():

@@ -70,7 +70,7 @@ class ImportanceSelector(BaseImportanceSelector):
     test, the decisions and what each default measures;
     ``docs/probe_test.rst`` states the test, ``docs/bench_calibration.rst``
     its error rates where the truth is known, ``docs/bench_power.rst`` its
-    power beside BorutaPy, and ``docs/bench_methods.rst`` what each method
+    power beside BorutaPy, and ``docs/bench_field.rst`` what each method
     costs in plain fits of the model.
 
     Parameters
@@ -86,7 +86,7 @@ class ImportanceSelector(BaseImportanceSelector):
         trees in each round of probes (``round_trees="auto"``) and the
         default 100 in the refit. What ``fit`` costs, in plain fits of the
         model, is on ``docs/bench_power.rst`` and
-        ``docs/bench_selection.rst``.
+        ``docs/bench_field.rst``.
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
             "conditional_permutation", "drop_column", "shap"}, default="auto"
         How importance is measured.
