@@ -1441,7 +1441,7 @@ def page(rows, tables, command, loads):
     lines += peers_lines(rows)
     lines += ["", *cut_lines(tables), ""]
     lines += heading("Summary", "-")
-    header, body, _ = summary(rows, tables)
+    header, body, peers = summary(rows, tables)
     lines += [
         "",
         "Per selector, over the tables it ran: 'Within 0.01 of all' counts "
@@ -1453,7 +1453,17 @@ def page(rows, tables, command, loads):
         "answer.",
         "",
     ]
-    lines += list_table(None, header, body)
+    # the measures, then the wins, ties and losses in a table of their own
+    # (side by side they made a table of 30 columns)
+    first = header.index(f"vs {peers[0]} (W-T-L)") if peers else len(header)
+    lines += list_table(None, header[:first], [line[:first] for line in body])
+    if peers:
+        lines += ["", "Wins, ties and losses (W-T-L) against each peer:", ""]
+        lines += list_table(
+            None,
+            ["Selector", *[name[3:-8] for name in header[first:]]],
+            [[line[0], *line[first:]] for line in body],
+        )
     losses = losses_note(rows, tables)
     lines += [
         "",
@@ -1543,6 +1553,11 @@ def main(argv=None):
     loads = load_average()
     if args.from_log:
         rows = list(read_rows(args.from_log).values())
+        # the page names the run that wrote the log, not this rewrite
+        ran = [r.get("command") for r in rows if r.get("kind") == "ours"]
+        if ran:
+            command = max(set(ran), key=ran.count)
+        loads = f"{loads} (the page rewritten from the log; no cell ran then)"
         return write_outputs(rows, tables, command, loads, args)
     done = read_rows([args.log]) if args.log else {}
     peers = []
