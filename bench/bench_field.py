@@ -129,6 +129,8 @@ from _common import (
     written_by,
 )
 
+from sklearn_fimp._methods import METHODS as IMPORTANCE_METHODS
+
 PAGE = DOCS / "bench_field.rst"
 FIGURE = DOCS / "bench_field.png"
 PEERS_LOG = BENCH / "bench_field_peers.jsonl"
@@ -351,17 +353,9 @@ SELECTION_TABLES = (
     "interaction",
 )
 FEATURE_ENGINE = ("ProbeFeatureSelection", "SelectByShuffling")
-#: every method of ImportanceSelector but "auto" (ours' own row); the
-#: default forest wrapped
-METHODS = (
-    "mdi",
-    "oob_mdi",
-    "permutation",
-    "oob_permutation",
-    "conditional_permutation",
-    "drop_column",
-    "shap",
-)
+#: every method of ImportanceSelector but "auto" (ours' own row), from the
+#: package's registry; the default forest wrapped
+METHODS = tuple(IMPORTANCE_METHODS)
 #: the methods that fit a model (or a sampler) per column and probe: on the
 #: method tables of at most this many columns
 COSTLY_METHODS, COSTLY_COLUMNS = ("conditional_permutation", "drop_column"), 100
