@@ -158,9 +158,11 @@ def test_round_models_new_entry_reaches_the_rounds(monkeypatch, threshold):
         n_rounds=2,
         random_state=0,
     ).fit(X, y)
-    # every round (or half) made by the entry, each with its own seed
-    assert len(entry.seeds) == (2 if threshold == "probes" else 4)
-    assert len(set(entry.seeds)) == len(entry.seeds)
+    # every round (or half) made by the entry, each with its own seed, then
+    # the model the selection's score fits on the halves (selection_score_)
+    *rounds, scored = entry.seeds
+    assert len(rounds) == (2 if threshold == "probes" else 4)
+    assert len(set(rounds)) == len(rounds)
     assert entry.scored == [None]
     if threshold == "probes":  # (stability's result records no scoring)
         assert selector.importances_.scoring == "neg_mean_squared_error"
@@ -322,7 +324,9 @@ def test_selector_fits_a_deterministic_model_once_per_half(monkeypatch, library)
         selector = ImportanceSelector(
             Counted(**params), n_rounds=10, refit=False, random_state=0
         ).fit(X, y)
-        return selector, list(Counted.fits)
+        # the rounds' fits, before the selection's score fits the halves
+        n_rounds_fits = len(Counted.fits) - selector.selection_score_.n_fits
+        return selector, list(Counted.fits)[:n_rounds_fits]
 
     kept, fits = select()
     assert fits == [60, 60]
@@ -335,7 +339,9 @@ def test_selector_fits_a_deterministic_model_once_per_half(monkeypatch, library)
     )
     monkeypatch.setattr(_selector_rounds, "keeping_ensembles", nullcontext)
     refitted, fits = select()
-    assert len(fits) == 2 * refitted.n_rounds_
+    # LightGBM's "auto" also reads each half's contributions, once per fit
+    composed = 2 if refitted.tests_ else 0
+    assert len(fits) == 2 * refitted.n_rounds_ + composed
     np.testing.assert_array_equal(
         kept.importance_history_, refitted.importance_history_
     )
@@ -381,6 +387,8 @@ def test_selector_gives_a_stochastic_model_its_own_seed_each_round():
         Recorded(n_estimators=5), n_rounds=8, refit=False, random_state=0
     ).fit(X, y)
     assert selector.n_rounds_ >= 4
+    # then the selection's score: four fits of one model on the halves
+    seen, scored = seen[: -selector.selection_score_.n_fits], seen[-1]
     assert len(seen) == selector.n_rounds_ and len(set(seen)) == len(seen)
 
 

@@ -224,10 +224,14 @@ def test_keep_tentative_cv_fits_the_model_as_refitted_with_sample_weight(weak):
         **dict(PARAMS, refit=True),
     ).fit(X, y, sample_weight=weight)
     # the rounds: 30 trees (round_trees="auto"); every candidate's fit on
-    # every fold, as the refit: all 100; each with the weights
+    # every fold, as the refit: all 100; the selection's score on the
+    # halves, as the rounds: 30; each with the weights
     n_scored = selector.cv_results_["n_features"].size * 5
     assert Recording.fits == (
-        [(30, True)] * selector.n_rounds_ + [(100, True)] * (n_scored + 1)
+        [(30, True)] * selector.n_rounds_
+        + [(100, True)] * n_scored
+        + [(30, True)] * selector.selection_score_.n_fits
+        + [(100, True)]
     )
 
 

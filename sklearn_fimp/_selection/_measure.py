@@ -179,14 +179,19 @@ def measure_step(
     progress,
     keep_fits=False,
     stop=None,
+    fits=None,
 ):
     """``step(estimator, X, y, options, fit_kwargs=..., **kept)``: ``measure``
     with one selector fit's settings (the plan's ``measure``), keeping what
     a method prepares from X for the rounds after; ``kept``: ``models`` and
     ``fit_key``; ``keep_fits``: whether rounds fit the same estimator on
-    the same rows again, so that each such fit is kept; ``fit_kwargs``: the
-    rows' own, for a subset of the rows (a half)."""
-    cache, fits = {}, {} if keep_fits else None
+    the same rows again, so that each such fit is kept (in ``fits``, a
+    dict another step may share: a composed test's arms measure the main
+    step's fits, ``_composed.py``); ``fit_kwargs``: the rows' own, for a
+    subset of the rows (a half)."""
+    cache = {}
+    if fits is None and keep_fits:
+        fits = {}
 
     def step(estimator, X, y, options, fit_kwargs=fit_kwargs, **kept):
         return measure(

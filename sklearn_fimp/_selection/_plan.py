@@ -88,6 +88,9 @@ class Plan:
     scoring: object
     n_jobs: object
     column_names: object
+    #: the tests ``method="auto"`` adds on the rounds' fits
+    #: (``_composed.Arm``; empty: the main measure's test alone)
+    arms: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))

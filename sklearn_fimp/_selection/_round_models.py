@@ -29,6 +29,10 @@ wraps (alone, or as a Pipeline's last step):
 - ``probes_per_feature(method_name)``: how many probes ``n_probes="auto"``
   adds per feature (or group) for that method, and how many times
   ``MIN_AUTO_PROBES`` at least;
+- ``contributions(estimator)``: the method that reads the model's own
+  per-row contributions on the rounds' fits (``"shap"`` for LightGBM,
+  XGBoost and CatBoost), which ``method="auto"`` composes with the
+  permutation test (``_composed.py``), or None;
 - ``tested_groups(X, method)``: the groups of columns the probe test
   measures with the selector's ``method`` ("auto" or a name) when the user
   gave none (None: each column alone); the method is resolved for them.
@@ -128,6 +132,14 @@ class RoundModel:
         """Whether ``model`` (the user's model, or a Pipeline's last step)
         is of this entry's family."""
         return True
+
+    def contributions(self, estimator):
+        """The method that measures ``estimator``'s own per-row
+        contributions on the rounds' fitted models without permuting a
+        column (its native TreeSHAP: ``"shap"``), which ``method="auto"``
+        composes with the permutation test (``_composed.py``); None: the
+        family has none that needs no optional package."""
+        return None
 
     def tested_groups(self, X, method):
         """The groups of X's columns (positions) that the probe test
@@ -257,6 +269,10 @@ class CatBoostModels(RoundModel):
     def accepts(self, model):
         return is_catboost_estimator(model)
 
+    def contributions(self, estimator):
+        """CatBoost's own TreeSHAP (``ShapValues``), for the model alone."""
+        return None if isinstance(estimator, Pipeline) else "shap"
+
     def model_deterministic(self, model, n_rows):
         """CatBoost draws by default (``random_strength``, its bootstrap),
         and fixes its seed to 0 when none is given: stochastic."""
@@ -310,6 +326,14 @@ class BoostedTrees(RoundModel):
             _below_one(params, XGBOOST_SHARES)
             or (params.get("booster") == "dart" and (params.get("rate_drop") or 0) > 0)
         )
+
+    def contributions(self, estimator):
+        """LightGBM's and XGBoost's own TreeSHAP (``pred_contrib``); not
+        HistGradientBoosting's, which only the optional shap package reads,
+        nor a Pipeline's, whose raw columns contributions do not reach."""
+        if isinstance(estimator, (Pipeline, HIST_GRADIENT_BOOSTING)):
+            return None
+        return "shap"
 
     def stopping(self, round_trees):
         """``held_out_stop`` (``round_trees="auto"``): a boosted model's

@@ -4,10 +4,12 @@ import numbers
 from copy import deepcopy
 from functools import partial
 
+import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._methods import METHODS
 from .._utils._compat import (
     Interval,
     RealNotInt,
@@ -24,12 +26,15 @@ from .._utils._validation import (
 )
 from ._base import BaseImportanceSelector
 from ._budget import measure_repeats, measure_rows, round_count
+from ._composed import ARM_ROWS, Arm, UnionTest, contribution_method
 from ._decisions import (
+    DECISIONS,
     FixedThreshold,
     ProbeTest,
     check_min_features,
     fit_cause,
     max_features_count,
+    per_feature,
     select,
     uses_probe_test,
     uses_stability,
@@ -40,6 +45,7 @@ from ._plan import Plan, round_design, tested_columns
 from ._probe_test import CORRECTIONS
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
+from ._score_cost import selection_score, warn_if_selection_costs
 from ._selector_rounds import selector_rounds
 from ._stability import ROUNDS as STABILITY_ROUNDS
 from ._stability import StabilitySelection, stability_rounds
@@ -659,6 +665,21 @@ class ImportanceSelector(BaseImportanceSelector):
         )
         self._record_selection_parameters()
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
+
+        # what the selection costs: kept against all columns on held-out halves
+        self.selection_score_ = None
+        if not self.prefit:
+            plan.progress("scoring the kept and all features on halves of the rows")
+            self.selection_score_ = selection_score(
+                plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed
+            )
+            n_kept = int(self.support_.sum())
+            warn_if_selection_costs(
+                self.selection_score_,
+                self.decisions_,
+                n_kept=n_kept,
+                capped=self.max_features is not None and n_kept >= self.max_features_,
+            )
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
         elif self.refit and self.support_.any():
@@ -718,6 +739,12 @@ class ImportanceSelector(BaseImportanceSelector):
             n_rounds = STABILITY_ROUNDS
         design = (rounds_model, estimator, method, cv, rows, y, n_rounds, int(seed))
         round_cv, round_fits, keeps_fits = round_design(*design, probes=use_probes)
+        # method="auto" with a booster's own contributions: both tests on the
+        # same fits (_composed.py)
+        also = contribution_method(
+            self, rounds_model, estimator, method, round_cv if use_probes else None, y
+        )
+        shared_fits = {} if also is not None else None
         options = dict(
             labels=labels,
             groups=groups,
@@ -774,6 +801,38 @@ class ImportanceSelector(BaseImportanceSelector):
                 progress=progress,
                 keep_fits=keeps_fits,
                 stop=rounds_model.stopping(self.round_trees) if use_probes else None,
+                fits=shared_fits,
+            ),
+            arms=()
+            if also is None
+            else (
+                self._arm(
+                    also,
+                    fit_kwargs=fit_kwargs,
+                    cv=round_cv,
+                    progress=progress,
+                    stop=rounds_model.stopping(self.round_trees),
+                    fits=shared_fits,
+                ),
+            ),
+        )
+
+    def _arm(self, name, **step):
+        """The :class:`~._composed.Arm` of method ``name``: its registry
+        entry, measured by a step of its own over the main step's fits."""
+        method = METHODS[name]
+        return Arm(
+            name,
+            method,
+            measure_step(
+                method,
+                max_samples=ARM_ROWS
+                if self.max_samples == "auto"
+                else measure_rows(self.max_samples, True, method),
+                prefit=False,
+                getter=None,
+                keep_fits=True,
+                **step,
             ),
         )
 
@@ -848,7 +907,12 @@ class ImportanceSelector(BaseImportanceSelector):
         if plan.stability:
             return StabilitySelection(self.pfer)
         if plan.use_probes:
-            return ProbeTest(
+            return (UnionTest if plan.arms else ProbeTest)(
+                *(
+                    [(plan.method_name, *(arm.name for arm in plan.arms))]
+                    if plan.arms
+                    else []
+                ),
                 alpha=self.alpha,
                 correction=self.correction,
                 # every tentative feature: True (a numpy bool too), not "cv"
@@ -866,12 +930,13 @@ class ImportanceSelector(BaseImportanceSelector):
 
     def _set_selection(self, result, history, plan, n_features, choose, cause):
         """The decisions (``_decisions.select``) as fitted attributes."""
+        test = self._test(plan, choose)
         selection = select(
             result,
             history,
             plan.groups,
             n_features,
-            test=self._test(plan, choose),
+            test=test,
             max_features=None if self.max_features is None else plan.max_count,
             min_features=self.min_features,
             cause=cause,
@@ -880,6 +945,36 @@ class ImportanceSelector(BaseImportanceSelector):
             self.cv_results_ = choose.cv_results
         elif hasattr(self, "cv_results_"):
             del self.cv_results_  # from an earlier fit with keep_tentative="cv"
+        # each composed test's own p-values and decisions, per feature
+        self.tests_ = {
+            name: Bunch(
+                alpha=part.alpha,
+                pvalues=per_feature(part.pvalues, plan.groups, n_features),
+                pvalues_corrected=per_feature(
+                    part.pvalues_corrected, plan.groups, n_features
+                ),
+                decisions=DECISIONS[
+                    np.minimum(
+                        per_feature(
+                            np.select(
+                                [
+                                    part.decisions == "confirmed",
+                                    part.decisions == "tentative",
+                                ],
+                                [1, 2],
+                                3,
+                            ),
+                            plan.groups,
+                            n_features,
+                        ).astype(int),
+                        3,
+                    )
+                    - 1
+                ],
+                importance_history=part.importance_history,
+            )
+            for name, part in getattr(test, "parts", {}).items()
+        } or None
         self.max_features_ = plan.max_count
         self.method_ = plan.method_name
         self.importances_ = result

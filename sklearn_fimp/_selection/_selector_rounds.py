@@ -11,6 +11,7 @@ from sklearn.base import clone
 
 from .._engine._kept import keeping_ensembles
 from .._utils._random import MAX_SEED
+from ._composed import arm_history
 from ._decisions import look_rounds, stops_early
 from ._pipeline_probes import with_probe_inputs
 from ._probes import (
@@ -38,11 +39,17 @@ def probe_count(n_probes, n_groups, per_feature=1):
 def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
     """``plan.n_rounds`` rounds of probes (``plan``: a ``_plan.Plan``), each
     measured on a model of the round model's by ``plan.measure`` (a fresh
-    one in each of the first ``plan.round_fits`` rounds, then theirs again):
-    ``(result, model, history)`` of ``probe_rounds``."""
+    one in each of the first ``plan.round_fits`` rounds, then theirs again)
+    and by each of ``plan.arms`` on the same fits: ``(result, model,
+    history)`` of ``probe_rounds``, the arms' histories in ``history.arms``
+    by name; the rounds stop at the first look when every test, at its
+    share of alpha, has settled every feature."""
     n_groups = len(plan.groups)
     n_probes = plan.n_probes
     measured, estimator_seeds = [], []
+    # each arm's means (real groups, then probes) per round (_composed.py)
+    stashed = [[] for _ in plan.arms]
+    arm_means = {}
 
     def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
         estimator_seed, importance_seed = np.random.RandomState(seed).randint(
@@ -87,14 +94,33 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
         if first:  # every model fitted (none for a method that refits)
             for model in models or [result[1]]:
                 check_probes_reach_model(model, X.shape[1], X_measured.shape[1])
+        # each arm measures each fit once: a model's contributions on its
+        # rows do not change with the round's permutations
+        for k, (arm, means) in enumerate(zip(plan.arms, stashed)):
+            key = (k, int(estimator_seed))
+            if key not in arm_means:
+                arm_result, _ = arm.measure(
+                    estimator, X_measured, y, options, fit_key=int(estimator_seed)
+                )
+                arm_means[key] = arm_result.importances_mean
+            means.append(arm_means[key])
         measured.append(True)
         return result
 
     # a model measured again keeps what the engine read of it
     keeping = keeping_ensembles() if plan.keeps_fits else nullcontext()
+    share = plan.alpha / (1 + len(plan.arms))
+    settled = stop_rule(
+        n_groups, n_rounds=plan.n_rounds, alpha=share, correction=plan.correction
+    )
+
+    def stop(history):
+        parts = [history, *(arm_history(history, m, n_groups) for m in stashed)]
+        return all(settled(part) for part in parts)
+
     try:
         with keeping:
-            return probe_rounds(
+            result, model, history = probe_rounds(
                 measure_round,
                 X,
                 plan.groups,
@@ -107,12 +133,7 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
                 rows=plan.rows,
                 add=partial(add_probes, top_up=plan.top_up),
                 classes=plan.top_up[0],
-                stop=stop_rule(
-                    n_groups,
-                    n_rounds=plan.n_rounds,
-                    alpha=plan.alpha,
-                    correction=plan.correction,
-                ),
+                stop=stop,
             )
     except (ValueError, TypeError) as exc:
         if not measured and plan.probes == "shadow" and not plan.prefit:
@@ -123,6 +144,11 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
                 plan.given_estimator,
             )
         raise
+    history.arms = {
+        arm.name: arm_history(history, means, n_groups)
+        for arm, means in zip(plan.arms, stashed)
+    }
+    return result, model, history
 
 
 def stop_rule(n_groups, *, n_rounds, alpha, correction):

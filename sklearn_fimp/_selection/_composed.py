@@ -1,0 +1,181 @@
+"""The tests ``method="auto"`` composes, and their union.
+
+A permutation test asks what the model loses when a column is broken, and
+redundant columns defeat it: each stands in for the others, so no single
+one costs the model much, and none beats its probes. The model's own
+per-row contributions (TreeSHAP) credit every column the model uses,
+redundant or not, and need no permutation per column. Where the round
+model's family reads them natively (``RoundModel.contributions``: LightGBM,
+XGBoost, CatBoost), ``method="auto"`` measures both on the same rounds'
+fits and keeps what either confirms.
+
+The promise: each of the k tests runs at ``alpha / k``. A union's false
+discovery proportion is at most the sum of the parts' (its false
+discoveries are at most the sum of theirs, and it keeps at least as many
+as each), so the union's false discovery rate is at most ``alpha``; with
+Holm's or Bonferroni's correction the same sum bounds the chance of
+keeping any noise feature.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from ._decisions import (
+    Outcome,
+    decision_of,
+    probe_decision,
+    tentative_advice,
+    warn_if_probes_unseen,
+)
+
+#: max_samples="auto" of an arm: the held-out rows each fit's contributions
+#: are measured on, once per fit (the rounds of a deterministic booster
+#: measure one fit per half; a model's contributions on its rows do not
+#: change with the rounds' permutations).
+ARM_ROWS = 500
+
+
+class Arm(NamedTuple):
+    """One more test the rounds measure on their models: the method's name,
+    its registry entry, and its measure step (``_measure.measure_step``,
+    sharing the main step's fits)."""
+
+    name: str
+    method: object
+    measure: object
+
+
+def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
+    # a plain function of the selector's parameters, read once in _plan
+    """The name of the method ``method="auto"`` composes with the
+    permutation test for this fit, or None: the round model's
+    contributions (``RoundModel.contributions``), where the probes decide,
+    the user chose neither the method nor the groups nor an
+    ``importance_getter``, the rounds measure two cross-fitted halves
+    (``round_cv``: independent rows, no ``cv``), and the method can
+    measure the estimator on y."""
+    from .._methods import METHODS, check_method
+
+    plain = (
+        selector.method == "auto"
+        and selector.groups is None
+        and selector.importance_getter is None
+        and not selector.prefit
+        and selector.cv is None
+        and round_cv is not None
+        and method is not None
+        and method.name == "permutation"
+    )
+    if not plain:
+        return None
+    name = rounds_model.contributions(estimator)
+    if name is None:
+        return None
+    try:
+        check_method(METHODS[name], estimator, y=y)
+    except (ValueError, TypeError, ImportError):
+        return None
+    return name
+
+
+def arm_history(history, stash, n_groups):
+    """The rounds' history of an arm's test: its means per round
+    (``stash``: one array of the real groups and the probes per round)
+    beside the main test's probes' owners and classes."""
+    means = np.asarray(stash, dtype=float).reshape(len(stash), -1)
+    done = len(means)
+    return Bunch(
+        real=means[:, :n_groups],
+        probes=means[:, n_groups:],
+        owners=history.owners[:done],
+        classes=history.get("classes"),
+        fixed=history.get("fixed", True),
+    )
+
+
+class UnionTest:
+    """The probe test of each of ``names`` (the main measure's first, then
+    the arms' histories in ``history.arms``) at ``alpha / k``, and the
+    features any of them confirms (:class:`~._decisions.Outcome`). A
+    feature's p-value is ``k`` times its smallest over the tests (at most
+    1), its corrected p-value likewise, so that it passes at ``alpha``
+    exactly when one test passes at its share; its score and the threshold
+    are the main test's. ``parts`` holds each test's own result after
+    ``decide``."""
+
+    def __init__(
+        self,
+        names,
+        *,
+        alpha,
+        correction,
+        keep_tentative,
+        n_rounds,
+        estimator,
+        choose_tentative=None,
+    ):
+        self.names = tuple(names)
+        self.alpha = alpha
+        self.correction = correction
+        self.keep_tentative = keep_tentative
+        self.n_rounds = n_rounds
+        self.estimator = estimator
+        self.choose_tentative = choose_tentative
+        self.parts = {}
+
+    def decide(self, result, history, n_real):
+        warn_if_probes_unseen(history, self.estimator, stacklevel=8)
+        k = len(self.names)
+        share = self.alpha / k
+        histories = [history, *(history.arms[name] for name in self.names[1:])]
+        tests = [
+            probe_decision(
+                part,
+                n_real,
+                alpha=share,
+                correction=self.correction,
+                keep_tentative=False,
+                n_rounds=self.n_rounds,
+            )
+            for part in histories
+        ]
+        self.parts = {
+            name: Bunch(
+                alpha=share,
+                statistics=test.scores,
+                pvalues=test.pvalues,
+                pvalues_corrected=test.corrected,
+                decisions=test.decisions,
+                importance_history=part.real,
+            )
+            for name, test, part in zip(self.names, tests, histories)
+        }
+        pvalues = np.minimum(k * np.min([t.pvalues for t in tests], axis=0), 1.0)
+        corrected = np.minimum(k * np.min([t.corrected for t in tests], axis=0), 1.0)
+        main = tests[0]
+        test = decision_of(
+            main.scores,
+            pvalues,
+            corrected,
+            main.threshold,
+            self.alpha,
+            self.keep_tentative,
+        )
+        passed = test.passed
+        if self.choose_tentative is not None:
+            passed = self.choose_tentative(test.decisions, test.order)
+        return Outcome(
+            passed,
+            test.order,
+            test.threshold,
+            test.ranking,
+            detail=f"beat the probes by {' or '.join(map(repr, self.names))} "
+            f"at alpha={self.alpha} (alpha/{k} each, correction="
+            f"{self.correction!r})",
+            advice=tentative_advice(test.decisions, passed),
+            pvalues=test.pvalues,
+            corrected=test.corrected,
+            statistics=test.scores,
+        )
