@@ -23,8 +23,10 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ._decisions import (
+    DECISIONS,
     Outcome,
     decision_of,
+    per_feature,
     probe_decision,
     tentative_advice,
     warn_if_probes_unseen,
@@ -47,8 +49,29 @@ class Arm(NamedTuple):
     measure: object
 
 
+def arm(name, max_samples, **step):
+    """The :class:`Arm` of method ``name``: its registry entry, measured by
+    a step of its own (``_measure.measure_step`` with ``step``, the main
+    step's ``fits`` among them) on at most ``max_samples`` rows ("auto":
+    ``ARM_ROWS``) of each fit."""
+    from .._methods import METHODS
+    from ._budget import measure_rows
+    from ._measure import measure_step
+
+    method = METHODS[name]
+    rows = (
+        ARM_ROWS if max_samples == "auto" else measure_rows(max_samples, True, method)
+    )
+    return Arm(
+        name,
+        method,
+        measure_step(
+            method, max_samples=rows, prefit=False, getter=None, keep_fits=True, **step
+        ),
+    )
+
+
 def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
-    # a plain function of the selector's parameters, read once in _plan
     """The name of the method ``method="auto"`` composes with the
     permutation test for this fit, or None: the round model's
     contributions (``RoundModel.contributions``), where the probes decide,
@@ -179,3 +202,26 @@ class UnionTest:
             corrected=test.corrected,
             statistics=test.scores,
         )
+
+
+def composed_tests(test, groups, n_features):
+    """``tests_``: each composed test's share of alpha, p-values, corrected
+    p-values, decisions (per feature: a group's spread to its columns) and
+    importances per round, by name, from ``test.parts`` (a
+    :class:`UnionTest` after ``decide``); None for a test of its own."""
+    parts = getattr(test, "parts", {})
+    if not parts:
+        return None
+    out = {}
+    for name, part in parts.items():
+        rank = np.select(
+            [part.decisions == "confirmed", part.decisions == "tentative"], [1, 2], 3
+        )
+        out[name] = Bunch(
+            alpha=part.alpha,
+            pvalues=per_feature(part.pvalues, groups, n_features),
+            pvalues_corrected=per_feature(part.pvalues_corrected, groups, n_features),
+            decisions=DECISIONS[per_feature(rank, groups, n_features).astype(int) - 1],
+            importance_history=part.importance_history,
+        )
+    return out

@@ -47,10 +47,10 @@ class Plan:
     groups: list
     #: the core's options (read-only), the importances' seed among them
     options: Mapping
-    #: which test decides: the probe test, stability selection, or neither
-    #: (a fixed threshold)
-    use_probes: bool
-    stability: bool
+    #: how the fit measures and decides, chosen once from ``threshold``
+    #: (``_modes.py``: the probe test's rounds, stability selection's
+    #: halves, or one measure against a fixed threshold)
+    mode: object
     n_rounds: int
     #: how many seeds the rounds' models cycle through (``n_rounds``: each
     #: round its own; ``_round_models.RoundModel.round_fits``)
@@ -94,6 +94,11 @@ class Plan:
 
     def __post_init__(self):
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    @property
+    def use_probes(self):
+        """Whether the mode adds probes (the probe test decides)."""
+        return self.mode.probes
 
 
 def round_design(

@@ -121,3 +121,15 @@ def warn_if_selection_costs(cost, decisions, *, n_kept, capped, stacklevel=4):
         UserWarning,
         stacklevel=stacklevel,
     )
+
+
+def selection_cost(plan, X, y, support, decisions, *, fit_kwargs, seed, capped):
+    """:func:`selection_score` of the fit's ``support``, warned of by
+    :func:`warn_if_selection_costs` (``decisions``: the probe test's, or
+    None; ``capped``: whether ``max_features`` limited the selection)."""
+    plan.progress("scoring the kept and all features on halves of the rows")
+    cost = selection_score(plan, X, y, support, fit_kwargs=fit_kwargs, seed=seed)
+    warn_if_selection_costs(
+        cost, decisions, n_kept=int(np.sum(support)), capped=capped, stacklevel=5
+    )
+    return cost

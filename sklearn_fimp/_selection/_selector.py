@@ -4,12 +4,10 @@ import numbers
 from copy import deepcopy
 from functools import partial
 
-import numpy as np
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._methods import METHODS
 from .._utils._compat import (
     Interval,
     RealNotInt,
@@ -24,31 +22,23 @@ from .._utils._validation import (
     discard_fit_on_error,
     explain_input_errors,
 )
-from ._base import BaseImportanceSelector
-from ._budget import measure_repeats, measure_rows, round_count
-from ._composed import ARM_ROWS, Arm, UnionTest, contribution_method
+from ._base import BaseImportanceSelector, default_estimator
+from ._budget import measure_repeats, measure_rows
+from ._composed import arm, composed_tests, contribution_method
 from ._decisions import (
-    DECISIONS,
-    FixedThreshold,
-    ProbeTest,
     check_min_features,
     fit_cause,
     max_features_count,
-    per_feature,
     select,
-    uses_probe_test,
-    uses_stability,
 )
-from ._measure import check_importance_getter, measure_step, real_features_only
+from ._measure import check_importance_getter, measure_step
+from ._modes import mode_of
 from ._pipeline_probes import selects_through
 from ._plan import Plan, round_design, tested_columns
 from ._probe_test import CORRECTIONS
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
-from ._score_cost import selection_score, warn_if_selection_costs
-from ._selector_rounds import selector_rounds
-from ._stability import ROUNDS as STABILITY_ROUNDS
-from ._stability import StabilitySelection, stability_rounds
+from ._score_cost import selection_cost
 from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -125,7 +115,12 @@ class ImportanceSelector(BaseImportanceSelector):
           shap's TreeExplainer (the optional ``shap`` package).
         - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
           when ``groups`` is given, or when X has missing values and
-          scikit-learn is older than 1.8), "permutation" otherwise.
+          scikit-learn is older than 1.8), "permutation" otherwise. For
+          LightGBM, XGBoost or CatBoost alone (no ``groups``, ``cv`` or
+          ``importance_getter``), "permutation" and "shap" on the same
+          fits, each tested at ``alpha / 2``, keeping what either confirms
+          (``tests_``): redundant columns stand in for each other under
+          permutation, and contributions credit each one the model uses.
 
     threshold : "probes", "stability", float or str, default="probes"
         "probes": keep the features that pass the test above. "stability":
@@ -249,61 +244,43 @@ class ImportanceSelector(BaseImportanceSelector):
         block, drop-column drops it, MDI and MDI-oob sum its columns'
         importances; probes then mirror the groups (a shadow probe is a
         whole group shuffled together). Needs a method that measures
-        groups (not "shap"). None: each feature alone, but with the probes:
-
-        - a forest (RandomForest, ExtraTrees, Bagging, alone or ending a
-          Pipeline) tests numeric columns correlated at ``|rho| >= 0.9``
-          as groups: a tree splits on any of near-duplicate columns alike,
-          so each gets a share of what the block carries, and a block of
-          many lost to the probes column by column (the 100 absorbances of
-          the meats table; docs/bench_power_wide.rst);
-        - a scikit-learn linear model tested with permutation, columns
-          correlated at ``|rho| >= 0.7`` (:func:`feature_groups`):
-          permuting one column of a correlated pair makes rows the model
-          was never fitted on, to which its coefficients extrapolate, and a
-          noise column correlated with another beat its probes (in 16 of 20
-          pure noise data sets with pairs correlated at 0.89; none of 20
-          grouped).
+        groups (not "shap"). None: each feature alone, but with the probes
+        a forest (alone or ending a Pipeline) tests numeric columns
+        correlated at ``|rho| >= 0.9`` as groups (near-duplicates share
+        what they carry), and a scikit-learn linear model tested with
+        permutation those at ``|rho| >= 0.7`` (:func:`feature_groups`:
+        permuting one of a correlated pair makes rows its coefficients
+        extrapolate to); the user guide says what each measured.
 
         A kept group keeps all its columns (``groups_``), and the promise of
         ``alpha`` is over groups. ``groups=[[j] for j in range(n_features)]``
         tests every column alone.
     scoring : str, callable or None, default=None
-        Scorer of the permutation and drop-column methods, and of
-        ``keep_tentative="cv"``'s scores. None: log-loss
-        ("neg_log_loss") for a classifier with ``predict_proba`` (a proper
-        scoring rule moves with every row's probability, where accuracy
-        moves only when a permuted column flips a predicted class), the
-        estimator's ``score`` (R², or accuracy) otherwise; the importances
-        of a bagged ensemble (a forest) classifying a binary target of
-        numeric labels are scored by the Brier score ("neg_brier_score"):
-        its probabilities are shares of votes, exactly 0 where no tree
-        predicts the row's class, which log-loss, unbounded, prices at 36
-        times a typical row. One metric, as for
-        scikit-learn's RFECV: the selection tests one importance per
-        feature. Several metrics (a list or dict, or a callable returning a
-        dict), which the importance functions accept, are an error here;
-        call them directly to compare metrics.
+        Scorer of the permutation and drop-column methods, of
+        ``keep_tentative="cv"`` and of ``selection_score_``. None:
+        log-loss ("neg_log_loss") for a classifier with ``predict_proba``
+        (a proper scoring rule moves with every row's probability, where
+        accuracy moves only when a permuted column flips a class), the
+        Brier score ("neg_brier_score") for a forest's vote shares on a
+        binary target of numeric labels (exactly 0 where no tree votes for
+        the row's class, which log-loss prices without bound), the
+        estimator's ``score`` otherwise. One metric, as for RFECV: several
+        (a list, a dict, or a callable returning a dict) are an error here;
+        the importance functions take them.
     cv : int, cross-validation generator, iterable or None, default=None
         Splits for "permutation" and "drop_column", and for
         ``keep_tentative="cv"``'s scores (5-fold, stratified for
         classifiers, when None). None is, for "permutation", the splits
         above (a 20% split without probes), and for "drop_column" the
-        out-of-bag score or a 20% split. A group-aware
-        splitter (GroupKFold) gets the rows' groups from
-        ``fit(X, y, groups=...)``. With a time-ordered cv (TimeSeriesSplit)
-        or the rows' groups, shadows keep the rows' dependence and "auto"
-        measures on the cv's held-out rows (the user guide's "Time-ordered
-        and grouped rows": noise kept in 0/6 null data sets, 6/6 before).
-        An iterable of splits (a list, or a generator such as
-        ``KFold(3).split(X, y)``) is read once per fit, as ``check_cv``
-        reads it. Its splits are not known to be grouped: a group-aware
-        splitter's splits are treated as independent rows (the shadows do
-        not keep the groups, and threshold="stability" does not refuse
-        them) unless ``fit`` gets the rows' groups; pass the splitter and
-        ``fit(groups=...)`` instead. Time order is read from the splits.
-        threshold="stability" with a method that splits needs the splitter
-        (splits of all of X's rows cannot split a half).
+        out-of-bag score or a 20% split. A group-aware splitter
+        (GroupKFold) gets the rows' groups from ``fit(X, y, groups=...)``.
+        With a time-ordered cv (TimeSeriesSplit) or the rows' groups,
+        shadows keep the rows' dependence and "auto" measures on the cv's
+        held-out rows (the user guide's "Time-ordered and grouped rows").
+        An iterable of splits is read once per fit, as ``check_cv`` reads
+        it, and its splits are taken as independent rows unless ``fit``
+        gets the rows' groups; time order is read from the splits.
+        threshold="stability" with a method that splits needs a splitter.
     max_features : int, float, callable or None, default=None
         Keep at most this many features (a float: this fraction of them),
         the most significant first. A callable is called with X (as
@@ -442,6 +419,23 @@ class ImportanceSelector(BaseImportanceSelector):
         first), ``mean_test_score`` and ``std_test_score`` over the splits,
         and ``split{k}_test_score`` for each split ``k``; the scores are NaN
         when no feature was tentative (nothing to choose, nothing fitted).
+    tests_ : dict of Bunch or None
+        With the composed tests of ``method="auto"`` (a LightGBM, XGBoost
+        or CatBoost model): for "permutation" and "shap", the share of
+        ``alpha`` each was tested at, and per feature its ``pvalues``,
+        ``pvalues_corrected`` (compared with that share) and
+        ``decisions``, with its ``importance_history``. None otherwise.
+    selection_score_ : Bunch or None
+        What the selection costs, measured on every fit (None with
+        ``prefit=True``): ``kept`` and ``all``, the held-out score of the
+        round model (sized as the rounds size it) on the kept and on all
+        features, fitted on each of two complementary halves of the rows
+        and scored on the other (the splits of ``cv`` for time-ordered or
+        grouped rows) by the rounds' scoring; ``chance``, a constant
+        prediction's; ``lost``, the share of what all features gain over
+        the constant that the kept ones lose (a warning above 0.1); and
+        ``n_fits``, the fits it cost (4 on halves; none when every feature
+        is kept).
     groups_ : list of ndarray
         Column positions of each group (one feature each without
         ``groups``).
@@ -463,15 +457,12 @@ class ImportanceSelector(BaseImportanceSelector):
 
     Notes
     -----
-    The history of the test (the single-fit t test, then rounds of fresh
-    probes, now probes held fixed) is in ``docs/changes.rst``. The test assumes
-    noise features independent of y and of the other features; a noise
-    feature correlated with a relevant one is not noise to the model, and
-    is not what this test rejects (see :class:`DependenceAnalyzer`).
+    The test assumes noise features independent of y and of the other
+    features; a noise feature correlated with a relevant one is not noise
+    to the model, nor what this test rejects (:class:`DependenceAnalyzer`).
 
-    ``sample_weight`` (and, with metadata routing enabled, any requested
-    fit parameter) is passed to the estimator's ``fit`` and to the scorer
-    or out-of-bag weighting of the importance function.
+    ``sample_weight`` (and any fit parameter routing requests) goes to the
+    estimator's ``fit`` and to the importance's scorer or out-of-bag weights.
 
     Examples
     --------
@@ -647,14 +638,8 @@ class ImportanceSelector(BaseImportanceSelector):
             X, y, feature_names, fit_kwargs, split_kwargs, score_weight, seeds
         )
 
-        # measure: n_rounds of fresh probes and a refit each, or one measure
-        if plan.use_probes:
-            result, model, history = selector_rounds(plan, X, y, fit_kwargs, probe_seed)
-        elif plan.stability:
-            result, model, halves = stability_rounds(plan, X, y, fit_kwargs, probe_seed)
-            history = Bunch(real=halves, probes=None)
-        else:
-            result, model, history = self._measure_once(plan, X, y)
+        # measure: rounds of probes, pairs of halves, or one measure
+        result, model, history = plan.mode.run(plan, X, y, fit_kwargs, probe_seed)
 
         # decide (keep_tentative="cv": by cross-validation), then refit
         choose = None
@@ -669,16 +654,16 @@ class ImportanceSelector(BaseImportanceSelector):
         # what the selection costs: kept against all columns on held-out halves
         self.selection_score_ = None
         if not self.prefit:
-            plan.progress("scoring the kept and all features on halves of the rows")
-            self.selection_score_ = selection_score(
-                plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed
-            )
-            n_kept = int(self.support_.sum())
-            warn_if_selection_costs(
-                self.selection_score_,
+            self.selection_score_ = selection_cost(
+                plan,
+                X,
+                y,
+                self.support_,
                 self.decisions_,
-                n_kept=n_kept,
-                capped=self.max_features is not None and n_kept >= self.max_features_,
+                fit_kwargs=fit_kwargs,
+                seed=seed,
+                capped=self.max_features is not None
+                and self.support_.sum() >= self.max_features_,
             )
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
@@ -709,7 +694,8 @@ class ImportanceSelector(BaseImportanceSelector):
         self._check_classes(estimator, y, prefit=self.prefit)
         cv = self._cv_with_splits(estimator, X, y, split_kwargs)
         rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)
-        use_probes = uses_probe_test(self.threshold, self.prefit)
+        mode = mode_of(self.threshold, self.prefit)
+        use_probes = mode.probes
         # how each round (or half) makes its model (_round_models.py)
         rounds_model = round_model(estimator)
         method_for = partial(
@@ -730,13 +716,10 @@ class ImportanceSelector(BaseImportanceSelector):
         method, labels, groups, n_probes, top_up = tested
         max_count = max_features_count(self.max_features, X, len(groups))
         check_min_features(self.min_features, len(groups), self.max_features, max_count)
-        stability = uses_stability(self.threshold)
-        rounds = use_probes or stability  # a measure sized for the rounds
+        rounds = mode.sized_for_rounds
         progress = Progress(type(self).__name__, self.verbose)
         round_params = rounds_model.round_params(estimator, self.round_trees)
-        n_rounds = round_count(self.n_rounds, method)
-        if stability and self.n_rounds == "auto":
-            n_rounds = STABILITY_ROUNDS
+        n_rounds = mode.rounds(self.n_rounds, method)
         design = (rounds_model, estimator, method, cv, rows, y, n_rounds, int(seed))
         round_cv, round_fits, keeps_fits = round_design(*design, probes=use_probes)
         # method="auto" with a booster's own contributions: both tests on the
@@ -744,7 +727,6 @@ class ImportanceSelector(BaseImportanceSelector):
         also = contribution_method(
             self, rounds_model, estimator, method, round_cv if use_probes else None, y
         )
-        shared_fits = {} if also is not None else None
         options = dict(
             labels=labels,
             groups=groups,
@@ -767,8 +749,7 @@ class ImportanceSelector(BaseImportanceSelector):
             labels=labels,
             groups=groups,
             options=options,
-            use_probes=use_probes,
-            stability=stability,
+            mode=mode,
             n_rounds=n_rounds,
             round_fits=round_fits,
             keeps_fits=keeps_fits,
@@ -776,12 +757,10 @@ class ImportanceSelector(BaseImportanceSelector):
             # each round's model: the estimator with every seed drawn afresh
             # (the user's fixed one too, or the rounds would average nothing)
             # and sized for the rounds (a forest's trees; the refit keeps all)
-            round_estimator=lambda seed: rounds_model.make(
-                self._estimator_to_fit(y, seed)
-                if self.estimator is None
-                else self.estimator,
-                seed,
-                round_params,
+            round_estimator=partial(
+                rounds_model.make,
+                default_estimator(y) if self.estimator is None else self.estimator,
+                params=round_params,
             ),
             # a Pipeline transforms each shadow as its column (_pipeline_probes
             # .py); drop-column refits without columns, which it cannot follow
@@ -790,49 +769,49 @@ class ImportanceSelector(BaseImportanceSelector):
             and selects_through(estimator)
             and (method is None or method.fits_model),
             progress=progress,
+            **self._steps(
+                method, rounds_model, round_cv, keeps_fits, also, fit_kwargs, progress
+            ),
+        )
+
+    def _steps(
+        self, method, rounds_model, round_cv, keeps_fits, also, fit_kwargs, progress
+    ):
+        """The plan's ``measure`` (``_measure.measure_step``: fit where the
+        method needs it, on the rounds' splits ``round_cv``, and measure)
+        and its ``arms``: the ``also`` method measured on the same fits
+        (``_composed.py``; None: no arm)."""
+        mode = mode_of(self.threshold, self.prefit)
+        stop = rounds_model.stopping(self.round_trees) if mode.probes else None
+        fits = {} if also is not None else None  # the main step's, shared
+        return dict(
             # fit_kwargs: the rows' own, for a subset of the rows (a half)
             measure=measure_step(
                 method,
                 fit_kwargs=fit_kwargs,
                 cv=round_cv,
-                max_samples=measure_rows(self.max_samples, rounds, method),
+                max_samples=measure_rows(
+                    self.max_samples, mode.sized_for_rounds, method
+                ),
                 prefit=self.prefit,
                 getter=self.importance_getter,
                 progress=progress,
                 keep_fits=keeps_fits,
-                stop=rounds_model.stopping(self.round_trees) if use_probes else None,
-                fits=shared_fits,
+                stop=stop,
+                fits=fits,
             ),
             arms=()
             if also is None
             else (
-                self._arm(
+                arm(
                     also,
+                    self.max_samples,
                     fit_kwargs=fit_kwargs,
                     cv=round_cv,
                     progress=progress,
-                    stop=rounds_model.stopping(self.round_trees),
-                    fits=shared_fits,
+                    stop=stop,
+                    fits=fits,
                 ),
-            ),
-        )
-
-    def _arm(self, name, **step):
-        """The :class:`~._composed.Arm` of method ``name``: its registry
-        entry, measured by a step of its own over the main step's fits."""
-        method = METHODS[name]
-        return Arm(
-            name,
-            method,
-            measure_step(
-                method,
-                max_samples=ARM_ROWS
-                if self.max_samples == "auto"
-                else measure_rows(self.max_samples, True, method),
-                prefit=False,
-                getter=None,
-                keep_fits=True,
-                **step,
             ),
         )
 
@@ -885,52 +864,13 @@ class ImportanceSelector(BaseImportanceSelector):
             ) from exc
         return self.estimator
 
-    # ------------------------------------------------------------------
-    # measure
-
-    def _measure_once(self, plan, X, y):
-        """One measure of the features (no probes): result, model, no history."""
-        plan.progress(
-            f"measuring {plan.method_name!r} importances of {len(plan.groups)} "
-            f"features or groups on {X.shape[0]} rows"
-        )
-        result, model = plan.measure(plan.estimator, X, y, plan.options)
-        return real_features_only(result, plan.labels, plan.groups), model, None
-
-    # ------------------------------------------------------------------
-    # decide and refit
-
-    def _test(self, plan, choose=None):
-        """The test strategy of the plan: stability selection, the probe
-        test, or a fixed threshold (each ``decide`` returns an
-        ``_decisions.Outcome``)."""
-        if plan.stability:
-            return StabilitySelection(self.pfer)
-        if plan.use_probes:
-            return (UnionTest if plan.arms else ProbeTest)(
-                *(
-                    [(plan.method_name, *(arm.name for arm in plan.arms))]
-                    if plan.arms
-                    else []
-                ),
-                alpha=self.alpha,
-                correction=self.correction,
-                # every tentative feature: True (a numpy bool too), not "cv"
-                keep_tentative=choose is None and bool(self.keep_tentative),
-                n_rounds=plan.n_rounds,
-                estimator=plan.estimator,
-                choose_tentative=choose,
-            )
-        return FixedThreshold(self.threshold)
-
     def _selector_parameters(self):
-        # keep_tentative="cv" scores its candidate sets with scoring on the
-        # splits of cv, whatever the method
+        # keep_tentative="cv" scores with scoring on cv's splits, any method
         return ("cv", "scoring") if self.keep_tentative == "cv" else ()
 
     def _set_selection(self, result, history, plan, n_features, choose, cause):
         """The decisions (``_decisions.select``) as fitted attributes."""
-        test = self._test(plan, choose)
+        test = plan.mode.test(self, plan, choose)
         selection = select(
             result,
             history,
@@ -946,35 +886,7 @@ class ImportanceSelector(BaseImportanceSelector):
         elif hasattr(self, "cv_results_"):
             del self.cv_results_  # from an earlier fit with keep_tentative="cv"
         # each composed test's own p-values and decisions, per feature
-        self.tests_ = {
-            name: Bunch(
-                alpha=part.alpha,
-                pvalues=per_feature(part.pvalues, plan.groups, n_features),
-                pvalues_corrected=per_feature(
-                    part.pvalues_corrected, plan.groups, n_features
-                ),
-                decisions=DECISIONS[
-                    np.minimum(
-                        per_feature(
-                            np.select(
-                                [
-                                    part.decisions == "confirmed",
-                                    part.decisions == "tentative",
-                                ],
-                                [1, 2],
-                                3,
-                            ),
-                            plan.groups,
-                            n_features,
-                        ).astype(int),
-                        3,
-                    )
-                    - 1
-                ],
-                importance_history=part.importance_history,
-            )
-            for name, part in getattr(test, "parts", {}).items()
-        } or None
+        self.tests_ = composed_tests(test, plan.groups, n_features)
         self.max_features_ = plan.max_count
         self.method_ = plan.method_name
         self.importances_ = result
@@ -982,12 +894,6 @@ class ImportanceSelector(BaseImportanceSelector):
         for name, value in selection.items():
             setattr(self, f"{name}_", value)
         # rounds of probes run, or pairs of halves (stability selection)
-        self.n_rounds_ = (
-            0
-            if history is None
-            else plan.n_rounds
-            if plan.stability
-            else len(history.real)
-        )
+        self.n_rounds_ = plan.mode.rounds_run(plan, history)
         self.importance_history_ = None if history is None else history.real
         self.probe_history_ = None if history is None else history.probes

@@ -94,16 +94,16 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
         if first:  # every model fitted (none for a method that refits)
             for model in models or [result[1]]:
                 check_probes_reach_model(model, X.shape[1], X_measured.shape[1])
-        # each arm measures each fit once: a model's contributions on its
-        # rows do not change with the round's permutations
-        for k, (arm, means) in enumerate(zip(plan.arms, stashed)):
-            key = (k, int(estimator_seed))
-            if key not in arm_means:
-                arm_result, _ = arm.measure(
-                    estimator, X_measured, y, options, fit_key=int(estimator_seed)
-                )
-                arm_means[key] = arm_result.importances_mean
-            means.append(arm_means[key])
+        measure_arms(
+            plan.arms,
+            stashed,
+            arm_means,
+            estimator,
+            X_measured,
+            y,
+            options,
+            int(estimator_seed),
+        )
         measured.append(True)
         return result
 
@@ -149,6 +149,18 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
         for arm, means in zip(plan.arms, stashed)
     }
     return result, model, history
+
+
+def measure_arms(arms, stashed, arm_means, estimator, X, y, options, fit_key):
+    """Each arm's means on the round's fits (``fit_key``), appended to its
+    list in ``stashed``: each arm measures each fit once (``arm_means``), as
+    a model's contributions on its rows do not change with the rounds'
+    permutations."""
+    for k, (arm, means) in enumerate(zip(arms, stashed)):
+        if (k, fit_key) not in arm_means:
+            result, _ = arm.measure(estimator, X, y, options, fit_key=fit_key)
+            arm_means[k, fit_key] = result.importances_mean
+        means.append(arm_means[k, fit_key])
 
 
 def stop_rule(n_groups, *, n_rounds, alpha, correction):
