@@ -109,15 +109,7 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
 
     # a model measured again keeps what the engine read of it
     keeping = keeping_ensembles() if plan.keeps_fits else nullcontext()
-    share = plan.alpha / (1 + len(plan.arms))
-    settled = stop_rule(
-        n_groups, n_rounds=plan.n_rounds, alpha=share, correction=plan.correction
-    )
-
-    def stop(history):
-        parts = [history, *(arm_history(history, m, n_groups) for m in stashed)]
-        return all(settled(part) for part in parts)
-
+    stop = union_stop(plan, n_groups, stashed)
     try:
         with keeping:
             result, model, history = probe_rounds(
@@ -149,6 +141,22 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
         for arm, means in zip(plan.arms, stashed)
     }
     return result, model, history
+
+
+def union_stop(plan, n_groups, stashed):
+    """``stop(history)``: whether every test (the main one, and each arm's
+    on its ``stashed`` means), at its share of alpha, is settled at the
+    first look (:func:`stop_rule`)."""
+    share = plan.alpha / (1 + len(plan.arms))
+    settled = stop_rule(
+        n_groups, n_rounds=plan.n_rounds, alpha=share, correction=plan.correction
+    )
+
+    def stop(history):
+        parts = [history, *(arm_history(history, m, n_groups) for m in stashed)]
+        return all(settled(part) for part in parts)
+
+    return stop
 
 
 def measure_arms(arms, stashed, arm_means, estimator, X, y, options, fit_key):
