@@ -24,11 +24,10 @@ from sklearn.utils import Bunch
 
 from ._decisions import (
     DECISIONS,
-    Outcome,
     decision_of,
     per_feature,
     probe_decision,
-    tentative_advice,
+    probe_outcome,
     warn_if_probes_unseen,
 )
 
@@ -186,22 +185,11 @@ class UnionTest:
             self.alpha,
             self.keep_tentative,
         )
-        passed = test.passed
-        if self.choose_tentative is not None:
-            passed = self.choose_tentative(test.decisions, test.order)
-        return Outcome(
-            passed,
-            test.order,
-            test.threshold,
-            test.ranking,
-            detail=f"beat the probes by {' or '.join(map(repr, self.names))} "
-            f"at alpha={self.alpha} (alpha/{k} each, correction="
-            f"{self.correction!r})",
-            advice=tentative_advice(test.decisions, passed),
-            pvalues=test.pvalues,
-            corrected=test.corrected,
-            statistics=test.scores,
+        detail = (
+            f"beat the probes by {' or '.join(map(repr, self.names))} at "
+            f"alpha={self.alpha} (alpha/{k} each, correction={self.correction!r})"
         )
+        return probe_outcome(test, self.choose_tentative, detail)
 
 
 def composed_tests(test, groups, n_features):

@@ -547,21 +547,30 @@ class ProbeTest:
             keep_tentative=self.keep_tentative,
             n_rounds=self.n_rounds,
         )
-        passed = test.passed
-        if self.choose_tentative is not None:
-            passed = self.choose_tentative(test.decisions, test.order)
-        return Outcome(
-            passed,
-            test.order,
-            test.threshold,
-            test.ranking,
-            detail=f"beat the probes at alpha={self.alpha} "
-            f"(correction={self.correction!r})",
-            advice=tentative_advice(test.decisions, passed),
-            pvalues=test.pvalues,
-            corrected=test.corrected,
-            statistics=test.scores,
+        detail = (
+            f"beat the probes at alpha={self.alpha} (correction={self.correction!r})"
         )
+        return probe_outcome(test, self.choose_tentative, detail)
+
+
+def probe_outcome(test, choose_tentative, detail):
+    """The :class:`Outcome` of a :class:`ProbeDecision` ``test``: what it
+    passed, or what ``choose_tentative(decisions, order)`` (not None)
+    chose, and ``detail`` for the warning when too few pass."""
+    passed = test.passed
+    if choose_tentative is not None:
+        passed = choose_tentative(test.decisions, test.order)
+    return Outcome(
+        passed,
+        test.order,
+        test.threshold,
+        test.ranking,
+        detail=detail,
+        advice=tentative_advice(test.decisions, passed),
+        pvalues=test.pvalues,
+        corrected=test.corrected,
+        statistics=test.scores,
+    )
 
 
 def select(
