@@ -19,6 +19,7 @@ from sklearn.base import clone
 from sklearn.utils import Bunch
 
 from .._importance._pipeline import for_columns
+from .._utils._compat import add_note
 from .._utils._frames import drop_columns, take_rows
 from .._utils._scoring import chance_score, get_scorer, score
 from .._utils._splits import cross_fit_splits, held_out_splits, split_params
@@ -73,10 +74,11 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
                     take_rows(X_used, train), take_rows(y, train), **params
                 )
             except Exception as exc:
-                exc.add_note(
+                add_note(
+                    exc,
                     f"raised by the fit on the {name} features on half of the rows, "
                     "which scores what the selection costs (selection_score_); "
-                    "the refit would fit the kept ones alike"
+                    "the refit would fit the kept ones alike",
                 )
                 raise
             scorer = get_scorer(fitted, scoring)
