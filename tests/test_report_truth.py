@@ -375,3 +375,30 @@ def test_report_leaves_out_a_copy_of_the_target(tmp_path):
     assert "a copy of the target (the same value in every row)" in page
     features = re.search(r"<h2>Importances.*", page, re.S).group(0)
     assert "price.1" not in features
+
+
+def test_report_says_what_the_selection_costs_as_selection_score_has_it():
+    # the sentence quotes the fitted attribute's own figures
+    from sklearn.ensemble import RandomForestRegressor
+
+    from sklearn_fimp import ImportanceSelector
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 4))
+    y = X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=300)
+    selector = ImportanceSelector(
+        RandomForestRegressor(n_estimators=10), n_rounds=2, random_state=0
+    ).fit(X, y)
+    cost = selector.selection_score_
+    assert cost.kept is not None and not selector.support_.all()
+    page = _selector_html.selector_html(selector, ["a", "b", "c", "d"], [])
+    fmt = _selector_html._fmt
+    assert (
+        f"the model scores {fmt(cost.kept)} on the kept features and "
+        f"{fmt(cost.all)} on all of them: it loses {cost.lost:.0%}"
+    ) in page
+    # nothing measured, nothing said (every feature kept fits nothing)
+    selector.selection_score_ = None
+    assert "two halves of the rows" not in _selector_html.selector_html(
+        selector, ["a", "b", "c", "d"], []
+    )

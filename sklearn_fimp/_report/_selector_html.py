@@ -6,6 +6,7 @@ import numpy as np
 
 from .._selection._decisions import LOOK_SPENDING
 from .._selection._round_models import FOREST_GROUPS
+from .._selection._score_cost import SCORE_LOSS
 from ._analysis import METHOD_TITLES
 from ._common import fmt as _fmt
 from ._common import names_text as _names
@@ -58,6 +59,31 @@ def _grouped(selector):
         "table: a "
         "kept group keeps all its columns, and the adjusted p-value's promise "
         "is over the groups and the columns tested alone."
+    )
+
+
+def _cost(selector):
+    """The sentence saying what the selection costs on held-out halves of
+    the rows (``selection_score_``), or "" where it was not measured."""
+    cost = getattr(selector, "selection_score_", None)
+    if cost is None or cost.kept is None:
+        return ""
+    scoring = cost.scoring if isinstance(cost.scoring, str) else "the model's score"
+    lost = (
+        ""
+        if cost.lost is None
+        else f": it loses {cost.lost:.0%} of what the model gains over a constant "
+        f"prediction ({_fmt(cost.chance)})"
+        + (
+            f", more than the {SCORE_LOSS:.0%} the selector warns above"
+            if cost.lost > SCORE_LOSS
+            else ""
+        )
+    )
+    return (
+        f" Fitted on each of two halves of the rows and scored on the other "
+        f"({scoring}), the model scores {_fmt(cost.kept)} on the kept features "
+        f"and {_fmt(cost.all)} on all of them{lost}."
     )
 
 
@@ -139,11 +165,12 @@ def selector_html(
         f"{_e(_correction(selector.correction))} at most {selector.alpha}"
         f"{_e(_promise(selector.correction))}.{_e(_grouped(selector))} It "
         f"keeps <b>{len(kept)} of {len(names)}</b> features: "
-        f"{_e(_names(kept)) or 'none'}. Bars are the mean importances over the "
-        f"rounds of the {_leading(shown, selector)}, in {_e(unit)}: compare them "
-        f"with the probes', not across data sets.{_e(band)} The adjusted "
-        "p-value is not the correction of the p-value beside it alone: the "
-        f"test looks at the rounds {_times(len(LOOK_SPENDING))}, spending "
+        f"{_e(_names(kept)) or 'none'}.{_e(_cost(selector))} Bars are the mean "
+        f"importances over the rounds of the {_leading(shown, selector)}, in "
+        f"{_e(unit)}: compare them with the probes', not across data sets."
+        f"{_e(band)} The adjusted p-value is not the correction of the p-value "
+        "beside it alone: the test looks at the rounds "
+        f"{_times(len(LOOK_SPENDING))}, spending "
         f"{_e(' then '.join(f'{share:.0%}' for share in LOOK_SPENDING))} of "
         "alpha, and the adjusted p-value is the smallest of each look's "
         "adjusted p-value over its share.</p>"

@@ -41,19 +41,21 @@ def selection_splits(plan, y, seed):
 
 
 def selection_score(plan, X, y, support, *, fit_kwargs, seed):
-    """``Bunch(kept, all, chance, lost, n_fits)``: the mean held-out score of
-    the round model on the ``support`` columns of X and on all of them over
-    :func:`selection_splits`, a constant prediction's (None where the
-    scorer cannot score one), and ``lost``, the share of what all columns
-    gain over the constant that the kept ones lose (None without a
-    constant's score or a gain). Every column kept: nothing fitted, ``lost``
-    0."""
+    """``Bunch(kept, all, chance, lost, n_fits, scoring)``: the mean
+    held-out score of the round model on the ``support`` columns of X and on
+    all of them over :func:`selection_splits`, a constant prediction's (None
+    where the scorer cannot score one), ``lost``, the share of what all
+    columns gain over the constant that the kept ones lose (None without a
+    constant's score or a gain), and the rounds' ``scoring`` it was scored
+    by. Every column kept: nothing fitted, ``lost`` 0."""
     support = np.asarray(support, dtype=bool)
     scoring = plan.options.get("scoring")
     weight = plan.options.get("sample_weight")
     chance = chance_score(plan.estimator, scoring, y, weight)
     if support.all():
-        return Bunch(kept=None, all=None, chance=chance, lost=0.0, n_fits=0)
+        return Bunch(
+            kept=None, all=None, chance=chance, lost=0.0, n_fits=0, scoring=scoring
+        )
     splits = selection_splits(plan, y, seed)
     base = plan.round_estimator(int(seed))
     kept_model = for_columns(base, support, plan.column_names)
@@ -91,7 +93,9 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
     if chance is not None and every > chance:
         lost = max(0.0, (every - kept) / (every - chance))
     n_fits = len(splits) * (2 if support.any() else 1)
-    return Bunch(kept=kept, all=every, chance=chance, lost=lost, n_fits=n_fits)
+    return Bunch(
+        kept=kept, all=every, chance=chance, lost=lost, n_fits=n_fits, scoring=scoring
+    )
 
 
 def warn_if_selection_costs(cost, decisions, *, n_kept, capped, stacklevel=4):

@@ -435,7 +435,8 @@ class ImportanceSelector(BaseImportanceSelector):
         prediction's; ``lost``, the share of what all features gain over
         the constant that the kept ones lose (a warning above 0.1); and
         ``n_fits``, the fits it cost (4 on halves; none when every feature
-        is kept).
+        is kept); ``scoring``, the rounds' scoring (None: the estimator's
+        ``score``).
     groups_ : list of ndarray
         Column positions of each group (one feature each without
         ``groups``).
