@@ -142,6 +142,24 @@ def test_refuses_repeats_or_rounds_that_are_neither_auto_nor_positive(name, valu
         )
 
 
+@pytest.mark.parametrize("n_probes", [1, 0, "many"])
+def test_both_front_ends_refuse_the_same_probe_counts(n_probes):
+    from sklearn.ensemble import RandomForestRegressor as Forest
+
+    from sklearn_fimp import ImportanceSelector
+
+    frame = pd.DataFrame({"a": [1.0, 2.0], "y": [0.0, 1.0]})
+    # one constraint (_probes.N_PROBES): "auto" or at least 2, on Spark and
+    # in memory alike
+    expected = r"'n_probes' .* among {'auto'} or an int in the range \[2, inf\)"
+    with pytest.raises(InvalidParameterError, match=expected):
+        distributed_select_features(
+            RandomForestRegressor(), frame, "y", n_probes=n_probes
+        )
+    with pytest.raises(InvalidParameterError, match=expected):
+        ImportanceSelector(Forest(), n_probes=n_probes).fit(frame[["a"]], frame["y"])
+
+
 def _spark_like(name, **methods):
     """An object that looks like a pyspark.ml estimator of that class name."""
     return type(name, (), {"__module__": "pyspark.ml.regression", **methods})()

@@ -43,15 +43,10 @@ from ._probe_test import (
     round_critical_value,
     round_test,
 )
-from ._probes import draw_mirrors, probe_names
+from ._probes import N_PROBES, draw_mirrors, probe_count, probe_names
 from ._round_models import round_tree_count
 from ._rounds import probe_rounds
 from ._rows import warn_if_autocorrelated
-
-#: "auto" probes: one per feature, and at least this many in each round (the
-#: rounds draw fresh probes, so the round test has n_rounds times as many
-#: null values; the in-memory selector, whose probes are fixed, takes more)
-MIN_AUTO_PROBES = 20
 
 #: the pyspark.ml estimators whose fitted models the engine reads
 SPARK_TREE_ESTIMATORS = (
@@ -327,10 +322,7 @@ class _SparkRounds:
         "y": [str, None],
         "features": [list, tuple, str, None],
         "method": [StrOptions(set(METHODS))],
-        "n_probes": [
-            StrOptions({"auto"}),
-            Interval(numbers.Integral, 3, None, closed="left"),
-        ],
+        "n_probes": N_PROBES,
         "n_rounds": [
             StrOptions({"auto"}),
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -414,7 +406,9 @@ def distributed_select_features(
         "permutation" 0.73 (its 200 held-out rows score by accuracy, a
         coarse measure on few rows), at half the time per round.
     n_probes : "auto" or int, default="auto"
-        Probes per round; "auto": one per feature, and at least 20. Probe
+        Probes per round, at least 2 (as for ImportanceSelector); "auto":
+        one per feature, and at least 20 (ImportanceSelector's 50: its
+        probes are fixed, these are drawn afresh in every round). Probe
         ``k`` copies a feature; every feature is copied once before any
         twice.
     n_rounds : "auto" or int, default="auto"
@@ -563,7 +557,7 @@ def distributed_select_features(
         None, X, y, weight, estimator.getFeaturesCol() if features is None else features
     )
     n_features = table.n_features
-    n_probes = max(n_features, MIN_AUTO_PROBES) if n_probes == "auto" else n_probes
+    n_probes = probe_count(n_probes, n_features, fresh=True)
     _warn_if_categorical(
         X, estimator.getFeaturesCol() if features is None else features
     )

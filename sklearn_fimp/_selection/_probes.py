@@ -4,11 +4,38 @@ Probes are appended to X (numpy, pandas or polars, kept in its container)
 so that the model and the importance function see them as features.
 """
 
+import numbers
+
 import numpy as np
 
+from .._utils._compat import Interval, StrOptions
 from .._utils._frames import is_pandas, is_polars
 from .._utils._validation import text_columns_in_error
 from ._probe_test import MIN_CLASS_NULL
+
+#: ``n_probes`` of both front ends (ImportanceSelector and
+#: distributed_select_features): "auto", or two probes at least, the fewest
+#: whose spread the test can estimate.
+N_PROBES = [StrOptions({"auto"}), Interval(numbers.Integral, 2, None, closed="left")]
+#: n_probes="auto" adds one probe per feature (or group), and at least this
+#: many, so that the spread of the probes' importances is estimated well
+#: enough (each times the round model's ``probes_per_feature``) ...
+MIN_AUTO_PROBES = 50
+#: ... or at least this many where every round draws fresh probes
+#: (distributed_select_features): the round test then has n_rounds times as
+#: many null values as the probes of one round.
+MIN_AUTO_FRESH_PROBES = 20
+
+
+def probe_count(n_probes, n_groups, per_feature=1, *, fresh=False):
+    """The probes of ``n_probes`` ("auto" or an int) for ``n_groups``:
+    "auto", ``per_feature`` per group and ``per_feature`` times
+    ``MIN_AUTO_PROBES`` at least (``MIN_AUTO_FRESH_PROBES`` where each round
+    draws ``fresh`` probes)."""
+    if n_probes != "auto":
+        return n_probes
+    least = MIN_AUTO_FRESH_PROBES if fresh else MIN_AUTO_PROBES
+    return per_feature * max(n_groups, least)
 
 
 def draw_mirrors(n_groups, n_probes, rng, top_up=None):

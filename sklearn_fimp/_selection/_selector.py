@@ -36,6 +36,7 @@ from ._modes import mode_of
 from ._pipeline_probes import selects_through
 from ._plan import Plan, round_design, tested_columns
 from ._probe_test import CORRECTIONS
+from ._probes import N_PROBES
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
 from ._score_cost import selection_cost
@@ -498,10 +499,7 @@ class ImportanceSelector(BaseImportanceSelector):
         **BaseImportanceSelector._parameter_constraints,
         "threshold": [Interval(numbers.Real, None, None, closed="both"), str],
         "probes": [StrOptions(set(PROBE_KINDS))],
-        "n_probes": [
-            StrOptions({"auto"}),
-            Interval(numbers.Integral, 2, None, closed="left"),
-        ],
+        "n_probes": N_PROBES,
         "n_rounds": [
             StrOptions({"auto"}),
             Interval(numbers.Integral, 1, None, closed="left"),

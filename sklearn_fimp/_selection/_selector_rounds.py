@@ -21,20 +21,6 @@ from ._probes import (
 )
 from ._rounds import probe_rounds
 
-#: n_probes="auto" adds one probe per feature (or group), and at least this
-#: many, so that the spread of the probes' importances is estimated well
-#: enough (each times the round model's ``probes_per_feature``).
-MIN_AUTO_PROBES = 50
-
-
-def probe_count(n_probes, n_groups, per_feature=1):
-    """The probes of ``n_probes`` ("auto" or an int) for ``n_groups``:
-    "auto", ``per_feature`` per group and ``per_feature`` times
-    ``MIN_AUTO_PROBES`` at least."""
-    if n_probes != "auto":
-        return n_probes
-    return per_feature * max(n_groups, MIN_AUTO_PROBES)
-
 
 def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
     """``plan.n_rounds`` rounds of probes (``plan``: a ``_plan.Plan``), each
