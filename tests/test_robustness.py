@@ -702,6 +702,13 @@ def test_has_infinity_reads_arrays_frames_and_sparse_matrices():
     assert not has_infinity(pd.DataFrame(X).assign(text="a"))
     assert has_infinity(sp.csr_matrix(X_inf)) and not has_infinity(sp.csr_matrix(X))
     assert not has_infinity(X.astype(np.int64))
+    # a frame's numeric columns are read in one block: nullable integers,
+    # booleans and -inf too; a text column holding "inf" is not infinity
+    frame = pd.DataFrame(X).assign(
+        n=pd.array([1, None] * 10, dtype="Int64"), b=True, text="inf"
+    )
+    assert not has_infinity(frame)
+    assert has_infinity(frame.assign(f=np.r_[-np.inf, np.zeros(19)]))
 
 
 def test_predict_names_the_column_the_refitted_model_rejects():

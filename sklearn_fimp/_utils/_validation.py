@@ -353,7 +353,29 @@ def has_infinity(X):
         return bool(np.isinf(data).any()) if data.dtype.kind == "f" else False
     if isinstance(X, np.ndarray):
         return bool(np.isinf(X).any()) if X.dtype.kind == "f" else False
+    numeric = _numeric_block(X)
+    if numeric is not None:
+        return bool(np.isinf(numeric).any())
     return bool(_offending_columns(X, "inf"))
+
+
+def _numeric_block(X):
+    """A pandas frame's numeric and boolean columns as one float64 array
+    (missing as NaN), in one conversion rather than column by column (a
+    wide frame's columns cost a pandas lookup each); None for anything
+    else, which :func:`_offending_columns` reads."""
+    if not (is_pandas(X) and hasattr(X, "columns")):
+        return None
+    import pandas as pd
+
+    types = pd.api.types
+    numeric = [
+        j
+        for j, dtype in enumerate(X.dtypes)
+        if types.is_bool_dtype(dtype)
+        or (types.is_numeric_dtype(dtype) and not types.is_complex_dtype(dtype))
+    ]
+    return X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _named(found):
