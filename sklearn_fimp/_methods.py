@@ -141,8 +141,6 @@ class ImportanceMethod:
         what the method reads.
     requirement : str
         What ``supports`` asks for, in words, for error messages.
-    measures_groups : bool
-        Whether it can permute, drop or sum groups of columns together.
     single_output : bool
         Whether it needs a single target.
     unit, on_unit_scale : callable
@@ -175,7 +173,6 @@ class ImportanceMethod:
     reads_model: bool
     supports: Callable
     requirement: str
-    measures_groups: bool
     single_output: bool
     unit: Callable
     on_unit_scale: Callable
@@ -262,7 +259,6 @@ METHODS = {
             requirement="a tree model (DecisionTree*, RandomForest*, "
             "ExtraTrees*, Bagging* of trees, GradientBoosting*, "
             "HistGradientBoosting*, XGBoost or LightGBM trees)",
-            measures_groups=True,
             additive=True,
             single_output=False,
             unit=lambda result: "share of impurity decrease",
@@ -283,7 +279,6 @@ METHODS = {
             supports=has_bagged_trees,
             requirement="bagged decision trees fitted with bootstrap=True "
             "(RandomForest*, ExtraTrees*(bootstrap=True), Bagging* of trees)",
-            measures_groups=True,
             additive=True,
             single_output=True,
             unit=lambda result: "out-of-bag impurity decrease",
@@ -301,7 +296,6 @@ METHODS = {
             reads_model=False,
             supports=_any_model,
             requirement="a fitted model or Pipeline",
-            measures_groups=True,
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -319,7 +313,6 @@ METHODS = {
             supports=supports_oob,
             requirement="out-of-bag rows (a RandomForest*, ExtraTrees* or "
             "Bagging* model with bootstrap=True)",
-            measures_groups=True,
             single_output=True,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -349,7 +342,6 @@ METHODS = {
             reads_model=False,
             supports=_any_model,
             requirement="a fitted model or Pipeline",
-            measures_groups=True,
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -404,7 +396,6 @@ METHODS = {
             reads_model=False,
             supports=_any_model,
             requirement="a model or Pipeline that can be refitted",
-            measures_groups=True,
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -439,12 +430,15 @@ METHODS = {
             "scikit-learn tree model shap's TreeExplainer reads (DecisionTree*, "
             "RandomForest*, ExtraTrees*, GradientBoosting*, "
             "HistGradientBoosting*)",
-            measures_groups=False,
             single_output=False,
             unit=lambda result: "mean |SHAP value|",
             on_unit_scale=lambda result: False,
-            options=frozenset(("labels", "seed", "sample_weight", "max_samples")),
-            parameters=frozenset(("sample_weight", "max_samples", "random_state")),
+            options=frozenset(
+                ("labels", "groups", "seed", "sample_weight", "max_samples")
+            ),
+            parameters=frozenset(
+                ("groups", "ungrouped", "sample_weight", "max_samples", "random_state")
+            ),
             round_rows=SHAP_ROUND_ROWS,
         ),
     ]
@@ -501,19 +495,12 @@ def _hides_model(estimator):
     return isinstance(estimator, Pipeline)
 
 
-def check_method(method, estimator, *, y=None, groups=None, prefit=False):
+def check_method(method, estimator, *, y=None, prefit=False):
     """Raise a ValueError saying why ``method`` cannot measure ``estimator``
-    (with these ``groups``, target and ``prefit``), and what to use instead.
+    (with this target and ``prefit``), and what to use instead (every method
+    measures groups of columns too).
     """
     name = f"{type(estimator).__name__}(...)"
-    if groups is not None and not method.measures_groups:
-        raise ValueError(
-            f"groups={groups!r} selects whole groups, which needs a method that "
-            f"permutes, drops or sums them together; method={method.name!r} "
-            "measures single features. Use method='oob_mdi', 'oob_permutation', "
-            "'permutation', 'conditional_permutation' or 'drop_column', or "
-            "groups=None."
-        )
     if method.reads_model and _hides_model(estimator):
         raise ValueError(
             f"method={method.name!r} reads the model's trees or out-of-bag rows, "

@@ -73,7 +73,7 @@ def test_auto_shap_arm_tests_the_contributions_history_it_records():
     auto = ImportanceSelector(_booster(), n_rounds=3, random_state=1).fit(X, y)
     shap = auto.tests_["shap"]
     history = shap.importance_history
-    assert history.shape == (auto.n_rounds_, X.shape[1])
+    assert history.shape == (auto.n_rounds_, len(auto.groups_))
     # a deterministic booster's two halves are fitted once: every round
     # reads the same contributions
     np.testing.assert_array_equal(history, np.repeat(history[:1], len(history), 0))
@@ -93,8 +93,10 @@ def test_auto_contributions_share_the_permutation_fits(monkeypatch):
     counts = {}
     for method in ("auto", "permutation"):
         fits.clear()
-        ImportanceSelector(_booster(), method=method, random_state=0).fit(X, y)
-        counts[method] = list(fits)
+        selector = ImportanceSelector(_booster(), method=method, random_state=0)
+        selector.fit(X, y)
+        # the rounds' fits; then the selection score's, on what each kept
+        counts[method] = fits[: len(fits) - selector.selection_score_.n_fits]
     assert counts["auto"] == counts["permutation"]
 
 
@@ -107,10 +109,16 @@ def test_auto_composes_only_where_the_booster_reads_its_own_contributions():
     Xc, yc = _redundant()
     for selector in (
         ImportanceSelector(_booster(), method="permutation", random_state=0),
-        ImportanceSelector(_booster(), groups=[[0, 1]], random_state=0),
         ImportanceSelector(_booster(), cv=3, random_state=0),
     ):
         assert selector.fit(Xc, yc).tests_ is None
+    # the user's groups: the contributions sum over each group, as the
+    # permutation test permutes it
+    grouped = ImportanceSelector(_booster(), groups=[[0, 1]], random_state=0)
+    grouped.fit(Xc, yc)
+    assert set(grouped.tests_) == {"permutation", "shap"}
+    history = grouped.tests_["shap"].importance_history
+    assert history.shape[1] == len(grouped.groups_) == Xc.shape[1] - 1
 
 
 def test_auto_union_keeps_noise_rarely_on_pure_noise():

@@ -774,8 +774,6 @@ def test_selector_bad_parameters(friedman):
     X, y = friedman
     with pytest.raises(ValueError, match=r"threshold='2\*max' is not understood"):
         ImportanceSelector(forest(5), threshold="2*max").fit(X, y)
-    with pytest.raises(ValueError, match="groups=.* method='shap'"):
-        ImportanceSelector(forest(5), method="shap", groups=[[0, 1]]).fit(X, y)
     with pytest.raises(ValueError, match="min_features=11 is more than the 10"):
         ImportanceSelector(forest(5), min_features=11).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'alpha' parameter"):

@@ -287,6 +287,27 @@ def test_shap_importance_pipeline_ending_in_lightgbm_sums_per_column():
     assert list(result.feature_names) == ["a", "b", "c"]
 
 
+@pytest.mark.parametrize("task", ["regression", "multiclass"])
+def test_shap_importance_of_a_group_sums_its_columns_signed_values(task):
+    # a group's value on a row is the sum of its columns' signed values,
+    # taken before the absolute value (the outputs' mean after it)
+    X, y = _data(task)
+    model = _lightgbm(task).fit(X, y)
+    result = shap_importance(model, X[:40], groups={"ab": [0, 1], "c": [2]})
+    values = shap_values(model, X[:40])
+    if values.ndim == 2:
+        values = values[:, :, None]
+    expected = [
+        np.abs(values[:, [0, 1]].sum(axis=1)).mean(axis=1),
+        np.abs(values[:, 2]).mean(axis=1),
+    ]
+    rest = shap_importance(model, X[:40]).importances[3:]
+    np.testing.assert_allclose(result.importances[:2], expected, rtol=1e-12)
+    np.testing.assert_allclose(result.importances[2:], rest, rtol=1e-12)
+    assert list(result.feature_names[:2]) == ["ab", "c"]
+    assert [list(g) for g in result.groups[:2]] == [[0, 1], [2]]
+
+
 @pytest.mark.parametrize("make_model", [_lightgbm, _catboost])
 def test_selector_shap_with_boosters_needs_no_shap_package(make_model, monkeypatch):
     monkeypatch.setitem(sys.modules, "shap", None)  # blocks ``import shap``

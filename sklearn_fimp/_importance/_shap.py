@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._compat import Interval, RealNotInt, validate_params
+from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._frames import is_polars, take_rows
 from .._utils._models import (
     is_catboost_estimator,
@@ -26,6 +26,7 @@ from .._utils._models import (
 from .._utils._random import draw_seed, evaluation_rows
 from .._utils._result import importance_result
 from .._utils._validation import check_inputs
+from ._groups import UNGROUPED_OPTIONS, resolve_groups
 from ._pipeline import column_sums
 
 #: The command that installs the optional dependency.
@@ -53,6 +54,8 @@ def import_shap():
         "estimator": [object],
         "X": ["array-like"],
         "y": ["array-like", None],
+        "groups": [list, tuple, dict, StrOptions({"auto"}), None],
+        "ungrouped": [StrOptions(set(UNGROUPED_OPTIONS))],
         "sample_weight": ["array-like", None],
         "max_samples": [
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -64,9 +67,17 @@ def import_shap():
     prefer_skip_nested_validation=True,
 )
 def shap_importance(
-    estimator, X, y=None, *, sample_weight=None, max_samples=None, random_state=None
+    estimator,
+    X,
+    y=None,
+    *,
+    groups=None,
+    ungrouped="separate",
+    sample_weight=None,
+    max_samples=None,
+    random_state=None,
 ):
-    """Mean absolute SHAP value of each feature of a tree model.
+    """Mean absolute SHAP value of each feature (or group) of a tree model.
 
     SHAP values (Lundberg and Lee, 2017) split each prediction into one
     additive contribution per feature; the importance of a feature is the
@@ -108,6 +119,16 @@ def shap_importance(
     y : None
         Ignored; accepted so that every row-reading importance function
         takes ``(estimator, X, y)``.
+    groups : None, "auto", list or dict, default=None
+        None: each feature alone. A list whose items are a feature (name or
+        position) or a list of features, or a dict ``{label: features}``;
+        groups may overlap. "auto": the groups of :func:`feature_groups`. A
+        group's SHAP value on a row is the sum of its features' (SHAP
+        values add up), taken before the absolute value: two columns that
+        stand in for each other share one contribution between them.
+    ungrouped : {"separate", "together", "drop"}, default="separate"
+        Features no group mentions get a group each, share one group labelled
+        "other", or are left out.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the rows in the mean.
     max_samples : int, float or None, default=None
@@ -119,15 +140,19 @@ def shap_importance(
     Returns
     -------
     result : Bunch
-        importances : ndarray of shape (n_features, n_rows)
+        importances : ndarray of shape (n_groups, n_rows)
             Each explained row's absolute SHAP values (averaged over
             outputs), times its weight relative to the mean weight, so that
             the row means are the importances.
-        importances_mean : ndarray of shape (n_features,)
+        importances_mean : ndarray of shape (n_groups,)
             Mean absolute SHAP value.
-        importances_std : ndarray of shape (n_features,)
+        importances_std : ndarray of shape (n_groups,)
             Spread over rows.
-        feature_names : ndarray of shape (n_features,)
+        feature_names : ndarray of shape (n_groups,)
+            Feature names, or group labels.
+        groups : list of ndarray
+            Column positions of each group (one feature each without
+            ``groups``).
         method, n_rows, random_state
 
     Examples
@@ -143,12 +168,14 @@ def shap_importance(
     3
     """
     check_is_fitted(estimator)
-    X, labels, _, sample_weight = check_inputs(estimator, X, y, sample_weight)
+    X, feature_names, _, sample_weight = check_inputs(estimator, X, y, sample_weight)
+    labels, groups = resolve_groups(groups, feature_names, X, ungrouped=ungrouped)
     return _shap_importance(
         estimator,
         X,
         None,
         labels=labels,
+        groups=groups,
         seed=draw_seed(random_state),
         sample_weight=sample_weight,
         max_samples=max_samples,
@@ -156,10 +183,11 @@ def shap_importance(
 
 
 def _shap_importance(
-    estimator, X, y, *, labels, seed, sample_weight=None, max_samples=None
+    estimator, X, y, *, labels, seed, groups=None, sample_weight=None, max_samples=None
 ):
     """:func:`shap_importance` on validated input (X an array or frame,
-    ``labels`` its column names, ``seed`` an int); y is not used."""
+    ``labels`` its column names, or the labels of ``groups``, lists of
+    column positions; ``seed`` an int); y is not used."""
     rows = evaluation_rows(seed, X.shape[0], max_samples)
     X_rows = take_rows(X, rows)
     through = column_sums(estimator, "shap")
@@ -177,6 +205,10 @@ def _shap_importance(
     values = shap_values(estimator, X_rows)
     if through is not None:  # a row's values add up over a column's inputs
         values = np.moveaxis(through.sum(np.moveaxis(values, 1, 0)), 0, 1)
+    if groups is None:
+        groups = [np.array([j]) for j in range(values.shape[1])]
+    else:  # ... and over a group's columns
+        values = np.stack([values[:, group].sum(axis=1) for group in groups], axis=1)
     per_row = np.abs(values)
     if per_row.ndim == 3:
         per_row = per_row.mean(axis=2)
@@ -185,6 +217,7 @@ def _shap_importance(
     return importance_result(
         per_row.T,
         labels,
+        groups=groups,
         method="shap",
         n_rows=per_row.shape[0],
         random_state=seed,

@@ -387,18 +387,16 @@ class BaseImportanceSelector(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         if self.estimator is None and not getattr(self, "prefit", False):
             warn_inferred_target(y, stacklevel=5)
 
-    def _method_entry(
-        self, estimator, y, X, *, groups=None, prefit=False, dependent_rows=False
-    ):
+    def _method_entry(self, estimator, y, X, *, prefit=False, dependent_rows=False):
         """The registry entry of ``method`` ("auto" resolved), after checking
-        that the estimator (and ``groups``, y, ``prefit``) allow it, and
+        that the estimator (and y, ``prefit``) allow it, and
         warning of the parameters it ignores. ``dependent_rows``: the user's
         cv splits time-ordered or grouped rows (``_rows.py``)."""
         name = self.method
         if name == "auto":
             name = resolve_auto(estimator, y, X=X, dependent_rows=dependent_rows)
         method = METHODS[name]
-        check_method(method, estimator, y=y, groups=groups, prefit=prefit)
+        check_method(method, estimator, y=y, prefit=prefit)
         self._warn_ignored_parameters(method, dependent_rows=dependent_rows)
         return method
 

@@ -74,15 +74,15 @@ def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
     """The name of the method ``method="auto"`` composes with the
     permutation test for this fit, or None: the round model's
     contributions (``RoundModel.contributions``), where the probes decide,
-    the user chose neither the method nor the groups nor an
-    ``importance_getter``, the rounds measure two cross-fitted halves
+    the user chose neither the method nor an ``importance_getter`` (the
+    contributions sum over the test's groups as permutation permutes them),
+    the rounds measure two cross-fitted halves
     (``round_cv``: independent rows, no ``cv``), and the method can
     measure the estimator on y."""
     from .._methods import METHODS, check_method
 
     plain = (
         selector.method == "auto"
-        and selector.groups is None
         and selector.importance_getter is None
         and not selector.prefit
         and selector.cv is None

@@ -129,7 +129,7 @@ def tested_columns(rounds_model, method_for, X, y, feature_names, selector, prob
     ``selector``'s groups resolved (``groups=``; None: the groups the round model tests
     with the selector's ``method`` when the probes decide,
     ``RoundModel.tested_groups``, else each feature alone), the method's
-    registry entry for them (``method_for(groups)``; ``method_for`` None:
+    registry entry (``method_for()``; ``method_for`` None:
     an ``importance_getter``, no entry), and the probes its ``n_probes``
     gives for them (``"auto"``: the round model's ``probes_per_feature``,
     and on a table of ``MIN_AUTO_PROBES`` groups or more, shadows of their
@@ -141,7 +141,7 @@ def tested_columns(rounds_model, method_for, X, y, feature_names, selector, prob
     if given is None and probes and method_for is not None:
         given = rounds_model.tested_groups(X, selector.method)
         given = read_apart(given, selector.estimator, X, y)
-    method = None if method_for is None else method_for(groups=given)
+    method = None if method_for is None else method_for()
     labels, groups = resolve_groups(given, feature_names, X)
     per_feature = rounds_model.probes_per_feature(
         None if method is None else method.name

@@ -50,7 +50,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import type_of_target
 
 from .._importance._groups import correlated_groups
-from .._methods import METHODS
 from .._utils._models import (
     BAGGED_ENSEMBLES,
     HIST_GRADIENT_BOOSTING,
@@ -73,8 +72,8 @@ ROUND_TREE_SHARE = 0.3
 #: ... and at least this many (the calibration benchmark's rounds), or all
 #: of them when the forest has fewer.
 MIN_ROUND_TREES = 30
-#: The Spearman correlation at which a forest's "auto" tests columns
-#: together (``BaggedTrees.tested_groups``).
+#: The Spearman correlation at which a tree model's "auto" tests columns
+#: together (``RoundModel.near_duplicates``).
 FOREST_GROUPS = 0.9
 #: Seeds the rounds of a model whose fit is random cycle through: each half
 #: of the rows is fitted this many times, and every other round measures
@@ -141,12 +140,21 @@ class RoundModel:
         family has none that needs no optional package."""
         return None
 
+    #: The rank correlation at which "auto" and every method that measures
+    #: groups test columns together (``tested_groups``); None: never.
+    near_duplicates = None
+
     def tested_groups(self, X, method):
         """The groups of X's columns (positions) that the probe test
         measures with the selector's ``method`` ("auto" or a method's name,
         resolved afterwards for these groups: a method that measures
-        groups) when the user gave none; None: each column alone."""
-        return None
+        groups) when the user gave none; None: each column alone. Columns
+        correlated at ``near_duplicates`` or more, as groups
+        (``_groups.correlated_groups``), for every method (each measures
+        groups)."""
+        if self.near_duplicates is None:
+            return None
+        return correlated_groups(X, min_correlation=self.near_duplicates)
 
     def round_params(self, estimator, round_trees):
         """The parameters of ``estimator`` that size each round's model
@@ -217,24 +225,18 @@ class BaggedTrees(RoundModel):
     def accepts(self, model):
         return isinstance(model, BAGGED_ENSEMBLES)
 
-    def tested_groups(self, X, method):
-        """X's numeric columns correlated at ``|rho| >= 0.9`` as groups
-        (``_groups.correlated_groups``), for "auto" and every method that
-        measures groups (MDI and MDI-oob sum their columns'). A tree splits
-        on any one of near-duplicate columns as well as on another, so the
-        forest shares what they carry among them: each column's importance
-        is its share, and a block of many such columns loses column by
-        column to probes that compete with nothing. On the meats table (215
-        rows, 100 near-infrared absorbances, every pair rank-correlated at
-        0.95 or more; 5-fold HistGradientBoosting on the kept columns, three
-        seeds) the forest tested column by column kept 8.7 absorbances, 0.183
-        below all columns; the block tested as one group is kept whole, 0.108
-        above (docs/bench_power_wide.rst). Below 0.9 columns carry enough of
-        their own that the forest tells them apart, and a group would keep
-        the weaker member with the stronger."""
-        if method != "auto" and not METHODS[method].measures_groups:
-            return None
-        return correlated_groups(X, min_correlation=FOREST_GROUPS)
+    #: A tree splits on any one of near-duplicate columns as well as on
+    #: another, so the forest shares what they carry among them: each
+    #: column's importance is its share, and a block of many such columns
+    #: loses column by column to probes that compete with nothing. On the
+    #: meats table (215 rows, 100 near-infrared absorbances, every pair
+    #: rank-correlated at 0.95 or more; 5-fold HistGradientBoosting on the
+    #: kept columns, three seeds) the forest tested column by column kept
+    #: 8.7 absorbances, 0.183 below all columns; the block tested as one
+    #: group is kept whole, 0.108 above (docs/bench_power_wide.rst). Below
+    #: 0.9 columns carry enough of their own that the forest tells them
+    #: apart, and a group would keep the weaker member with the stronger.
+    near_duplicates = FOREST_GROUPS
 
     def round_params(self, estimator, round_trees):
         prefix, model = final_step(estimator)
@@ -296,6 +298,13 @@ class BoostedTrees(RoundModel):
 
     family = "HistGradientBoosting, LightGBM or XGBoost"
     cross_fits = True
+    #: A booster puts a block of near-duplicate columns' credit on whichever
+    #: it split on first, and permuting any one of them costs it little:
+    #: on the field benchmark's meats table (100 absorbances in one block,
+    #: 3 seeds) LightGBM's selector tested column by column kept 1 column,
+    #: 0.36 below all columns; the block tested as one group is kept whole
+    #: (docs/bench_field.rst).
+    near_duplicates = FOREST_GROUPS
 
     def accepts(self, model):
         return (

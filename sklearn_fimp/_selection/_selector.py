@@ -242,13 +242,13 @@ class ImportanceSelector(BaseImportanceSelector):
         Select whole groups of features (as in
         :func:`permutation_importance`; features no group mentions are
         groups of their own). Permutation methods permute a group as a
-        block, drop-column drops it, MDI and MDI-oob sum its columns'
+        block, drop-column drops it, MDI, MDI-oob and SHAP sum its columns'
         importances; probes then mirror the groups (a shadow probe is a
-        whole group shuffled together). Needs a method that measures
-        groups (not "shap"). None: each feature alone, but with the probes
-        a forest (alone or ending a Pipeline) tests numeric columns
-        correlated at ``|rho| >= 0.9`` as groups (near-duplicates share
-        what they carry), and a scikit-learn linear model tested with
+        whole group shuffled together). None: each feature alone, but with
+        the probes a forest or a booster (alone or ending a Pipeline) tests
+        numeric columns correlated at ``|rho| >= 0.9`` as groups
+        (near-duplicates share what they carry), and a scikit-learn linear
+        model tested with
         permutation those at ``|rho| >= 0.7`` (:func:`feature_groups`:
         permuting one of a correlated pair makes rows its coefficients
         extrapolate to); the user guide says what each measured.
