@@ -245,7 +245,7 @@ class ImportanceSelector(BaseImportanceSelector):
         block, drop-column drops it, MDI, MDI-oob and SHAP sum its columns'
         importances; probes then mirror the groups (a shadow probe is a
         whole group shuffled together). None: each feature alone, but with
-        the probes a forest or a booster (alone or ending a Pipeline) tests
+        the probes a forest (alone or ending a Pipeline) tests
         numeric columns correlated at ``|rho| >= 0.9`` as groups
         (near-duplicates share what they carry), and a scikit-learn linear
         model tested with
