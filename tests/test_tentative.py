@@ -169,9 +169,10 @@ def test_keep_tentative_cv_reads_cv_and_scoring_without_warning(weak):
             forest(), keep_tentative="cv", cv=3, scoring="r2", **PARAMS
         ).fit(X, y)
     assert len([k for k in selector.cv_results_ if k.startswith("split")]) == 3
-    # without "cv" the method (MDI-oob) ignores them, and says so
+    # "auto" reads them where it chooses; without either the method
+    # (MDI-oob) ignores them, and says so
     with pytest.warns(UserWarning, match="cv=3 has no effect"):
-        ImportanceSelector(forest(), cv=3, **PARAMS).fit(X, y)
+        ImportanceSelector(forest(), cv=3, keep_tentative=False, **PARAMS).fit(X, y)
 
 
 def test_keep_tentative_cv_refit_without_it_drops_cv_results(weak):
@@ -291,3 +292,37 @@ def test_keep_tentative_cv_fits_a_class_of_one_row_in_every_fold():
         ).fit(X, y)
     assert (selector.decisions_ == "tentative").any()
     assert np.isfinite(selector.cv_results_["mean_test_score"]).all()
+
+
+def test_keep_tentative_auto_chooses_by_cv_only_where_the_selection_costs(weak):
+    # "auto" is "cv" where the confirmed features lose more than SCORE_LOSS
+    # of what all of them gain over a constant (x0 alone, against x0-x3),
+    # and False where they lose less (one strong column and noise)
+    from sklearn_fimp._selection._score_cost import SCORE_LOSS
+
+    X, y = weak
+    strong = X[:, :10], 3 * X[:, 0] + 0.1 * X[:, 5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for data, costs in ((weak, True), (strong, False)):
+            auto = ImportanceSelector(forest(), **PARAMS).fit(*data)
+            plain = ImportanceSelector(forest(), keep_tentative=False, **PARAMS).fit(
+                *data
+            )
+            first = plain.selection_score_
+            assert (first.lost > SCORE_LOSS) is costs
+            if costs:
+                assert np.any(plain.decisions_ == "tentative")
+                by_cv = ImportanceSelector(forest(), keep_tentative="cv", **PARAMS).fit(
+                    *data
+                )
+                np.testing.assert_array_equal(auto.support_, by_cv.support_)
+                np.testing.assert_array_equal(
+                    auto.cv_results_["mean_test_score"],
+                    by_cv.cv_results_["mean_test_score"],
+                )
+                twice = first.n_fits + by_cv.selection_score_.n_fits
+                assert auto.selection_score_.n_fits == twice
+            else:
+                np.testing.assert_array_equal(auto.support_, plain.support_)
+                assert not hasattr(auto, "cv_results_")

@@ -47,7 +47,9 @@ class ProbeRounds:
             alpha=selector.alpha,
             correction=selector.correction,
             # every tentative feature: True (a numpy bool too), not "cv"
-            keep_tentative=choose is None and bool(selector.keep_tentative),
+            keep_tentative=choose is None
+            and not isinstance(selector.keep_tentative, str)
+            and bool(selector.keep_tentative),
             n_rounds=plan.n_rounds,
             estimator=plan.estimator,
             choose_tentative=choose,

@@ -98,26 +98,45 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
     )
 
 
-def warn_if_selection_costs(cost, decisions, *, n_kept, capped, stacklevel=4):
-    """Warn when the kept columns lose more than ``SCORE_LOSS`` of what all
-    columns score above a constant prediction, naming what keeps more:
-    ``max_features`` when it ``capped`` the selection, ``keep_tentative="cv"``
-    when features were tentative (``decisions``: the probe test's, or
-    None), else ``min_features``."""
+def recovers(cost, decisions):
+    """Whether ``keep_tentative="auto"`` decides again by cross-validation:
+    the selection loses more than ``SCORE_LOSS`` of what all columns score
+    above a constant prediction (``cost``: :func:`selection_score`'s, None
+    without one), and some features are tentative (``decisions``)."""
+    if cost is None or cost.lost is None or cost.lost <= SCORE_LOSS:
+        return False
+    return decisions is not None and bool(np.any(decisions == "tentative"))
+
+
+def warn_if_selection_costs(selector, stacklevel=4):
+    """Warn when the fitted ``selector``'s kept columns lose more than
+    ``SCORE_LOSS`` of what all columns score above a constant prediction
+    (``selection_score_``), naming what keeps more: ``max_features`` when it
+    capped the selection, ``keep_tentative="cv"`` when features were
+    tentative (``decisions_``: the probe test's, or None) and a
+    cross-validated score has not chosen among them (``cv_results_``), else
+    ``min_features``."""
+    cost, decisions = selector.selection_score_, selector.decisions_
+    if cost is None:
+        return
+    n_kept = int(selector.support_.sum())
+    capped = selector.max_features is not None and n_kept >= selector.max_features_
+    chosen = hasattr(selector, "cv_results_")
     if cost.lost is None or cost.lost <= SCORE_LOSS:
         return
     tentative = 0 if decisions is None else int(np.sum(decisions == "tentative"))
+    larger = "a larger min_features keeps the next ones by significance, outside "
     fix = (
         f"max_features kept {n_kept}: a larger one keeps more"
         if capped
+        else f"a cross-validated score chose among the {tentative} tentative "
+        f"features (cv_results_): {larger}the promise of alpha"
+        if chosen
         else f"{tentative} features are tentative (they beat the probes before the "
         "correction): keep_tentative='cv' keeps those a cross-validated score "
-        "asks for (on the field benchmark, docs/bench_field.rst, LightGBM's "
-        "refit came within 0.01 of all columns on 32 of 46 tables with it, "
-        "24 without), outside the promise of alpha"
+        "asks for, outside the promise of alpha"
         if tentative
-        else "no feature is tentative: a larger min_features keeps the next "
-        "ones by significance, outside the promise of alpha"
+        else f"no feature is tentative: {larger}the promise of alpha"
     )
     warnings.warn(
         f"the {n_kept} kept features score {cost.kept:.4g} on held-out halves "
@@ -129,13 +148,8 @@ def warn_if_selection_costs(cost, decisions, *, n_kept, capped, stacklevel=4):
     )
 
 
-def selection_cost(plan, X, y, support, decisions, *, fit_kwargs, seed, capped):
-    """:func:`selection_score` of the fit's ``support``, warned of by
-    :func:`warn_if_selection_costs` (``decisions``: the probe test's, or
-    None; ``capped``: whether ``max_features`` limited the selection)."""
+def selection_cost(plan, X, y, support, *, fit_kwargs, seed):
+    """:func:`selection_score` of the fit's ``support``, said in the
+    progress lines."""
     plan.progress("scoring the kept and all features on halves of the rows")
-    cost = selection_score(plan, X, y, support, fit_kwargs=fit_kwargs, seed=seed)
-    warn_if_selection_costs(
-        cost, decisions, n_kept=int(np.sum(support)), capped=capped, stacklevel=5
-    )
-    return cost
+    return selection_score(plan, X, y, support, fit_kwargs=fit_kwargs, seed=seed)

@@ -39,7 +39,7 @@ from ._probe_test import CORRECTIONS
 from ._probes import N_PROBES
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
-from ._score_cost import selection_cost
+from ._score_cost import recovers, selection_cost, warn_if_selection_costs
 from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -199,21 +199,19 @@ class ImportanceSelector(BaseImportanceSelector):
         probes it splits on there blur the test (with a scoring that adds up
         over rows, as the default does). None: as fitted. The refit keeps
         all its iterations.
-    keep_tentative : bool or "cv", default=False
+    keep_tentative : bool, "auto" or "cv", default="auto"
         Keep the "tentative" features (see ``decisions_``) as well as the
-        confirmed ones: all of them (True), or those a cross-validated
-        score asks for ("cv"). "cv" fits the estimator as the refit does
-        (all its trees) on the confirmed features and on them with the
-        first 1, 2, 4, ... and all of the tentative ones, in order of
-        significance, scores each set on the splits of ``cv`` (5-fold when
-        None) with ``scoring``, and keeps the smallest set whose mean score
-        is at least the best mean minus one standard error
-        (``cv_results_``; with no confirmed feature, the first set is none,
-        scored as the class shares or the mean of y). For when
-        the refit's score matters more than the promise of ``alpha``: each
-        feature kept beyond the confirmed ones beats the probes on its own,
-        and the choice among them makes no error promise. What it kept and
-        cost on the power benchmark's tables is on ``docs/bench_power.rst``.
+        confirmed ones: all of them (True), none (False), or those a
+        cross-validated score asks for ("cv"): the estimator, fitted as the
+        refit fits it on the confirmed features and on them with the first
+        1, 2, 4, ... and all of the tentative ones by significance, is
+        scored on the splits of ``cv`` (5-fold when None) with ``scoring``,
+        and the smallest set within one standard error of the best is kept
+        (``cv_results_``). "auto": "cv" where the confirmed features lose
+        more than 10% of what all features score above a constant
+        prediction (``selection_score_``), False elsewhere. A feature kept
+        beyond the confirmed ones beats the probes on its own; the choice
+        among them makes no error promise (docs/bench_field.rst).
     alpha : float in (0, 1), default=0.05
         Level of the test: with the default correction, the expected share
         of features no better than the probes among the kept ones; with
@@ -258,16 +256,12 @@ class ImportanceSelector(BaseImportanceSelector):
         tests every column alone.
     scoring : str, callable or None, default=None
         Scorer of the permutation and drop-column methods, of
-        ``keep_tentative="cv"`` and of ``selection_score_``. None:
-        log-loss ("neg_log_loss") for a classifier with ``predict_proba``
-        (a proper scoring rule moves with every row's probability, where
-        accuracy moves only when a permuted column flips a class), the
-        Brier score ("neg_brier_score") for a forest's vote shares on a
-        binary target of numeric labels (exactly 0 where no tree votes for
-        the row's class, which log-loss prices without bound), the
-        estimator's ``score`` otherwise. One metric, as for RFECV: several
-        (a list, a dict, or a callable returning a dict) are an error here;
-        the importance functions take them.
+        ``keep_tentative``'s cross-validation and of ``selection_score_``.
+        None: log-loss for a classifier with ``predict_proba`` (a proper
+        scoring rule: it moves with every row's probability), the Brier
+        score for a forest's vote shares on a binary target of numeric
+        labels (log-loss prices a vote share of 0 without bound), the
+        estimator's ``score`` otherwise. One metric, as for RFECV.
     cv : int, cross-validation generator, iterable or None, default=None
         Splits for "permutation" and "drop_column", and for
         ``keep_tentative="cv"``'s scores (5-fold, stratified for
@@ -293,9 +287,7 @@ class ImportanceSelector(BaseImportanceSelector):
     min_features : int, default=1
         Keep at least this many features (or groups), the most significant
         first, even when fewer pass the threshold; a warning says so, and
-        how many of the features left out are tentative (on wide data with
-        few rows, features that beat the probes may all be tentative:
-        ``keep_tentative``).
+        how many of the features left out are tentative.
     prefit : bool, default=False
         Whether ``estimator`` is already fitted. ``fit(X, y)`` then measures
         its importances without refitting: X, y are validation rows for
@@ -415,7 +407,7 @@ class ImportanceSelector(BaseImportanceSelector):
         ``alpha``. Not ``correction`` of ``pvalues_`` alone: the smallest
         over the two looks of the look's one over its share of ``alpha``.
     cv_results_ : dict of ndarrays
-        Only with ``keep_tentative="cv"`` and ``threshold="probes"``: the
+        Only where ``keep_tentative`` chose by cross-validation: the
         candidate sets' ``n_features`` (in features, or groups; smallest
         first), ``mean_test_score`` and ``std_test_score`` over the splits,
         and ``split{k}_test_score`` for each split ``k``; the scores are NaN
@@ -435,8 +427,9 @@ class ImportanceSelector(BaseImportanceSelector):
         grouped rows) by the rounds' scoring; ``chance``, a constant
         prediction's; ``lost``, the share of what all features gain over
         the constant that the kept ones lose (a warning above 0.1); and
-        ``n_fits``, the fits it cost (4 on halves; none when every feature
-        is kept); ``scoring``, the rounds' scoring (None: the estimator's
+        ``n_fits``, the fits it cost (4 on halves, twice that where
+        ``keep_tentative="auto"`` chose again; none when every feature is
+        kept); ``scoring``, the rounds' scoring (None: the estimator's
         ``score``).
     groups_ : list of ndarray
         Column positions of each group (one feature each without
@@ -509,7 +502,7 @@ class ImportanceSelector(BaseImportanceSelector):
             Interval(numbers.Integral, 1, None, closed="left"),
             None,
         ],
-        "keep_tentative": ["boolean", StrOptions({"cv"})],
+        "keep_tentative": ["boolean", StrOptions({"auto", "cv"})],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "correction": [StrOptions(set(CORRECTIONS)), None],
         "pfer": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -544,7 +537,7 @@ class ImportanceSelector(BaseImportanceSelector):
         n_probes="auto",
         n_rounds="auto",
         round_trees="auto",
-        keep_tentative=False,
+        keep_tentative="auto",
         alpha=0.05,
         correction="fdr_bh",
         pfer=1.0,
@@ -640,30 +633,17 @@ class ImportanceSelector(BaseImportanceSelector):
         # measure: rounds of probes, pairs of halves, or one measure
         result, model, history = plan.mode.run(plan, X, y, fit_kwargs, probe_seed)
 
-        # decide (keep_tentative="cv": by cross-validation), then refit
-        choose = None
-        if plan.use_probes and self.keep_tentative == "cv":
-            choose = tentative_choice(plan, X, y, fit_kwargs)
-        self._set_selection(
-            result, history, plan, X.shape[1], choose, fit_cause(plan, len(y), y)
-        )
-        self._record_selection_parameters()
-        plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
-
-        # what the selection costs: kept against all columns on held-out halves
-        self.selection_score_ = None
-        if not self.prefit:
-            self.selection_score_ = selection_cost(
-                plan,
-                X,
-                y,
-                self.support_,
-                self.decisions_,
-                fit_kwargs=fit_kwargs,
-                seed=seed,
-                capped=self.max_features is not None
-                and self.support_.sum() >= self.max_features_,
-            )
+        # decide (keep_tentative="cv": by cross-validation), score what the
+        # selection costs on held-out halves; "auto": decide by
+        # cross-validation where it costs more than SCORE_LOSS
+        cause = fit_cause(plan, len(y), y)
+        by_cv = plan.use_probes and self.keep_tentative == "cv"
+        self._decide(result, history, plan, X, y, fit_kwargs, by_cv, cause, seed)
+        auto = self.keep_tentative == "auto" and plan.use_probes
+        if auto and recovers(first := self.selection_score_, self.decisions_):
+            self._decide(result, history, plan, X, y, fit_kwargs, True, cause, seed)
+            self.selection_score_.n_fits += first.n_fits
+        warn_if_selection_costs(self)
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
         elif self.refit and self.support_.any():
@@ -864,8 +844,22 @@ class ImportanceSelector(BaseImportanceSelector):
         return self.estimator
 
     def _selector_parameters(self):
-        # keep_tentative="cv" scores with scoring on cv's splits, any method
-        return ("cv", "scoring") if self.keep_tentative == "cv" else ()
+        # keep_tentative="cv" ("auto" too) scores on cv's splits, any method
+        return ("cv", "scoring") if self.keep_tentative in ("auto", "cv") else ()
+
+    def _decide(self, result, history, plan, X, y, fit_kwargs, by_cv, cause, seed):
+        """The decisions as fitted attributes (``by_cv``: the tentative
+        features chosen by cross-validation) and what they cost
+        (``selection_score_``; None with ``prefit``)."""
+        choose = tentative_choice(plan, X, y, fit_kwargs) if by_cv else None
+        self._set_selection(result, history, plan, X.shape[1], choose, cause)
+        self._record_selection_parameters()
+        plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
+        self.selection_score_ = None
+        if not self.prefit:
+            self.selection_score_ = selection_cost(
+                plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed
+            )
 
     def _set_selection(self, result, history, plan, n_features, choose, cause):
         """The decisions (``_decisions.select``) as fitted attributes."""
