@@ -8,6 +8,7 @@ silently wrong; two codings of the same categories in one report; and
 
 import html
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -402,3 +403,37 @@ def test_report_says_what_the_selection_costs_as_selection_score_has_it():
     assert "two halves of the rows" not in _selector_html.selector_html(
         selector, ["a", "b", "c", "d"], []
     )
+
+
+def test_report_names_the_tentative_features_keep_tentative_auto_chose():
+    # x0 strong, x1-x3 weak: x0 alone loses more than SCORE_LOSS, so the
+    # default chooses among the tentative features by cross-validation, and
+    # the table says which were kept that way
+    from sklearn.ensemble import RandomForestRegressor
+
+    from sklearn_fimp import ImportanceSelector
+
+    rng = np.random.RandomState(1)
+    X = rng.standard_normal((300, 30))
+    y = X[:, :4] @ np.array([1.0, 0.3, 0.25, 0.2]) + rng.standard_normal(300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        selector = ImportanceSelector(
+            RandomForestRegressor(n_estimators=20), n_rounds=5, random_state=7
+        ).fit(X, y)
+    assert hasattr(selector, "cv_results_")
+    added = np.flatnonzero(selector.support_ & (selector.decisions_ == "tentative"))
+    names = [f"x{j}" for j in range(30)]
+    page = _selector_html.selector_html(selector, names, [])
+    assert (
+        f"a cross-validated score chose among the tentative ones: it kept {len(added)}"
+        in page
+    )
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page, flags=re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", row) for row in rows]
+    by_cv = {
+        row[0]
+        for row in cells
+        if row and row[4] == "kept (tentative, by cross-validation)"
+    }
+    assert by_cv == {names[j] for j in added}

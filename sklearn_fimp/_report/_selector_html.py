@@ -80,10 +80,18 @@ def _cost(selector):
             else ""
         )
     )
+    added = int(np.sum(selector.support_ & (selector.decisions_ == "tentative")))
+    chose = (
+        f" The confirmed features alone lost more than {SCORE_LOSS:.0%}, so a "
+        f"cross-validated score chose among the tentative ones: it kept {added}, "
+        "which no error rate covers."
+        if hasattr(selector, "cv_results_") and selector.keep_tentative == "auto"
+        else ""
+    )
     return (
-        f" Fitted on each of two halves of the rows and scored on the other "
-        f"({scoring}), the model scores {_fmt(cost.kept)} on the kept features "
-        f"and {_fmt(cost.all)} on all of them{lost}."
+        f"{chose} Fitted on each of two halves of the rows and scored on the "
+        f"other ({scoring}), the model scores {_fmt(cost.kept)} on the kept "
+        f"features and {_fmt(cost.all)} on all of them{lost}."
     )
 
 
@@ -135,7 +143,7 @@ def selector_html(
                 _fmt(float(result.importances_mean[j])),
                 _fmt(float(pvalues[j])),
                 _fmt(float(corrected[j])),
-                _decision(kept, corrected[j], selector.alpha),
+                _decision(kept, corrected[j], selector, first[j]),
             ]
         )
         classes.append("kept" if kept else "")
@@ -219,9 +227,17 @@ def _correction(name):
     return CORRECTION_NAMES.get(name, f"the {name} correction")
 
 
-def _decision(kept, corrected, alpha):
+def _decision(kept, corrected, selector, column):
+    """A feature's decision in words: confirmed and kept, kept as a
+    tentative feature (one a cross-validated score asked for, with
+    ``cv_results_``), kept by ``min_features``, or dropped."""
     if not kept:
         return "dropped"
-    if corrected <= alpha:
+    if corrected <= selector.alpha:
         return "kept"
+    if selector.decisions_[column] == "tentative":
+        if hasattr(selector, "cv_results_"):
+            return "kept (tentative, by cross-validation)"
+        if selector.keep_tentative is True:
+            return "kept (tentative)"
     return "kept (min_features)"
