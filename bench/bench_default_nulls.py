@@ -1,0 +1,220 @@
+"""What the default ImportanceSelector keeps where nothing is to be found.
+
+``bench_calibration.py`` measures the probe test itself: it re-decides
+from each fit's histories, with ``keep_tentative=False``. This script fits
+the selector as a user does, with its defaults (``method="auto"``,
+``keep_tentative="auto"``, which asks a cross-validated score to choose
+among the tentative features where the confirmed ones lose more than a
+tenth of what all features gain over a constant prediction) but
+``min_features=0`` (the default keeps the top feature whatever the test
+says, and warns), on the null regimes of ``bench_calibration.py`` (every
+column noise), and counts the data sets in which it kept any column: the
+family-wise error of the whole default, which its false discovery rate
+bounds on a null (every kept column is a false discovery), against the
+same fits with ``keep_tentative=False``, and how often the cross-validated
+choice ran.
+
+Reproduce from the repository root with::
+
+    OMP_NUM_THREADS=1 python bench/bench_default_nulls.py --seeds 5
+
+Each fit's row goes to ``bench/bench_default_nulls_rows.jsonl``; the page
+``docs/bench_default_nulls.rst`` is written from all of them.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_calibration import (  # noqa: E402
+    ALPHA,
+    DEPENDENT,
+    REGIMES,
+    booster,
+    forest,
+    make_data,
+    ordinal,
+)
+
+ROWS = HERE / "bench_default_nulls_rows.jsonl"
+PAGE = HERE.parent / "docs" / "bench_default_nulls.rst"
+MODELS = ("forest", "lightgbm", "xgboost")
+#: the models' trees: the forest's default 100, the boosters' default 100
+TREES = 100
+
+
+def null_regimes():
+    """The regimes of bench_calibration.py in which every column is noise,
+    with independent rows (the time-ordered and grouped ones need their
+    splitter, which the default does not have)."""
+    names = []
+    for name in REGIMES:
+        if name in DEPENDENT:
+            continue
+        _, _, informative, _ = make_data(name, 0)
+        if not np.any(informative):
+            names.append(name)
+    return names
+
+
+def fit(regime, seed, model, trees=TREES):
+    """One null data set fitted by the default selector (min_features=0)
+    and by the same with keep_tentative=False: a row."""
+    from sklearn_fimp import ImportanceSelector
+
+    X, y, _, task = make_data(regime, seed)
+    X = ordinal(X)
+    row = dict(regime=regime, seed=seed, model=model, rows=len(y), columns=X.shape[1])
+    for setting in ("auto", False):
+        estimator = (
+            forest(task, seed, trees)
+            if model == "forest"
+            else booster(model, task, seed, trees)
+        )
+        selector = ImportanceSelector(
+            estimator,
+            keep_tentative=setting,
+            min_features=0,
+            refit=False,
+            random_state=seed,
+        )
+        started = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            selector.fit(X, y)
+        key = "default" if setting == "auto" else "without"
+        row[f"{key}_kept"] = int(selector.support_.sum())
+        row[f"{key}_seconds"] = time.perf_counter() - started
+        if setting == "auto":
+            row["chose_by_cv"] = hasattr(selector, "cv_results_")
+            cost = selector.selection_score_
+            row["lost"] = None if cost is None else cost.lost
+    return row
+
+
+def read_rows(path):
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def page(rows, path):
+    from sklearn_fimp import __version__
+
+    lines = [
+        ":orphan:",
+        "",
+        ".. This file is written by bench/bench_default_nulls.py; do not edit it.",
+        "",
+        "Benchmark: what the default selector keeps on null data",
+        "========================================================",
+        "",
+        f"- written: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+        f"Python {platform.python_version()}, sklearn_fimp {__version__}",
+        "",
+        "Reproduce from the repository root with::",
+        "",
+        "    OMP_NUM_THREADS=1 python bench/bench_default_nulls.py --seeds 5",
+        "",
+        "Every column of these data sets is noise (the null regimes of",
+        ":doc:`bench_calibration`), so a kept column is a false discovery and "
+        "a data set with any kept column is a family-wise error. The default "
+        f"``ImportanceSelector`` (``alpha={ALPHA}``, ``method='auto'``, "
+        "``keep_tentative='auto'``) is fitted with ``min_features=0`` on each, "
+        "and the same with ``keep_tentative=False``; 'chose by cv' counts the "
+        "fits in which the confirmed features lost more than a tenth of what "
+        "all features gain over a constant prediction (``selection_score_``) "
+        "and a cross-validated score chose among the tentative ones. The "
+        "promise on a null is a false discovery rate, and so a family-wise "
+        f"error, of at most {ALPHA}: at most {ALPHA:.0%} of the data sets in "
+        "expectation.",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - Model",
+        "     - Regime",
+        "     - Data sets",
+        "     - Any kept (default)",
+        "     - Any kept (keep_tentative=False)",
+        "     - Chose by cv",
+    ]
+    total = {}
+    for model in MODELS:
+        for regime in sorted({r["regime"] for r in rows if r["model"] == model}):
+            cell = [r for r in rows if r["model"] == model and r["regime"] == regime]
+            counts = (
+                len(cell),
+                sum(r["default_kept"] > 0 for r in cell),
+                sum(r["without_kept"] > 0 for r in cell),
+                sum(r["chose_by_cv"] for r in cell),
+            )
+            old = total.get(model, (0, 0, 0, 0))
+            total[model] = tuple(a + b for a, b in zip(old, counts))
+            lines += [
+                f"   * - {model}",
+                f"     - {regime}",
+                *[f"     - {c}" for c in counts],
+            ]
+    for model, counts in total.items():
+        lines += [
+            f"   * - **{model}**",
+            "     - **all**",
+            *[f"     - **{c}**" for c in counts],
+        ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return total
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--regimes", nargs="*", default=None)
+    parser.add_argument("--models", nargs="*", default=list(MODELS))
+    parser.add_argument(
+        "--quick", action="store_true", help="seconds, in a temporary folder"
+    )
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    rows_path, page_path, trees = ROWS, PAGE, TREES
+    if args.quick:
+        folder = Path(tempfile.mkdtemp())
+        rows_path, page_path, trees = folder / "rows.jsonl", folder / "page.rst", 5
+        args.seeds, args.regimes, args.models = 1, ["bin-small-100"], ["forest"]
+    done = {(r["regime"], r["seed"], r["model"]) for r in read_rows(rows_path)}
+    regimes = args.regimes or null_regimes()
+    with rows_path.open("a") as log:
+        for regime in regimes:
+            for model in args.models:
+                for seed in range(args.seeds):
+                    if (regime, seed, model) in done:
+                        continue
+                    row = fit(regime, seed, model, trees)
+                    log.write(json.dumps(row) + "\n")
+                    log.flush()
+                    print(
+                        f"{regime:22s} {model:9s} {seed} kept {row['default_kept']}"
+                        f" (without the cv choice {row['without_kept']})"
+                        f"{' chose by cv' if row['chose_by_cv'] else ''}",
+                        flush=True,
+                    )
+    for model, counts in page(read_rows(rows_path), page_path).items():
+        print(
+            f"{model}: {counts[1]} of {counts[0]} kept noise ({counts[2]} "
+            f"without the cv choice; chose by cv {counts[3]})"
+        )
+
+
+if __name__ == "__main__":
+    main()
