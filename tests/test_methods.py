@@ -114,11 +114,12 @@ def _recursive_selector(**params):
 @pytest.mark.parametrize(
     "make, method, option, value",
     [
-        # the issue's case: "auto" resolves to MDI-oob, which ignores scoring
-        (_importance_selector, "auto", "scoring", "roc_auc"),
+        # "auto" resolves to MDI-oob, which ignores n_repeats (scoring is
+        # selection_score_'s, cv keep_tentative="auto"'s, whatever the method)
+        (_importance_selector, "auto", "n_repeats", 3),
         (_importance_selector, "mdi", "n_repeats", 3),
         (_importance_selector, "oob_mdi", "max_samples", 20),
-        (_importance_selector, "oob_permutation", "cv", 3),
+        (_importance_selector, "oob_mdi", "n_repeats", 2),
         (_importance_selector, "drop_column", "n_repeats", 3),
         (_recursive_selector, "mdi", "n_repeats", 3),
         (_recursive_selector, "auto", "max_samples", 20),
@@ -159,9 +160,10 @@ def test_selector_quiet_when_its_method_uses_the_parameter(
 def test_selector_importance_getter_warns_of_method_parameters(small_classification):
     X, y = small_classification
     selector = ImportanceSelector(
-        LogisticRegression(), importance_getter="auto", threshold="mean", scoring="f1"
+        LogisticRegression(), importance_getter="auto", threshold="mean", n_repeats=3
     )
-    with pytest.warns(UserWarning, match=r"scoring='f1' has no effect: import"):
+    # (scoring is selection_score_'s, whatever measures the importances)
+    with pytest.warns(UserWarning, match=r"n_repeats=3 has no effect: import"):
         selector.fit(X, y)
 
 

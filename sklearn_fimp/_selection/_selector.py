@@ -844,8 +844,10 @@ class ImportanceSelector(BaseImportanceSelector):
         return self.estimator
 
     def _selector_parameters(self):
-        # keep_tentative="cv" ("auto" too) scores on cv's splits, any method
-        return ("cv", "scoring") if self.keep_tentative in ("auto", "cv") else ()
+        # selection_score_ scores with scoring, and keep_tentative="cv" (or
+        # "auto") on cv's splits, whatever the method
+        cv = ("cv",) if self.keep_tentative in ("auto", "cv") else ()
+        return ("scoring", *cv)
 
     def _decide(self, result, history, plan, X, y, fit_kwargs, by_cv, cause, seed):
         """The decisions as fitted attributes (``by_cv``: the tentative
