@@ -15,7 +15,7 @@ splits of the user's ``cv``, which keep the rows' dependence.
 import warnings
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import clone, is_regressor
 from sklearn.utils import Bunch
 
 from .._importance._pipeline import for_columns
@@ -46,15 +46,20 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
     all of them over :func:`selection_splits`, a constant prediction's (None
     where the scorer cannot score one), ``lost``, the share of what all
     columns gain over the constant that the kept ones lose (None without a
-    constant's score or a gain), and the rounds' ``scoring`` it was scored
-    by. Every column kept: nothing fitted, ``lost`` 0."""
+    constant's score or a gain), and the name of the rounds' ``scoring``
+    it was scored by ("r2" or "accuracy" for the estimator's own score).
+    Every column kept: nothing fitted, ``lost`` 0."""
     support = np.asarray(support, dtype=bool)
     scoring = plan.options.get("scoring")
     weight = plan.options.get("sample_weight")
     chance = chance_score(plan.estimator, scoring, y, weight)
+    # the name of the score (None: the estimator's own, R^2 or accuracy)
+    named = scoring
+    if scoring is None:
+        named = "r2" if is_regressor(plan.estimator) else "accuracy"
     if support.all():
         return Bunch(
-            kept=None, all=None, chance=chance, lost=0.0, n_fits=0, scoring=scoring
+            kept=None, all=None, chance=chance, lost=0.0, n_fits=0, scoring=named
         )
     splits = selection_splits(plan, y, seed)
     base = plan.round_estimator(int(seed))
@@ -94,7 +99,7 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
         lost = max(0.0, (every - kept) / (every - chance))
     n_fits = len(splits) * (2 if support.any() else 1)
     return Bunch(
-        kept=kept, all=every, chance=chance, lost=lost, n_fits=n_fits, scoring=scoring
+        kept=kept, all=every, chance=chance, lost=lost, n_fits=n_fits, scoring=named
     )
 
 

@@ -429,8 +429,8 @@ class ImportanceSelector(BaseImportanceSelector):
         the constant that the kept ones lose (a warning above 0.1); and
         ``n_fits``, the fits it cost (4 on halves, twice that where
         ``keep_tentative="auto"`` chose again; none when every feature is
-        kept); ``scoring``, the rounds' scoring (None: the estimator's
-        ``score``).
+        kept); ``scoring``, the name of the rounds' scoring ("r2" or
+        "accuracy" for the estimator's ``score``).
     groups_ : list of ndarray
         Column positions of each group (one feature each without
         ``groups``).
