@@ -482,7 +482,9 @@ class ImportanceDisplay:
             raise ValueError(
                 f"groups={groups!r} cannot be used with method {single}, whose "
                 "importance function measures single features; drop groups or "
-                "use the permutation and drop-column methods."
+                "use methods whose function takes groups: "
+                + str([m for m in METHODS if "groups" in METHODS[m].parameters])
+                + "."
             )
         warn_ignored_options(
             [METHODS[name] for name in names],
