@@ -207,8 +207,12 @@ def _shap_importance(
         values = np.moveaxis(through.sum(np.moveaxis(values, 1, 0)), 0, 1)
     if groups is None:
         groups = [np.array([j]) for j in range(values.shape[1])]
-    else:  # ... and over a group's columns
-        values = np.stack([values[:, group].sum(axis=1) for group in groups], axis=1)
+    elif not groups:
+        values = values[:, :0]
+    else:  # ... and over a group's columns: one gather, one sum per group
+        members = np.concatenate([np.asarray(g, dtype=np.intp) for g in groups])
+        starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+        values = np.add.reduceat(values[:, members], starts, axis=1)
     per_row = np.abs(values)
     if per_row.ndim == 3:
         per_row = per_row.mean(axis=2)
