@@ -236,3 +236,16 @@ def test_additive_method_measures_a_group_as_its_columns_sum(name):
     # groups=None: each column alone, as before
     none = method.measure(model, X, y, **dict(options, groups=None))
     np.testing.assert_array_equal(none.importances, alone.importances)
+
+
+def test_selector_prefit_warns_of_a_scoring_its_method_ignores(small_classification):
+    # with prefit=True no selection_score_ is measured, so that MDI-oob
+    # leaves scoring unused
+    X, y = small_classification
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    selector = ImportanceSelector(
+        forest, prefit=True, method="oob_mdi", threshold="mean", scoring="roc_auc"
+    )
+    with pytest.warns(UserWarning, match=r"scoring='roc_auc' has no effect"):
+        selector.fit(X, y)
+    assert selector.selection_score_ is None

@@ -321,8 +321,12 @@ def test_keep_tentative_auto_chooses_by_cv_only_where_the_selection_costs(weak):
                     auto.cv_results_["mean_test_score"],
                     by_cv.cv_results_["mean_test_score"],
                 )
-                twice = first.n_fits + by_cv.selection_score_.n_fits
-                assert auto.selection_score_.n_fits == twice
+                # the kept features scored again; all of them reused, on the
+                # same halves
+                assert auto.selection_score_.n_fits == first.n_fits + 2
+                assert auto.selection_score_.all == first.all
+                assert auto.selection_score_.kept == by_cv.selection_score_.kept
+                assert auto.selection_score_.all == by_cv.selection_score_.all
             else:
                 np.testing.assert_array_equal(auto.support_, plain.support_)
                 assert not hasattr(auto, "cv_results_")

@@ -40,7 +40,7 @@ def selection_splits(plan, y, seed):
     return cross_fit_splits(plan.estimator, y, seed)
 
 
-def selection_score(plan, X, y, support, *, fit_kwargs, seed):
+def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     """``Bunch(kept, all, chance, lost, n_fits, scoring)``: the mean
     held-out score of the round model on the ``support`` columns of X and on
     all of them over :func:`selection_splits`, a constant prediction's (None
@@ -48,7 +48,9 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
     columns gain over the constant that the kept ones lose (None without a
     constant's score or a gain), and the name of the rounds' ``scoring``
     it was scored by ("r2" or "accuracy" for the estimator's own score).
-    Every column kept: nothing fitted, ``lost`` 0."""
+    Every column kept: nothing fitted, ``lost`` 0. ``known``: an earlier
+    result with the same ``seed`` (the same splits and models), whose score
+    on all columns is taken rather than fitted again."""
     support = np.asarray(support, dtype=bool)
     scoring = plan.options.get("scoring")
     weight = plan.options.get("sample_weight")
@@ -66,6 +68,7 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
     kept_model = for_columns(base, support, plan.column_names)
     dropped = np.flatnonzero(~support)
     scores = {"kept": [], "all": []}
+    refits_all = known is None or known.all is None
     for train, test in splits:
         params = split_params(fit_kwargs, train, len(y))
         rows_weight = take_rows(weight, test)
@@ -73,6 +76,8 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
             ("all", base, X),
             ("kept", kept_model, drop_columns(X, dropped)),
         ):
+            if name == "all" and not refits_all:
+                continue
             if name == "kept" and not support.any():
                 scores[name].append(np.nan if chance is None else chance)
                 continue
@@ -93,11 +98,12 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed):
                 scorer, fitted, take_rows(X_used, test), take_rows(y, test), rows_weight
             )
             scores[name].append(value)
-    kept, every = float(np.mean(scores["kept"])), float(np.mean(scores["all"]))
+    kept = float(np.mean(scores["kept"]))
+    every = float(np.mean(scores["all"])) if refits_all else known.all
     lost = None
     if chance is not None and every > chance:
         lost = max(0.0, (every - kept) / (every - chance))
-    n_fits = len(splits) * (2 if support.any() else 1)
+    n_fits = len(splits) * (int(support.any()) + refits_all)
     return Bunch(
         kept=kept, all=every, chance=chance, lost=lost, n_fits=n_fits, scoring=named
     )
@@ -153,8 +159,10 @@ def warn_if_selection_costs(selector, stacklevel=4):
     )
 
 
-def selection_cost(plan, X, y, support, *, fit_kwargs, seed):
+def selection_cost(plan, X, y, support, *, fit_kwargs, seed, known=None):
     """:func:`selection_score` of the fit's ``support``, said in the
     progress lines."""
     plan.progress("scoring the kept and all features on halves of the rows")
-    return selection_score(plan, X, y, support, fit_kwargs=fit_kwargs, seed=seed)
+    return selection_score(
+        plan, X, y, support, fit_kwargs=fit_kwargs, seed=seed, known=known
+    )

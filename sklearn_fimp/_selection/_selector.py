@@ -427,7 +427,7 @@ class ImportanceSelector(BaseImportanceSelector):
         grouped rows) by the rounds' scoring; ``chance``, a constant
         prediction's; ``lost``, the share of what all features gain over
         the constant that the kept ones lose (a warning above 0.1); and
-        ``n_fits``, the fits it cost (4 on halves, twice that where
+        ``n_fits``, the fits it cost (4 on halves, 2 more where
         ``keep_tentative="auto"`` chose again; none when every feature is
         kept); ``scoring``, the name of the rounds' scoring ("r2" or
         "accuracy" for the estimator's ``score``).
@@ -637,11 +637,11 @@ class ImportanceSelector(BaseImportanceSelector):
         # selection costs on held-out halves; "auto": decide by
         # cross-validation where it costs more than SCORE_LOSS
         cause = fit_cause(plan, len(y), y)
-        by_cv = plan.use_probes and self.keep_tentative == "cv"
-        self._decide(result, history, plan, X, y, fit_kwargs, by_cv, cause, seed)
+        decide = partial(self._decide, result, history, plan, X, y, fit_kwargs)
+        decide(plan.use_probes and self.keep_tentative == "cv", cause, seed)
         auto = self.keep_tentative == "auto" and plan.use_probes
         if auto and recovers(first := self.selection_score_, self.decisions_):
-            self._decide(result, history, plan, X, y, fit_kwargs, True, cause, seed)
+            decide(True, cause, seed, known=first)
             self.selection_score_.n_fits += first.n_fits
         warn_if_selection_costs(self)
         if self.prefit:
@@ -844,15 +844,18 @@ class ImportanceSelector(BaseImportanceSelector):
         return self.estimator
 
     def _selector_parameters(self):
-        # selection_score_ scores with scoring, and keep_tentative="cv" (or
-        # "auto") on cv's splits, whatever the method
+        # selection_score_ (not with prefit) scores with scoring, and
+        # keep_tentative="cv" (or "auto") on cv's splits, whatever the method
         cv = ("cv",) if self.keep_tentative in ("auto", "cv") else ()
-        return ("scoring", *cv)
+        return (*(() if self.prefit else ("scoring",)), *cv)
 
-    def _decide(self, result, history, plan, X, y, fit_kwargs, by_cv, cause, seed):
+    def _decide(
+        self, result, history, plan, X, y, fit_kwargs, by_cv, cause, seed, known=None
+    ):
         """The decisions as fitted attributes (``by_cv``: the tentative
         features chosen by cross-validation) and what they cost
-        (``selection_score_``; None with ``prefit``)."""
+        (``selection_score_``; None with ``prefit``; ``known``: the cost of
+        an earlier decision, whose score on all features is reused)."""
         choose = tentative_choice(plan, X, y, fit_kwargs) if by_cv else None
         self._set_selection(result, history, plan, X.shape[1], choose, cause)
         self._record_selection_parameters()
@@ -860,7 +863,7 @@ class ImportanceSelector(BaseImportanceSelector):
         self.selection_score_ = None
         if not self.prefit:
             self.selection_score_ = selection_cost(
-                plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed
+                plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed, known=known
             )
 
     def _set_selection(self, result, history, plan, n_features, choose, cause):
