@@ -145,6 +145,7 @@ def test_selection_score_equals_the_halves_refitted_by_hand():
     plan = Bunch(
         rows=Bunch(kind=INDEPENDENT),
         cv=None,
+        scoring=None,
         estimator=Ridge(),
         options={"scoring": None, "sample_weight": None},
         round_estimator=lambda seed: Ridge(),

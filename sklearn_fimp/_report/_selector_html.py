@@ -80,11 +80,11 @@ def _cost(selector):
             else ""
         )
     )
-    added = int(np.sum(selector.support_ & (selector.decisions_ == "tentative")))
+    added = int(np.sum(selector.support_ & (selector.decisions_ != "confirmed")))
     chose = (
-        f" The confirmed features alone lost more than {SCORE_LOSS:.0%}, so a "
-        f"cross-validated score chose among the tentative ones: it kept {added}, "
-        "which no error rate covers."
+        f" The confirmed features alone lost more than {SCORE_LOSS:.0%}, so "
+        "features were added in order of significance until the kept ones "
+        f"lost at most that: {added} were added, which no error rate covers."
         if hasattr(selector, "cv_results_") and selector.keep_tentative == "auto"
         else ""
     )
@@ -228,13 +228,16 @@ def _correction(name):
 
 
 def _decision(kept, corrected, selector, column):
-    """A feature's decision in words: confirmed and kept, kept as a
-    tentative feature (one a cross-validated score asked for, with
-    ``cv_results_``), kept by ``min_features``, or dropped."""
+    """A feature's decision in words: confirmed and kept, added by
+    ``keep_tentative="auto"`` to recover the score the selection cost,
+    kept as a tentative feature (one a cross-validated score asked for,
+    with ``cv_results_``), kept by ``min_features``, or dropped."""
     if not kept:
         return "dropped"
     if corrected <= selector.alpha:
         return "kept"
+    if hasattr(selector, "cv_results_") and selector.keep_tentative == "auto":
+        return "kept (added to recover the score)"
     if selector.decisions_[column] == "tentative":
         if hasattr(selector, "cv_results_"):
             return "kept (tentative, by cross-validation)"

@@ -257,6 +257,13 @@ def decision_of(scores, pvalues, corrected, threshold, alpha, keep_tentative):
     )
 
 
+class TooFewPassed(UserWarning):
+    """:func:`apply_counts`' warning: fewer than ``min_features`` passed.
+    A ``UserWarning``; its own class so that a decision taken again
+    (``keep_tentative="auto"``'s score guard) can take back the first
+    one's."""
+
+
 def apply_counts(
     passed, order, *, max_features, min_features, detail, advice="", cause=None
 ):
@@ -282,7 +289,7 @@ def apply_counts(
         warnings.warn(
             f"only {n_chosen} of {len(passed)} features (or groups) {detail}; "
             f"{kept}. {why}{advice}",
-            UserWarning,
+            TooFewPassed,
             stacklevel=6,
         )
         for g in order:
@@ -555,11 +562,11 @@ class ProbeTest:
 
 def probe_outcome(test, choose_tentative, detail):
     """The :class:`Outcome` of a :class:`ProbeDecision` ``test``: what it
-    passed, or what ``choose_tentative(decisions, order)`` (not None)
+    passed, or what ``choose_tentative(test)`` (not None)
     chose, and ``detail`` for the warning when too few pass."""
     passed = test.passed
     if choose_tentative is not None:
-        passed = choose_tentative(test.decisions, test.order)
+        passed = choose_tentative(test)
     return Outcome(
         passed,
         test.order,

@@ -1,6 +1,7 @@
 """ImportanceSelector: keep the features that beat random probes."""
 
 import numbers
+import warnings
 from copy import deepcopy
 from functools import partial
 
@@ -26,6 +27,7 @@ from ._base import BaseImportanceSelector, default_estimator
 from ._budget import measure_repeats, measure_rows
 from ._composed import arm, composed_tests, contribution_method
 from ._decisions import (
+    TooFewPassed,
     check_min_features,
     fit_cause,
     max_features_count,
@@ -39,7 +41,12 @@ from ._probe_test import CORRECTIONS
 from ._probes import N_PROBES
 from ._round_models import round_model
 from ._rows import INDEPENDENT, row_structure
-from ._score_cost import recovers, selection_cost, warn_if_selection_costs
+from ._score_cost import (
+    ScoreGuard,
+    recovers,
+    selection_cost,
+    warn_if_selection_costs,
+)
 from ._tentative import tentative_choice
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
@@ -638,10 +645,23 @@ class ImportanceSelector(BaseImportanceSelector):
         # cross-validation where it costs more than SCORE_LOSS
         cause = fit_cause(plan, len(y), y)
         decide = partial(self._decide, result, history, plan, X, y, fit_kwargs)
-        decide(plan.use_probes and self.keep_tentative == "cv", cause, seed)
+        by_cv = plan.use_probes and self.keep_tentative == "cv"
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            decide(
+                tentative_choice(plan, X, y, fit_kwargs) if by_cv else None, cause, seed
+            )
         auto = self.keep_tentative == "auto" and plan.use_probes
-        if auto and recovers(first := self.selection_score_, self.decisions_):
-            decide(True, cause, seed, known=first)
+        guarded = auto and recovers(first := self.selection_score_, self.decisions_)
+        for warning in said:  # "too few passed" is the guard's to say again
+            if not (guarded and issubclass(warning.category, TooFewPassed)):
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
+        if guarded:
+            n_first = sum(bool(self.support_[g].any()) for g in plan.groups)
+            guard = ScoreGuard(plan, X, y, fit_kwargs, seed, first, n_first)
+            decide(guard, cause, seed, known=first)
             self.selection_score_.n_fits += first.n_fits
         warn_if_selection_costs(self)
         if self.prefit:
@@ -850,21 +870,26 @@ class ImportanceSelector(BaseImportanceSelector):
         return (*(() if self.prefit else ("scoring",)), *cv)
 
     def _decide(
-        self, result, history, plan, X, y, fit_kwargs, by_cv, cause, seed, known=None
+        self, result, history, plan, X, y, fit_kwargs, choose, cause, seed, known=None
     ):
-        """The decisions as fitted attributes (``by_cv``: the tentative
-        features chosen by cross-validation) and what they cost
+        """The decisions as fitted attributes (``choose``: what chooses
+        among the features the test did not confirm, ``keep_tentative="cv"``'s
+        cross-validation or "auto"'s score guard; None) and what they cost
         (``selection_score_``; None with ``prefit``; ``known``: the cost of
         an earlier decision, whose score on all features is reused)."""
-        choose = tentative_choice(plan, X, y, fit_kwargs) if by_cv else None
         self._set_selection(result, history, plan, X.shape[1], choose, cause)
         self._record_selection_parameters()
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         self.selection_score_ = None
-        if not self.prefit:
+        chosen = getattr(choose, "cost", None)
+        if chosen is not None and int(self.support_.sum()) == chosen.n_kept:
+            self.selection_score_ = chosen  # the guard scored this support
+            self.selection_score_.n_fits = choose.n_fits
+        elif not self.prefit:
             self.selection_score_ = selection_cost(
                 plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed, known=known
             )
+            self.selection_score_.n_fits += getattr(choose, "n_fits", 0)
 
     def _set_selection(self, result, history, plan, n_features, choose, cause):
         """The decisions (``_decisions.select``) as fitted attributes."""

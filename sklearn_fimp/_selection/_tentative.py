@@ -131,7 +131,8 @@ def choose_tentative(
 
 
 class TentativeChoice:
-    """``choose(decisions, order)`` for ``keep_tentative="cv"``
+    """``choose(test)`` (a ``_decisions.ProbeDecision``: its ``decisions``
+    and ``order``) for ``keep_tentative="cv"``
     (:func:`choose_tentative`), which keeps what it scored as
     ``cv_results`` (the selector's ``cv_results_``)."""
 
@@ -140,8 +141,8 @@ class TentativeChoice:
         self.splits, self.scorer = splits, scorer
         self.cv_results = None
 
-    def __call__(self, decisions, order):
-        plan = self.plan
+    def __call__(self, test):
+        plan, decisions = self.plan, test.decisions
         plan.progress(
             f"choosing among {int(np.sum(decisions == 'tentative'))} tentative "
             f"features by {len(self.splits)}-fold cross-validation"
@@ -151,7 +152,7 @@ class TentativeChoice:
             self.X,
             self.y,
             decisions=decisions,
-            order=order,
+            order=test.order,
             groups=plan.groups,
             labels=plan.column_names,
             splits=self.splits,

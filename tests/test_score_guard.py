@@ -1,0 +1,131 @@
+"""keep_tentative="auto": where the first decision loses more than
+SCORE_LOSS of what all columns score above a constant, the score guard adds
+features by significance until the kept ones recover
+(``_score_cost.ScoreGuard``), scored as ``selection_score_`` scores."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman1
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.utils import Bunch
+
+from sklearn_fimp import ImportanceSelector
+from sklearn_fimp._selection._decisions import TooFewPassed
+from sklearn_fimp._selection._rows import GROUPS, INDEPENDENT
+from sklearn_fimp._selection._score_cost import (
+    SCORE_LOSS,
+    ScoreGuard,
+    cost_scoring,
+    selection_score,
+)
+
+
+def _plan(estimator, n_features, scoring=None, kind=INDEPENDENT):
+    return Bunch(
+        rows=Bunch(kind=kind),
+        cv=None,
+        scoring=scoring,
+        estimator=estimator,
+        options={"scoring": scoring, "sample_weight": None},
+        round_estimator=lambda seed: estimator,
+        column_names=[],
+        groups=[np.array([j]) for j in range(n_features)],
+        progress=lambda text: None,
+    )
+
+
+def _graded(seed=0):
+    """Ten columns whose weights fall by halves, then ten of noise: a Ridge
+    on the first k columns loses less the larger k is."""
+    rng = np.random.RandomState(seed)
+    X = rng.standard_normal((400, 20))
+    y = X[:, :10] @ (0.7 ** np.arange(10)) + 0.3 * rng.standard_normal(400)
+    return X, y
+
+
+def test_guard_keeps_the_fewest_columns_that_recover_as_written_out():
+    X, y = _graded()
+    n = X.shape[1]
+    plan = _plan(Ridge(), n)
+    order = np.arange(n)  # by significance: the weights' order
+    first = selection_score(plan, X, y, order < 1, fit_kwargs={}, seed=5)
+    assert first.lost > SCORE_LOSS
+    test = Bunch(order=order, passed=order < 1)
+    guard = ScoreGuard(plan, X, y, {}, 5, first, n_first=1)
+    passed = guard(test)
+    # the reference: every prefix scored; the smallest that recovers
+    lost = [
+        selection_score(plan, X, y, order < k, fit_kwargs={}, seed=5).lost
+        for k in range(1, n)
+    ]
+    assert np.all(np.diff(lost) <= 1e-12)  # monotone here, so the search finds it
+    smallest = 1 + int(np.flatnonzero(np.array(lost) <= SCORE_LOSS)[0])
+    np.testing.assert_array_equal(passed, order < smallest)
+    assert guard.cost.n_kept == smallest
+    assert guard.cost.lost == pytest.approx(lost[smallest - 1], rel=1e-12)
+    # 2, 3, 5, 9 by doubling, then halved: far fewer than every prefix
+    scored = guard.cv_results["n_features"].tolist()
+    assert scored == sorted(scored) and smallest in scored
+    assert len(scored) <= 2 * np.log2(n) and guard.n_fits == 2 * len(scored)
+
+
+def test_auto_recovers_an_interaction_the_test_leaves_out():
+    # y = (x0 * x1 > 0) with 10% of the labels flipped: neither column alone
+    # predicts y, so the probe test confirms at most one of them; the guard
+    # adds the other (seeds fixed)
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((600, 12))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (rng.uniform(size=600) < 0.1)).astype(int)
+    forest = RandomForestClassifier(n_estimators=50, random_state=0)
+    params = dict(n_rounds=5, random_state=0, refit=False)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        auto = ImportanceSelector(forest, **params).fit(X, y)
+    with warnings.catch_warnings(record=True) as plain_said:
+        warnings.simplefilter("always")
+        plain = ImportanceSelector(forest, keep_tentative=False, **params).fit(X, y)
+    assert plain.selection_score_.lost > SCORE_LOSS
+    assert auto.support_[:2].all()
+    assert auto.selection_score_.lost <= SCORE_LOSS
+    assert auto.selection_score_.scoring == "roc_auc"
+    # the cost counts the first decision's scoring and the guard's
+    assert auto.selection_score_.n_fits > plain.selection_score_.n_fits
+    assert auto.selection_score_.all == plain.selection_score_.all
+    np.testing.assert_array_equal(auto.decisions_, plain.decisions_)
+    assert "cv_results_" in vars(auto) and "cv_results_" not in vars(plain)
+    # the first decision's "too few passed" is not said: the guard replaced it
+    too_few = [w for w in plain_said if issubclass(w.category, TooFewPassed)]
+    assert too_few or plain.support_.sum() > 1
+    assert not [w for w in said if issubclass(w.category, TooFewPassed)]
+
+
+def test_auto_leaves_a_selection_that_costs_little_alone():
+    X, y = make_friedman1(300, 10, noise=0.5, random_state=0)
+    forest = RandomForestRegressor(n_estimators=30, random_state=0)
+    params = dict(n_rounds=5, random_state=0, refit=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = ImportanceSelector(forest, **params).fit(X, y)
+        plain = ImportanceSelector(forest, keep_tentative=False, **params).fit(X, y)
+    assert plain.selection_score_.lost <= SCORE_LOSS
+    np.testing.assert_array_equal(auto.support_, plain.support_)
+    assert "cv_results_" not in vars(auto)
+    assert auto.selection_score_.n_fits == plain.selection_score_.n_fits
+
+
+def test_cost_scoring_ranks_classes_where_every_half_holds_them():
+    forest = RandomForestClassifier()
+    binary, three = np.repeat([0, 1], 5), np.repeat([0, 1, 2], 4)
+    assert cost_scoring(_plan(forest, 3), binary) == "roc_auc"
+    assert cost_scoring(_plan(forest, 3), three) == "roc_auc_ovr"
+    # a class of one row is held out in neither half: the rounds' scoring
+    single = np.array([0, 0, 1, 1, 2])
+    assert cost_scoring(_plan(forest, 3), single) is None
+    # the user's scoring, a regressor's own score, grouped rows: as given
+    assert cost_scoring(_plan(forest, 3, scoring="f1"), binary) == "f1"
+    assert cost_scoring(_plan(Ridge(), 3), binary) is None
+    assert cost_scoring(_plan(forest, 3, kind=GROUPS), binary) is None
+    assert cost_scoring(_plan(LogisticRegression(), 3), binary) == "roc_auc"
