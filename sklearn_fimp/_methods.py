@@ -162,6 +162,32 @@ class ImportanceMethod:
         measuring the same X with several models (a selector's rounds)
         computes once; ``take(prepared, rows)``: those options restricted
         to the rows ``rows`` (None: all). None: nothing to prepare.
+    additive : bool
+        Whether a group's importance is its columns' summed (MDI, MDI-oob:
+        their decreases in impurity add up over the splits): ``measure``
+        then sums the core's per-column values over the ``groups`` given.
+    in_sample_impurity : bool
+        Whether it is the trees' decrease in impurity on their training
+        rows, the importance a fitted tree model reports itself
+        (``feature_importances_``, pyspark.ml's ``featureImportances``,
+        which ``distributed_select_features`` reads).
+    marginal : bool
+        Whether it breaks a column by values drawn regardless of the other
+        columns (a permutation), so that a column of a correlated pair,
+        broken alone, makes rows unlike any the model was fitted on: the
+        selector's rounds then test a linear model's correlated columns
+        together (``_round_models.LinearModels.tested_groups``).
+    linear_path : bool
+        Whether its core measures a linear model through its coefficients
+        (``_importance/_linear.py``: a few operations per row), so that a
+        probe costs a linear model's rounds little and ``n_probes="auto"``
+        gives it more (``_round_models.LinearModels.probes_per_feature``).
+    misses_redundant : bool
+        Whether redundant columns defeat it: its importance is the score
+        the model loses when one column is broken (permuted, replaced or
+        dropped), which a column that others stand in for barely costs.
+        ``method="auto"`` composes such a test with the round model's own
+        contributions (``_composed.contribution_method``).
     """
 
     name: str
@@ -181,10 +207,11 @@ class ImportanceMethod:
     round_rows: int | None = None
     prepare: Callable | None = None
     take: Callable | None = None
-    #: Whether a group's importance is its columns' summed (MDI, MDI-oob:
-    #: their decreases in impurity add up over the splits): ``measure``
-    #: then sums the core's per-column values over the ``groups`` given.
     additive: bool = False
+    in_sample_impurity: bool = False
+    marginal: bool = False
+    linear_path: bool = False
+    misses_redundant: bool = False
 
     @property
     def fits_model(self):
@@ -197,6 +224,18 @@ class ImportanceMethod:
         """Whether the method reads the rows it is given (not the model
         alone)."""
         return self.rows != MODEL_ONLY
+
+    @property
+    def measures_held_out(self):
+        """Whether the method scores rows held out of the model's fit, so
+        that a caller fitting the model holds some rows out of it."""
+        return self.rows == HELD_OUT_ROWS
+
+    @property
+    def repeats(self):
+        """Whether the method measures each column ``n_repeats`` times
+        (permutations or draws): its public function takes ``n_repeats``."""
+        return "n_repeats" in self.parameters
 
     def compute(self, estimator, X, y, **options):
         """Call the public function with the options it declares taking, of
@@ -260,6 +299,7 @@ METHODS = {
             "ExtraTrees*, Bagging* of trees, GradientBoosting*, "
             "HistGradientBoosting*, XGBoost or LightGBM trees)",
             additive=True,
+            in_sample_impurity=True,
             single_output=False,
             unit=lambda result: "share of impurity decrease",
             on_unit_scale=lambda result: (
@@ -296,6 +336,9 @@ METHODS = {
             reads_model=False,
             supports=_any_model,
             requirement="a fitted model or Pipeline",
+            marginal=True,
+            linear_path=True,
+            misses_redundant=True,
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -313,6 +356,8 @@ METHODS = {
             supports=supports_oob,
             requirement="out-of-bag rows (a RandomForest*, ExtraTrees* or "
             "Bagging* model with bootstrap=True)",
+            marginal=True,
+            misses_redundant=True,
             single_output=True,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -342,6 +387,7 @@ METHODS = {
             reads_model=False,
             supports=_any_model,
             requirement="a fitted model or Pipeline",
+            misses_redundant=True,
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,
@@ -396,6 +442,7 @@ METHODS = {
             reads_model=False,
             supports=_any_model,
             requirement="a model or Pipeline that can be refitted",
+            misses_redundant=True,
             single_output=False,
             unit=_score_drop_unit,
             on_unit_scale=_score_drop_on_unit_scale,

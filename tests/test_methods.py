@@ -249,3 +249,24 @@ def test_selector_prefit_warns_of_a_scoring_its_method_ignores(small_classificat
     with pytest.warns(UserWarning, match=r"scoring='roc_auc' has no effect"):
         selector.fit(X, y)
     assert selector.selection_score_ is None
+
+
+def test_method_attributes_say_what_the_selection_modules_branch_on():
+    # _composed.py, _round_models.py and _distributed.py read these, never a
+    # method's name, so that a new method sets them in its entry
+    expected = {
+        "measures_held_out": {"permutation", "conditional_permutation", "shap"},
+        "repeats": {"permutation", "oob_permutation", "conditional_permutation"},
+        "in_sample_impurity": {"mdi"},
+        "marginal": {"permutation", "oob_permutation"},
+        "linear_path": {"permutation"},
+        "misses_redundant": {
+            "permutation",
+            "oob_permutation",
+            "conditional_permutation",
+            "drop_column",
+        },
+    }
+    for attribute, names in expected.items():
+        having = {name for name, entry in METHODS.items() if getattr(entry, attribute)}
+        assert having == names, attribute

@@ -886,3 +886,24 @@ def test_forest_groups_keep_no_tight_noise_beyond_the_promise():
         assert [len(group) for group in selector.groups_[:3]] == [2, 5, 20]
         kept += bool(selector.support_.any())
     assert kept <= 4
+
+
+def test_linear_model_probes_and_groups_follow_the_methods_attributes(monkeypatch):
+    # a method is given four probes per feature and correlated groups by
+    # its registry entry's attributes, not by its name
+    import dataclasses
+
+    from sklearn_fimp._methods import METHODS
+
+    X, _ = _correlated_noise(0, n_rows=200)
+    linear = LinearModels()
+    plain = METHODS["drop_column"]
+    assert linear.probes_per_feature(plain) == 1
+    assert linear.probes_per_feature(None) == 1
+    assert linear.probes_per_feature(METHODS["permutation"]) == 4
+    assert linear.probes_per_feature(dataclasses.replace(plain, linear_path=True)) == 4
+    assert linear.tested_groups(X, "drop_column") is None
+    registry = dict(METHODS, drop_column=dataclasses.replace(plain, marginal=True))
+    monkeypatch.setattr(_round_models, "METHODS", registry)
+    assert linear.tested_groups(X, "drop_column") == linear.tested_groups(X, "auto")
+    assert linear.tested_groups(X, "auto") is not None

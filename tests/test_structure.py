@@ -1,6 +1,7 @@
 """The package's size limits (issue 42): no function body over 100 lines and
 no module over 900 lines in ``sklearn_fimp/``, so that a long piece is split
-where it is written rather than found later."""
+where it is written rather than found later; and ImportanceSelector's
+docstring at most 250 lines, its measured figures on the docs' pages."""
 
 import ast
 from pathlib import Path
@@ -63,4 +64,27 @@ def test_structure_no_module_over_900_lines():
     assert not too_long, (
         f"modules over {MAX_MODULE_LINES} lines; split them by topic into "
         f"another private module: {too_long}"
+    )
+
+
+MAX_SELECTOR_DOCSTRING_LINES = 250
+
+
+def test_structure_selector_docstring_at_most_250_lines():
+    # as scikit-learn's RFECV (about 205 lines): each parameter what it
+    # does, its values and its default, in a few lines
+    path = PACKAGE / "_selection" / "_selector.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    (node,) = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "ImportanceSelector"
+    ]
+    n_lines = len(ast.get_docstring(node).splitlines())
+    assert n_lines <= MAX_SELECTOR_DOCSTRING_LINES, (
+        f"ImportanceSelector's docstring has {n_lines} lines, over "
+        f"{MAX_SELECTOR_DOCSTRING_LINES}: keep one headline figure and a link "
+        "per claim, and move measured figures, benchmark narrative and history "
+        "to the docs/bench_*.rst page that holds the tallies (or "
+        "docs/probe_test.rst)"
     )

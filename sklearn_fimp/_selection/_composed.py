@@ -77,8 +77,9 @@ def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
     the user chose neither the method nor an ``importance_getter`` (the
     contributions sum over the test's groups as permutation permutes them),
     the rounds measure two cross-fitted halves
-    (``round_cv``: independent rows, no ``cv``), and the method can
-    measure the estimator on y."""
+    (``round_cv``: independent rows, no ``cv``), the resolved ``method`` is
+    one that redundant columns defeat (``misses_redundant``), and the
+    contributions' method can measure the estimator on y."""
     from .._methods import METHODS, check_method
 
     plain = (
@@ -88,7 +89,7 @@ def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
         and selector.cv is None
         and round_cv is not None
         and method is not None
-        and method.name == "permutation"
+        and method.misses_redundant
     )
     if not plain:
         return None

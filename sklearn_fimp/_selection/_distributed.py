@@ -166,10 +166,11 @@ def _warn_if_dependent(X, y):
 
 
 def _held_out_count(method, test_size, n_rows):
-    """The rows each round holds out of its fit for "permutation" (checked:
-    some to fit on, some to measure on)."""
+    """The rows each round holds out of its fit for a registry entry
+    ``method`` that scores held-out rows (checked: some to fit on, some to
+    measure on)."""
     n_held_out = int(round(test_size * n_rows))
-    if method == "permutation" and not 0 < n_held_out < n_rows:
+    if method.measures_held_out and not 0 < n_held_out < n_rows:
         raise ValueError(
             f"test_size={test_size} holds out {n_held_out} of X's {n_rows} rows; "
             "a round needs rows to fit on and rows to measure on."
@@ -198,7 +199,7 @@ class _SparkRounds:
     ``add`` appends a round's probes where the rows live, ``measure`` fits
     the estimator there and measures every column (the ``add`` and
     ``measure`` that ``probe_rounds`` takes); the attributes are what both
-    read of the call."""
+    read of the call (``method``: the method's registry entry)."""
 
     def __init__(
         self,
@@ -238,7 +239,7 @@ class _SparkRounds:
         mirrored = draw_mirrors(len(groups), n_probes, rng)
         permutation = GlobalPermutation(rng.randint(MAX_SEED + 1), self.n_rows)
         held_out = None
-        if self.method == "permutation":
+        if self.method.measures_held_out:
             held_out = (
                 GlobalPermutation(rng.randint(MAX_SEED + 1), self.n_rows),
                 self.n_held_out,
@@ -287,16 +288,16 @@ class _SparkRounds:
             if self.n_trees is not None:
                 fitted.setNumTrees(self.n_trees)
             train = (
-                assembled
-                if self.method == "mdi"
-                else assembled.filter(~assembled[HELD_OUT])
+                assembled.filter(~assembled[HELD_OUT])
+                if self.method.measures_held_out
+                else assembled
             )
             model = fitted.fit(train)
-            if self.method == "mdi":
+            if self.method.in_sample_impurity:
                 result = importance_result(
                     model.featureImportances.toArray()[:, None],
                     all_labels,
-                    method="mdi",
+                    method=self.method.name,
                 )
             else:
                 self.progress(f"{stage}: measuring")
@@ -532,8 +533,9 @@ def distributed_select_features(
     ['bedrooms', 'bathrooms', 'latitude', 'longitude']
     """
     progress = Progress("distributed_select_features", verbose)
+    entry = REGISTRY[method]
     warn_ignored_options(
-        [REGISTRY[method]],
+        [entry],
         {"scoring": scoring, "n_repeats": n_repeats, "test_size": test_size},
         signature_defaults(
             distributed_select_features, ("scoring", "n_repeats", "test_size")
@@ -550,7 +552,7 @@ def distributed_select_features(
     y = estimator.getLabelCol() if y is None else y
     weight = _weight_column(estimator)
     n_trees = _round_trees(estimator, round_trees)
-    n_rounds = round_count(n_rounds, REGISTRY[method])
+    n_rounds = round_count(n_rounds, entry)
     # "auto": one permutation in each round, as the selector's rounds
     n_repeats = measure_repeats(n_repeats, use_probes=True)
     table = SparkTable(
@@ -566,13 +568,13 @@ def distributed_select_features(
     counts = table.counts()
     n_rows = int(counts.sum())
     first_ids = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    n_held_out = _held_out_count(method, test_size, n_rows)
+    n_held_out = _held_out_count(entry, test_size, n_rows)
     groups = [np.array([j]) for j in range(n_features)]
     labels = table.feature_names
 
     rounds = _SparkRounds(
         estimator=estimator,
-        method=method,
+        method=entry,
         labels=labels,
         n_features=n_features,
         n_rows=n_rows,
@@ -619,7 +621,7 @@ def distributed_select_features(
         probe_history=history.probes,
         method=method,
         n_rounds=n_rounds,
-        n_repeats=n_repeats if method == "permutation" else None,
+        n_repeats=n_repeats if entry.repeats else None,
         round_trees=n_trees,
         n_probes=n_probes,
         alpha=alpha,

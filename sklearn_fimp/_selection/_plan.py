@@ -143,9 +143,7 @@ def tested_columns(rounds_model, method_for, X, y, feature_names, selector, prob
         given = read_apart(given, selector.estimator, X, y)
     method = None if method_for is None else method_for()
     labels, groups = resolve_groups(given, feature_names, X)
-    per_feature = rounds_model.probes_per_feature(
-        None if method is None else method.name
-    )
+    per_feature = rounds_model.probes_per_feature(method)
     n_probes = probe_count(selector.n_probes, len(groups), per_feature)
     if not probes:
         return method, labels, groups, n_probes, None

@@ -26,8 +26,8 @@ wraps (alone, or as a Pipeline's last step):
 - ``stopping(round_trees)``: ``stop(model, X, y, scorer)``, which gives the
   model a round measures on the held-out rows X, y (a boosted model cut at
   the iteration that scores best there), or None to measure it as fitted;
-- ``probes_per_feature(method_name)``: how many probes ``n_probes="auto"``
-  adds per feature (or group) for that method, and how many times
+- ``probes_per_feature(method)``: how many probes ``n_probes="auto"``
+  adds per feature (or group) for that registry entry, and how many times
   ``MIN_AUTO_PROBES`` at least;
 - ``contributions(estimator)``: the method that reads the model's own
   per-row contributions on the rounds' fits (``"shap"`` for LightGBM,
@@ -50,6 +50,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import type_of_target
 
 from .._importance._groups import correlated_groups
+from .._methods import METHODS
 from .._utils._models import (
     BAGGED_ENSEMBLES,
     HIST_GRADIENT_BOOSTING,
@@ -120,9 +121,9 @@ class RoundModel:
     #: the halves against 2 of 5 with a fresh fifth of the rows).
     cross_fits = False
 
-    def probes_per_feature(self, method_name):
-        """Probes per feature (or group) with n_probes="auto" for the method
-        ``method_name`` (None: an ``importance_getter``): each probe is one
+    def probes_per_feature(self, method):
+        """Probes per feature (or group) with n_probes="auto" for the
+        registry entry ``method`` (None: an ``importance_getter``): each probe is one
         more column to fit and to measure in every round, and one more
         value of the test's null distribution."""
         return 1
@@ -361,8 +362,9 @@ class LinearModels(RoundModel):
 
     family = "a scikit-learn linear model"
 
-    def probes_per_feature(self, method_name):
-        """Four for permutation, one otherwise.
+    def probes_per_feature(self, method):
+        """Four for a method that measures a linear model through its
+        coefficients (``linear_path``: permutation), one otherwise.
 
         A column costs a linear model little to fit and, through its
         coefficients (``_importance/_linear.py``), to measure, while the rounds
@@ -372,11 +374,12 @@ class LinearModels(RoundModel):
         seed: on breast cancer (30 columns, a scaler and a logistic regression,
         seeds 0, 1, 2; each column alone) 50 probes kept 17, 1 and 1 columns,
         100 kept 1, 15 and 18, 200 kept 16, 17 and 19."""
-        return 4 if method_name == "permutation" else 1
+        return 4 if method is not None and method.linear_path else 1
 
     def tested_groups(self, X, method):
         """X's numeric columns correlated at ``|rho| >= 0.7`` as groups
-        (``_groups.correlated_groups``), for permutation ("auto" is
+        (``_groups.correlated_groups``), for a method that breaks a column
+        regardless of the others (``marginal``: permutation; "auto" is
         permutation for a linear model). Permuting one
         column of a correlated pair makes rows unlike any the model was
         fitted on, and a linear model's coefficients extrapolate to them: a
@@ -387,7 +390,9 @@ class LinearModels(RoundModel):
         in 16 of 20 data sets measured column by column, and in none of 20
         with the pairs permuted together (0 of 140 over seven null
         regimes)."""
-        return correlated_groups(X) if method in ("auto", "permutation") else None
+        if method == "auto" or METHODS[method].marginal:
+            return correlated_groups(X)
+        return None
 
     def accepts(self, model):
         return type(model).__module__.startswith("sklearn.linear_model")

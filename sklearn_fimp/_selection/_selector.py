@@ -56,415 +56,234 @@ class ImportanceSelector(BaseImportanceSelector):
     """Keep the features whose importance beats random probe columns.
 
     ``fit`` appends probe columns to X (shuffled copies of the features by
-    default), drawn once and held fixed, and runs ``n_rounds`` rounds: each
-    fits the estimator with a fresh seed and measures every column's
-    importance with one of this package's importance functions. A feature
-    is kept when its mean importance over the rounds beats the probes' by a
-    statistical test. Probes never leave ``fit``: ``transform`` and the
-    fitted ``estimator_`` see the real features only.
+    default), drawn once, and runs up to ``n_rounds`` rounds, each fitting
+    the estimator with a fresh seed and measuring every column by
+    ``method``. A feature is kept when its mean importance over the rounds
+    beats the probes of features like it, by a test corrected for the
+    number of features. ``transform`` and ``estimator_`` never see probes.
 
-    The test compares each feature's mean importance over the rounds with
-    the probe means of features like it (as many distinct values), and
-    corrects the p-values for the number of features: by default
-    Benjamini-Hochberg's procedure, which bounds the expected share of
-    noise among the kept features by ``alpha``. ``decisions_`` says per
-    feature "confirmed", "tentative" (beats the probes only before the
-    correction) or "rejected"; ``ranking_`` is 1, 2 and 3, 4, ... for them,
-    as BorutaPy's. :ref:`The user guide <selector_methods>` describes the
-    test, the decisions and what each default measures;
-    ``docs/probe_test.rst`` states the test, ``docs/bench_calibration.rst``
-    its error rates where the truth is known, ``docs/bench_power.rst`` its
-    power beside BorutaPy, and ``docs/bench_field.rst`` what each method
-    costs in plain fits of the model.
+    Read more in the :ref:`User Guide <selector>`; :doc:`/probe_test` states
+    the test, :doc:`/bench_calibration` its error rates, :doc:`/bench_power`
+    its power beside BorutaPy, :doc:`/bench_field` each method's cost.
 
     Parameters
     ----------
     estimator : estimator or None, default=None
-        The model whose importances are measured: a classifier, regressor
-        or Pipeline (cloned; with ``prefit=True``, an already fitted one).
-        None: a RandomForestClassifier for class labels (strings, booleans,
-        a category dtype, or at most 10 distinct whole numbers), a
-        RandomForestRegressor otherwise (scikit-learn's defaults; a y of
-        more than 10 distinct whole numbers is warned of, since ids of many
-        classes look the same), with 30
-        trees in each round of probes (``round_trees="auto"``) and the
-        default 100 in the refit. What ``fit`` costs, in plain fits of the
-        model, is on ``docs/bench_power.rst`` and
-        ``docs/bench_field.rst``.
+        The model measured: a classifier, regressor or Pipeline, cloned
+        (fitted already with ``prefit=True``). None: RandomForestClassifier
+        for class labels (strings, booleans, a category dtype, or at most 10
+        distinct whole numbers), RandomForestRegressor otherwise.
     method : {"auto", "mdi", "oob_mdi", "permutation", "oob_permutation", \
             "conditional_permutation", "drop_column", "shap"}, default="auto"
-        How importance is measured.
-
-        - "mdi": mean decrease in impurity (:func:`mdi_importance`); tree
-          models only. Biased towards high-cardinality features, which
-          shadow probes compensate for.
-        - "oob_mdi": MDI re-scored on out-of-bag rows
-          (:func:`oob_mdi_importance`); bagged trees with bootstrap.
-        - "permutation": score drop when a column is permuted in rows held
-          out of the fit (:func:`permutation_importance`): with probes,
-          for a boosted model two fixed halves, each measured on the model
-          fitted on the other (fitted once when its fit is deterministic),
-          for another model a fresh 20% each round; or every split of
-          ``cv``. Any model or Pipeline (a Pipeline's raw input columns
-          are permuted).
-        - "oob_permutation": the same on out-of-bag rows
-          (:func:`oob_permutation_importance`); bagged models with bootstrap.
-        - "conditional_permutation": score drop when a column is replaced
-          by a draw given the other features, on held-out rows as for
-          "permutation" (:func:`conditional_permutation_importance`): what
-          a feature adds given the others, without crediting a correlated
-          stand-in; one sampler model per feature and probe.
-        - "drop_column": score lost when the model is refitted without the
-          column (:func:`drop_column_importance`); any model, one fit per
-          feature and probe.
-        - "shap": mean absolute SHAP value on held-out rows, split as for
-          "permutation" (:func:`shap_importance`): LightGBM's, XGBoost's
-          and CatBoost's own TreeSHAP, or for scikit-learn's tree models
-          shap's TreeExplainer (the optional ``shap`` package).
-        - "auto": "oob_mdi" for bagged trees with bootstrap ("oob_permutation"
-          when ``groups`` is given, or when X has missing values and
-          scikit-learn is older than 1.8), "permutation" otherwise. For
-          LightGBM, XGBoost or CatBoost alone (no ``groups``, ``cv`` or
-          ``importance_getter``), "permutation" and "shap" on the same
-          fits, each tested at ``alpha / 2``, keeping what either confirms
-          (``tests_``): redundant columns stand in for each other under
-          permutation, and contributions credit each one the model uses.
-
+        The importance measured, by the function of that name
+        (:ref:`guide <selector_methods>`): "mdi" (tree models), "oob_mdi" (bagged
+        trees), "permutation" (any model or Pipeline, on held-out rows: with
+        probes, two fixed halves for a boosted model, a fresh 20% each round
+        for another, or the splits of ``cv``), "oob_permutation" (bagged
+        models), "conditional_permutation" (a column replaced by a draw
+        given the others, on held-out rows), "drop_column" (a refit without
+        the column), "shap" (tree models, on held-out rows). "auto":
+        "oob_mdi" for bagged trees ("oob_permutation" for X with missing
+        values before scikit-learn 1.8, and for other bagged models), else
+        "permutation"; for LightGBM, XGBoost or CatBoost alone,
+        "permutation" and "shap" on the same fits, each tested at
+        ``alpha / 2``, keeping what either confirms (``tests_``).
     threshold : "probes", "stability", float or str, default="probes"
-        "probes": keep the features that pass the test above. "stability":
-        stability selection, for many more columns than rows where a few
-        features carry the signal: each of ``n_rounds`` rounds fits the
-        estimator on each of two complementary random halves of the rows
-        and measures the importances there by ``method``; a feature is
-        selected in a half when its importance is positive and among the
-        ``q`` largest, and kept when selected in at least 60% of the halves
-        (``selection_frequency_``). ``q`` is the largest count for which
-        Meinshausen and Buehlmann's bound on the expected number of noise
-        features kept, ``q**2 / (0.2 * n_features)``, is at most ``pfer``,
-        about ``sqrt(pfer * n_features / 5)``; no probes are added. It keeps
-        few features where the signal is spread over many correlated
-        columns (each gets a share of the importance and few stay in the
-        top ``q``), and needs independent rows (grouped or time-ordered
-        rows, said by ``cv`` and ``fit(groups=...)``, are an error).
-        A float: keep
-        features whose mean importance is at least this value
-        (``-np.inf`` keeps every feature, so that ``max_features`` alone
-        selects, as in SelectFromModel). "mean", "median" or a scaled one
-        such as "1.5*mean": that statistic of the features' mean importances
-        (no probes are added). The selection is made in ``fit``: changing
-        ``threshold`` (or ``alpha``, ``correction``, ``keep_tentative``,
-        ``pfer``, ``max_features``, ``min_features``) after ``fit`` makes
-        ``transform`` and ``predict`` raise until ``fit`` is called again
-        (SelectFromModel reads its threshold again at ``transform``; here
-        ``estimator_`` was refitted on the selection). Importances that are
-        NaN (a scorer or ``importance_getter`` that returned NaN) are an
-        error: no threshold or test can rank them.
+        "probes": keep the features that beat the probes. "stability":
+        stability selection, for many more columns than rows and
+        independent rows: no probes; a feature is kept when among the ``q``
+        largest positive importances (``q`` set by ``pfer``) in at least 60%
+        of ``n_rounds`` pairs of complementary halves of the rows. A float:
+        keep the mean importances at least this (``-np.inf``: all, for
+        ``max_features`` alone); "mean", "median" or e.g. "1.5*mean": that
+        statistic of them. Changing a selection parameter after ``fit``
+        makes ``transform`` raise until the next ``fit``.
     probes : {"shadow", "uniform", "normal"}, default="shadow"
-        Kind of probe column: shuffled copies of the features (keeping their
-        distribution, dtype and cardinality, which matters for MDI), or
-        uniform or standard normal noise.
+        Probe columns: shuffled copies of the features (their distribution
+        and cardinality, which matter for MDI), or uniform or normal noise.
     n_probes : "auto" or int, default="auto"
-        Number of probes (probe groups, with ``groups``), the same columns
-        in every round. "auto": one per feature (or group), and at least 50;
-        four times that for a scikit-learn linear model, whose columns cost
-        little to fit and measure and whose test needs the resolution; on
-        50 features or more, more for a kind of feature with too few shadows
-        of its own (``docs/probe_test.rst``). The test's null distribution
-        is the probes' means: with fewer, more of its tail is extrapolated,
-        and with 20 or fewer no p-value goes below ``1 / (n_probes + 1)``.
+        Number of probes (probe groups, with ``groups``). "auto": one per
+        feature or group, at least 50, four times that for a scikit-learn
+        linear model, more for a kind of feature short of shadows on 50
+        features or more. With 20 or fewer, no p-value goes below
+        ``1 / (n_probes + 1)`` (:doc:`/probe_test`).
     n_rounds : "auto" or int, default="auto"
-        With ``threshold="stability"``: the pairs of complementary halves
-        (two fits of the estimator on half of the rows each), 25 with
-        "auto". With probes: the most rounds: each refits the estimator with
-        a fresh seed drawn from ``random_state`` (in place of an integer
-        ``random_state`` the estimator was given, with which every round
-        would fit the same model; the refit keeps it), or, for "permutation"
-        and "drop_column", does what one measure does, so ``fit`` costs
-        about ``n_rounds`` times one measure. More rounds average more of
-        the model's randomness out of the features' means and help weak
-        features; the rounds stop at half of them when every feature is
-        settled there (``n_rounds_`` says how many ran). Below four rounds
-        the test looks once, at the end. "auto": 10, and 1 for
-        "drop_column", whose one round refits the model once per feature and
-        probe (what :func:`drop_column_importance` costs alone, about).
+        With probes, the most rounds, each a fit with a fresh seed from
+        ``random_state`` (replacing one fixed on the estimator; the refit
+        keeps it); they stop at half when every feature is settled
+        (``n_rounds_``), and below four the test looks once. "auto": 10, 1
+        for "drop_column". With "stability": pairs of halves, "auto" 25.
     round_trees : "auto", int or None, default="auto"
-        Trees fitted in each round of probes (each half, with "stability")
-        when the estimator is a bagged
-        ensemble (RandomForest, ExtraTrees or Bagging, alone or as a
-        Pipeline's last step); the refit on the selected features keeps all
-        of them, and other estimators are fitted as given. A bagged model's
-        importance is an average over independent trees, so the rounds share
-        its trees out instead of each fitting all of them. "auto": 30% of
-        ``n_estimators``, rounded up, and at least 30 (all of them below
-        30). None: every round fits all of them. An int: that many.
-        For a boosted model (HistGradientBoosting, LightGBM, XGBoost or
-        CatBoost, alone or ending a Pipeline), "auto" measures each half's
-        model cut at the number of iterations that scores best on the half
-        it is measured on (at least 30% of them), as if it had
-        stopped early there: its later iterations fit what is left of its
-        training rows, mostly noise on a small or imbalanced table, and the
-        probes it splits on there blur the test (with a scoring that adds up
-        over rows, as the default does). None: as fitted. The refit keeps
-        all its iterations.
+        Trees a round fits for a bagged ensemble (RandomForest, ExtraTrees,
+        Bagging, alone or ending a Pipeline): "auto" 30% of ``n_estimators``
+        rounded up, at least 30 (all below 30); an int that many; None all.
+        "auto" measures a boosted model cut where it scores best on the rows
+        measured (at least 30% of its iterations), None as fitted. The refit
+        keeps every tree; other models are fitted as given.
     keep_tentative : bool, "auto" or "cv", default="auto"
-        Keep the "tentative" features (see ``decisions_``) as well as the
-        confirmed ones: all of them (True), none (False), or those a
-        cross-validated score asks for ("cv"): the estimator, fitted as the
-        refit fits it on the confirmed features and on them with the first
-        1, 2, 4, ... and all of the tentative ones by significance, is
-        scored on the splits of ``cv`` (5-fold when None) with ``scoring``,
-        and the smallest set within one standard error of the best is kept
-        (``cv_results_``). "auto": "cv" where the confirmed features lose
-        more than 10% of what all features score above a constant
-        prediction (``selection_score_``), False elsewhere. A feature kept
-        beyond the confirmed ones beats the probes on its own; the choice
-        among them makes no error promise (docs/bench_field.rst).
+        Keep the "tentative" features (``decisions_``) too: all (True), none
+        (False), or "cv": the confirmed features plus the first 1, 2, 4, ...
+        and all tentative ones by significance, scored on the splits of ``cv``, the
+        smallest set within one standard error of the best (``cv_results_``).
+        "auto": "cv" where the confirmed features lose more than 10% of what
+        all gain over a constant prediction (``selection_score_``), else
+        False. What it adds is outside the promise of ``alpha``: the default
+        forest kept noise in 1 of 75 null data sets (:doc:`/bench_default_nulls`).
     alpha : float in (0, 1), default=0.05
-        Level of the test: with the default correction, the expected share
-        of features no better than the probes among the kept ones; with
-        "holm" or "bonferroni", the probability of keeping any of them.
+        Level of the test: with "fdr_bh", the expected share of noise among
+        the kept features; with "holm" or "bonferroni", the chance of keeping
+        any. At 0.05 the default forest's false discovery rate was at most
+        5.0%, and Holm's family-wise error at most 6.2% (1 of 16 data sets),
+        on each regime of independent rows of :doc:`/bench_calibration`.
     correction : {"fdr_bh", "holm", "bonferroni"} or None, default="fdr_bh"
-        Adjustment of the p-values for testing many features (or groups):
-        Benjamini-Hochberg's false discovery rate, or the family-wise
-        error rate of Holm's or Bonferroni's method (fewer features kept,
-        a stronger promise); None tests each feature alone.
+        Adjustment of the p-values for the features (or groups) tested:
+        Benjamini-Hochberg's false discovery rate, Holm's or Bonferroni's
+        family-wise error rate (fewer kept); None tests each alone.
     pfer : float > 0, default=1.0
-        With ``threshold="stability"``: the bound on the expected number of
-        noise features (or groups) kept, which also bounds the probability
-        of keeping any. The bound holds for noise features that are
-        exchangeable and no likelier to be selected than a random choice;
-        the noise columns kept on data where the truth is known are on
-        ``docs/bench_calibration.rst``. Ignored otherwise.
+        With ``threshold="stability"``, the bound on the expected number of
+        noise features kept (exchangeable, no likelier to be selected than
+        at random), which sets ``q``: ``q**2 / (0.2 * n_features) <= pfer``.
+        No noise was kept in either wide null regime's 60 data sets
+        (:doc:`/bench_calibration`).
     n_repeats : "auto" or int, default="auto"
-        Permutations (or conditional draws) per feature in each measure of
-        the permutation methods. "auto": one per round of probes (the
-        rounds already repeat, each with a fresh model, and the test
-        averages them; five would cost five times as much for the same
-        test), five without probes.
+        Permutations (or conditional draws) per feature in each measure.
+        "auto": one per round of probes (the rounds repeat), five without.
     groups : None, "auto", list or dict, default=None
-        Groups of *features* (columns), not of rows: the rows' groups of a
-        group-aware ``cv`` are ``fit(X, y, groups=...)``.
-        Select whole groups of features (as in
-        :func:`permutation_importance`; features no group mentions are
-        groups of their own). Permutation methods permute a group as a
-        block, drop-column drops it, MDI, MDI-oob and SHAP sum its columns'
-        importances; probes then mirror the groups (a shadow probe is a
-        whole group shuffled together). None: each feature alone, but with
-        the probes a forest (alone or ending a Pipeline) tests
-        numeric columns correlated at ``|rho| >= 0.9`` as groups
-        (near-duplicates share what they carry), and a scikit-learn linear
-        model tested with
-        permutation those at ``|rho| >= 0.7`` (:func:`feature_groups`:
-        permuting one of a correlated pair makes rows its coefficients
-        extrapolate to); the user guide says what each measured.
-
-        A kept group keeps all its columns (``groups_``), and the promise of
-        ``alpha`` is over groups. ``groups=[[j] for j in range(n_features)]``
-        tests every column alone.
+        Groups of features (columns) selected whole, as in
+        :func:`permutation_importance`: permuted or dropped as a block, or
+        their columns' importances summed, each shadow a whole group; a kept
+        group keeps its columns (``groups_``), and ``alpha`` bounds groups.
+        "auto": :func:`feature_groups` of X. None: each feature alone, but
+        with probes a forest groups numeric columns correlated at
+        ``|rho| >= 0.9``, a linear model measured by permutation at 0.7
+        (:ref:`common_cases`). The rows' groups go to ``fit(groups=...)``.
     scoring : str, callable or None, default=None
-        Scorer of the permutation and drop-column methods, of
-        ``keep_tentative``'s cross-validation and of ``selection_score_``.
-        None: log-loss for a classifier with ``predict_proba`` (a proper
-        scoring rule: it moves with every row's probability), the Brier
-        score for a forest's vote shares on a binary target of numeric
-        labels (log-loss prices a vote share of 0 without bound), the
-        estimator's ``score`` otherwise. One metric, as for RFECV.
+        The scorer of the permutation and drop-column methods,
+        ``keep_tentative``'s cross-validation and ``selection_score_``.
+        None: log-loss for a classifier with ``predict_proba``, the Brier
+        score for a bagged forest on a binary target of numeric labels, the
+        estimator's ``score`` otherwise (:ref:`round-cost` says why).
     cv : int, cross-validation generator, iterable or None, default=None
-        Splits for "permutation" and "drop_column", and for
-        ``keep_tentative="cv"``'s scores (5-fold, stratified for
-        classifiers, when None). None is, for "permutation", the splits
-        above (a 20% split without probes), and for "drop_column" the
-        out-of-bag score or a 20% split. A group-aware splitter
-        (GroupKFold) gets the rows' groups from ``fit(X, y, groups=...)``.
-        With a time-ordered cv (TimeSeriesSplit) or the rows' groups,
-        shadows keep the rows' dependence and "auto" measures on the cv's
-        held-out rows (the user guide's "Time-ordered and grouped rows").
-        An iterable of splits is read once per fit, as ``check_cv`` reads
-        it, and its splits are taken as independent rows unless ``fit``
-        gets the rows' groups; time order is read from the splits.
-        threshold="stability" with a method that splits needs a splitter.
+        Splits for the methods that score held-out rows or refit (None: as
+        under ``method``, a 20% split without probes, out of bag or a 20%
+        split for "drop_column"), and for ``keep_tentative="cv"`` (None:
+        5-fold, stratified for a classifier). A group-aware splitter
+        gets the rows' groups from ``fit(groups=...)``; with them or a
+        time-ordered splitter, shadows keep the rows' dependence and "auto"
+        is permutation on the cv's held-out rows (:doc:`/probe_test`).
     max_features : int, float, callable or None, default=None
-        Keep at most this many features (a float: this fraction of them),
-        the most significant first. A callable is called with X (as
-        validated by ``fit``, before probes are added) and returns that
-        int, as in SelectFromModel. Counted in groups when ``groups`` is
-        given. The count used is ``max_features_``. 0 keeps no feature, as
-        in SelectFromModel, and needs ``min_features=0``; a ``min_features``
-        above ``max_features_`` is an error.
+        Keep at most this many features (or groups), the most significant
+        first: a float, this fraction; a callable, given X, returns the
+        count, as in SelectFromModel. 0 keeps none (``min_features=0``).
     min_features : int, default=1
         Keep at least this many features (or groups), the most significant
-        first, even when fewer pass the threshold; a warning says so, and
-        how many of the features left out are tentative.
+        first, even when fewer pass; a warning says so.
     prefit : bool, default=False
-        Whether ``estimator`` is already fitted. ``fit(X, y)`` then measures
-        its importances without refitting: X, y are validation rows for
-        "permutation", its training rows for the out-of-bag methods, and
-        only checked against the model's columns by "mdi". A prefit model
-        has never seen probe columns, so it needs a numeric, "mean" or
-        "median" threshold; "drop_column" refits
-        by definition and cannot be used. X must have the columns the model
-        was fitted on, in the same order (as its ``predict`` checks); a
-        model that is not fitted is an error.
+        Whether ``estimator`` is fitted: ``fit(X, y)`` measures it as it is,
+        on validation rows for "permutation", training rows out of bag.
+        It has seen no probes: it needs a numeric, "mean" or "median"
+        threshold, and not "drop_column".
     refit : bool, default=True
         Fit a clone of the estimator on the selected features as
-        ``estimator_``, to which ``predict``, ``predict_proba``,
-        ``predict_log_proba``, ``decision_function`` and ``score`` delegate
-        (``is_classifier`` and the other estimator tags follow the
-        estimator, as for RFE). Ignored with
-        ``prefit=True``. In a Pipeline whose next step is the model, set it
-        to False to save that fit.
+        ``estimator_``, to which ``predict`` and the others delegate (not
+        with ``prefit=True``). False saves that fit before the model.
     max_samples : "auto", int, float or None, default="auto"
-        Score the permutation, conditional and SHAP importances on at most
-        this many rows (a float: this fraction of them), drawn without
-        replacement with ``random_state`` from the held-out rows (or the
-        training rows, out of bag), afresh in each round; the model is
-        still fitted on all rows. None: all rows. "auto": at most 10,000
-        rows in each round of probes (256 for "shap", whose exact values
-        cost milliseconds per row), all rows without probes. On large
-        data, some ten thousand rows rank features about as all rows do,
-        for a fraction of the time. Methods that score no rows ignore it,
-        with a warning.
+        Rows the permutation, conditional and SHAP methods score at most (a
+        float: this fraction), drawn afresh each round; the model is fitted
+        on all rows. "auto": 10,000 a round of probes (256 for "shap"), all
+        without probes. None: all rows.
     importance_getter : "auto", str, callable or None, default=None
-        Read the model's own importances instead of measuring them, as
-        SelectFromModel does: "auto" reads ``coef_`` or
-        ``feature_importances_``, a string an attribute path (such as
-        ``"named_steps.ridge.coef_"`` for a Pipeline whose steps keep the
-        columns), a callable ``getter(fitted_estimator)`` returns them; a
-        coefficient matrix (one row per class or output) gives the L1 norm
-        of each column, and a group's importance is the sum of its
-        columns'. Mostly for ``prefit=True`` (with a numeric, "mean" or
-        "median" threshold); without prefit the estimator is fitted on the
-        features and the probes, whose importances it reads alike. None:
-        importances are measured with ``method``, which must then be
-        "auto" when this is given. ``method_`` is "importance_getter".
+        Read the model's own importances, as SelectFromModel does: "auto"
+        ``coef_`` or ``feature_importances_``, a string an attribute path
+        (``"named_steps.ridge.coef_"``), a callable ``getter(estimator)``;
+        a coefficient matrix gives each column's L1 norm. Mostly with
+        ``prefit=True``; ``method`` must then be "auto". None: use ``method``.
     n_jobs : int or None, default=None
-        Parallel jobs of the importance functions (joblib semantics;
-        ``joblib.parallel_config(backend="dask")`` runs them on a Dask
-        cluster, with the same results).
+        Parallel jobs (joblib's semantics); the results do not depend on it.
     verbose : int, default=0
-        Progress messages on stderr: a line per stage of ``fit`` (fitting,
-        measuring, each split of ``cv``), and those of the importance
-        function.
+        Progress messages on stderr: a line per stage of ``fit``.
     random_state : int, RandomState instance or None, default=None
-        Seed of the probes, the held-out split and the permutations; also
-        given to every ``random_state`` of the estimator left at None, so
-        that the selection is reproducible. Seeds are drawn before any
-        parallel work: results do not depend on ``n_jobs``.
+        Seed of the probes, the splits and the permutations, also given to
+        every ``random_state`` of the estimator left at None.
 
     Attributes
     ----------
     estimator_ : estimator
         With ``refit=True``, the estimator fitted on the selected features
-        (None if no feature was selected). With ``refit=False``, the
-        estimator fitted on the features and probes whose importances were
-        measured (for "permutation", on the rows outside the held-out
-        split; None when several models were fitted: with "drop_column",
-        a ``cv`` of several splits, or two cross-fitted halves); with
-        "stability", the last half's model, fitted on half of the rows.
-        With ``prefit=True``, a copy of the given estimator.
+        (None if none); with ``refit=False``, the one fitted with the probes
+        and measured (None where several were; "stability": the last
+        half's); with ``prefit=True``, a copy of the given estimator.
     method_ : str
         The method used ("auto" resolved), or "importance_getter".
     importances_ : Bunch
-        The importance function's result for the real features (or groups)
-        followed by the probes, with ``is_probe`` (bool mask),
-        ``n_probes``, ``statistics`` (the scores of the test) and
-        ``pvalues`` added (the last two None without probes). With probes,
-        ``importances`` has one column per round (the k-th probe row holds
-        the k-th probe of each round, the same column in every round), and
-        ``n_rounds`` (those run), ``mirrors`` (n_rounds, n_probes: the
-        feature or group each probe copied, -1 for uniform and normal
-        probes) and ``classes`` (each one's kind, whose shadows standardize
-        it) are added. With "stability": the real features only, one
-        column per half (the mean importance there).
+        The importance function's result for the features (or groups), then
+        the probes, with ``is_probe``, ``n_probes``, ``statistics`` and
+        ``pvalues`` (None without probes); with probes one column per round,
+        ``n_rounds``, ``mirrors`` (the feature each probe copied, -1 for
+        noise) and ``classes``; "stability": one column per half.
     threshold_ : float
-        For "probes": the score (a feature's mean importance over the rounds
-        above its probes' mean, in units of their standard deviation) above
-        which a feature was confirmed at the last look, at the level reached
-        by the correction, against all probes' scores. Otherwise the mean
-        importance above which a feature was kept; for "stability", the
-        selection frequency a feature needed (0.6).
+        The score a feature needed at the last look (its mean importance
+        above its probes', in their standard deviations); "stability": the
+        frequency needed (0.6); without probes, the mean importance.
     n_rounds_ : int
-        Rounds of probes run: ``n_rounds``, or half of it when every feature
-        was settled at the first look; for "stability", the pairs of halves;
-        0 otherwise.
+        Rounds of probes run, or pairs of halves ("stability"); else 0.
     decisions_ : ndarray of str of shape (n_features_in_,) or None
-        "confirmed", "tentative" or "rejected" per feature (its group's,
-        with ``groups``); None unless ``threshold="probes"``. ``support_``
-        may differ where ``max_features``, ``min_features`` or
-        ``keep_tentative`` apply.
+        With probes: "confirmed", "tentative" (beats the probes before the
+        correction only) or "rejected", per feature (its group's).
     ranking_ : ndarray of int of shape (n_features_in_,)
-        With probes: 1 confirmed, 2 tentative, 3, 4, ... rejected by
-        decreasing score. With "stability": 1 kept, then 2, 3, ... by
-        decreasing selection frequency (and mean importance). Otherwise the
-        rank of the mean importance (1 = largest).
+        With probes 1 confirmed, 2 tentative, 3, 4, ... rejected by score,
+        as BorutaPy's; "stability": 1 kept, then by selection frequency;
+        else by mean importance (1 = largest).
     selection_frequency_ : ndarray of shape (n_features_in_,) or None
-        With ``threshold="stability"``: the share of the halves each
-        feature (its group, with ``groups``) was selected in; a feature is
-        kept at 0.6 or more. None otherwise.
+        With "stability": the share of the halves each feature was kept in.
     importance_history_ : ndarray of shape (n_rounds_, n_groups) or None
-        Importance of each feature (or group) in each round of probes; with
-        "stability", in each half (``2 * n_rounds_`` rows).
+        Importance of each feature (or group) in each round (or half).
     probe_history_ : ndarray of shape (n_rounds_, n_probes) or None
         Importance of each probe in each round.
     pvalues_ : ndarray of shape (n_features_in_,) or None
-        Unadjusted p-value of each feature (its group's, with ``groups``);
-        None unless ``threshold="probes"``.
+        With probes, each feature's (its group's) unadjusted p-value.
     pvalues_corrected_ : ndarray of shape (n_features_in_,) or None
-        The same after ``correction``; a feature passes when it is at most
-        ``alpha``. Not ``correction`` of ``pvalues_`` alone: the smallest
-        over the two looks of the look's one over its share of ``alpha``.
+        After ``correction``: the smallest over the two looks of the look's
+        adjusted p-value over its share of ``alpha`` (:doc:`/probe_test`); a
+        feature passes at ``alpha`` or less.
     cv_results_ : dict of ndarrays
-        Only where ``keep_tentative`` chose by cross-validation: the
-        candidate sets' ``n_features`` (in features, or groups; smallest
-        first), ``mean_test_score`` and ``std_test_score`` over the splits,
-        and ``split{k}_test_score`` for each split ``k``; the scores are NaN
-        when no feature was tentative (nothing to choose, nothing fitted).
+        Where ``keep_tentative`` chose by cross-validation: the candidates'
+        ``n_features``, ``mean_test_score``, ``std_test_score`` and
+        ``split{k}_test_score`` (NaN when no feature was tentative).
     tests_ : dict of Bunch or None
-        With the composed tests of ``method="auto"`` (a LightGBM, XGBoost
-        or CatBoost model): for "permutation" and "shap", the share of
-        ``alpha`` each was tested at, and per feature its ``pvalues``,
-        ``pvalues_corrected`` (compared with that share) and
-        ``decisions``, with its ``importance_history``. None otherwise.
+        With the composed tests of ``method="auto"``: for "permutation" and
+        "shap", the share of ``alpha``, ``pvalues``, ``pvalues_corrected``,
+        ``decisions`` and ``importance_history``.
     selection_score_ : Bunch or None
-        What the selection costs, measured on every fit (None with
-        ``prefit=True``): ``kept`` and ``all``, the held-out score of the
-        round model (sized as the rounds size it) on the kept and on all
-        features, fitted on each of two complementary halves of the rows
-        and scored on the other (the splits of ``cv`` for time-ordered or
-        grouped rows) by the rounds' scoring; ``chance``, a constant
-        prediction's; ``lost``, the share of what all features gain over
-        the constant that the kept ones lose (a warning above 0.1); and
-        ``n_fits``, the fits it cost (4 on halves, 2 more where
-        ``keep_tentative="auto"`` chose again; none when every feature is
-        kept); ``scoring``, the name of the rounds' scoring ("r2" or
-        "accuracy" for the estimator's ``score``).
+        What the selection costs (None with ``prefit=True``): ``kept`` and
+        ``all``, the round model's score on the kept and on all features,
+        fitted on each of two halves of the rows and scored on the other;
+        ``chance``, a constant prediction's; ``lost``, the share of the gain
+        over it that the kept features lose (warned of above 0.1); ``n_fits``
+        (4, 2 more where ``keep_tentative`` chose again); ``scoring``.
     groups_ : list of ndarray
-        Column positions of each group (one feature each without
-        ``groups``).
+        Column positions of each group (one feature each without groups).
     max_features_ : int
-        The most features (or groups) ``fit`` could keep: ``max_features``
-        as a count (what a callable returned), or the number of features
-        (groups) when it is None.
+        The most features (or groups) ``fit`` could keep.
     support_ : ndarray of shape (n_features_in_,)
         Mask of the selected features.
     n_features_in_ : int
+        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
-        Only when X has string column names.
+        Names of the features seen during ``fit``, when they are strings.
 
     See Also
     --------
-    sklearn.feature_selection.SelectFromModel : Threshold on an estimator's
-        importances, without probes.
-    oob_mdi_importance, oob_permutation_importance, permutation_importance
+    RecursiveImportanceSelector : Recursive elimination, as RFECV.
+    sklearn.feature_selection.SelectFromModel : A threshold, no probes.
 
     Notes
     -----
     The test assumes noise features independent of y and of the other
-    features; a noise feature correlated with a relevant one is not noise
-    to the model, nor what this test rejects (:class:`DependenceAnalyzer`).
-
-    ``sample_weight`` (and any fit parameter routing requests) goes to the
-    estimator's ``fit`` and to the importance's scorer or out-of-bag weights.
+    features: a noise feature correlated with a relevant one is not noise to
+    the model, nor what it rejects (:class:`DependenceAnalyzer`). The
+    ``sample_weight`` and routed fit parameters go to the estimator's
+    ``fit`` and to the importance's scorer or out-of-bag weights.
 
     Examples
     --------
