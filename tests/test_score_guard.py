@@ -16,9 +16,11 @@ from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._selection._decisions import TooFewPassed
 from sklearn_fimp._selection._rows import GROUPS, INDEPENDENT
 from sklearn_fimp._selection._score_cost import (
+    CHANCE_Z,
     SCORE_LOSS,
     ScoreGuard,
-    cost_scoring,
+    chance_margin,
+    cost_scorings,
     selection_score,
 )
 
@@ -116,16 +118,49 @@ def test_auto_leaves_a_selection_that_costs_little_alone():
     assert auto.selection_score_.n_fits == plain.selection_score_.n_fits
 
 
-def test_cost_scoring_ranks_classes_where_every_half_holds_them():
+def test_cost_scorings_rank_and_score_probabilities_where_every_half_holds_them():
     forest = RandomForestClassifier()
     binary, three = np.repeat([0, 1], 5), np.repeat([0, 1, 2], 4)
-    assert cost_scoring(_plan(forest, 3), binary) == "roc_auc"
-    assert cost_scoring(_plan(forest, 3), three) == "roc_auc_ovr"
+    brier = "neg_brier_score"
+    assert cost_scorings(_plan(forest, 3), binary) == ("roc_auc", brier)
+    assert cost_scorings(_plan(forest, 3), three) == ("roc_auc_ovr", brier)
     # a class of one row is held out in neither half: the rounds' scoring
     single = np.array([0, 0, 1, 1, 2])
-    assert cost_scoring(_plan(forest, 3), single) is None
+    assert cost_scorings(_plan(forest, 3), single) == (None,)
     # the user's scoring, a regressor's own score, grouped rows: as given
-    assert cost_scoring(_plan(forest, 3, scoring="f1"), binary) == "f1"
-    assert cost_scoring(_plan(Ridge(), 3), binary) is None
-    assert cost_scoring(_plan(forest, 3, kind=GROUPS), binary) is None
-    assert cost_scoring(_plan(LogisticRegression(), 3), binary) == "roc_auc"
+    assert cost_scorings(_plan(forest, 3, scoring="f1"), binary) == ("f1",)
+    assert cost_scorings(_plan(Ridge(), 3), binary) == (None,)
+    assert cost_scorings(_plan(forest, 3, kind=GROUPS), binary) == (None,)
+    assert cost_scorings(_plan(LogisticRegression(), 3), binary)[0] == "roc_auc"
+
+
+def test_selection_score_loses_the_larger_share_of_its_scorings():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((400, 6))
+    y = (X[:, :3].sum(axis=1) + rng.standard_normal(400) > 0).astype(int) + (
+        X[:, 3] > 1
+    )
+    model = LogisticRegression()
+    plan = _plan(model, 6)
+    cost = selection_score(plan, X, y, np.arange(6) < 2, fit_kwargs={}, seed=1)
+    assert set(cost.scores) == {"roc_auc_ovr", "neg_brier_score"}
+    assert cost.scoring == "roc_auc_ovr"
+    assert cost.kept == cost.scores["roc_auc_ovr"]["kept"]
+    losts = [v["lost"] for v in cost.scores.values()]
+    assert cost.lost == max(losts) and min(losts) >= 0
+    assert cost.scores["roc_auc_ovr"]["chance"] == pytest.approx(0.5)
+    # the same, taking all columns' scores from it
+    again = selection_score(
+        plan, X, y, np.arange(6) < 2, fit_kwargs={}, seed=1, known=cost
+    )
+    assert again.scores == cost.scores and again.n_fits == 2
+
+
+def test_chance_margin_is_the_null_standard_error_of_the_auc():
+    y = np.repeat([0, 1], [60, 40])
+    splits = [(None, np.arange(0, 100, 2)), (None, np.arange(1, 100, 2))]
+    # each half: 30 and 20 rows; Hanley-McNeil (n1 + n0 + 1) / (12 n1 n0)
+    variance = 51 / (12 * 30 * 20)
+    expected = CHANCE_Z * np.sqrt(2 * variance) / 2
+    assert chance_margin("roc_auc", y, splits) == pytest.approx(expected)
+    assert chance_margin("neg_brier_score", y, splits) == 0.0

@@ -66,18 +66,21 @@ def chance_margin(scoring, y, splits):
     return CHANCE_Z * float(np.sqrt(np.sum(variances))) / len(splits)
 
 
-def cost_scoring(plan, y):
-    """The scoring the selection's cost is measured by: the user's
-    ``scoring``; else, for a classifier with ``predict_proba`` on rows
-    split into independent halves, the area under the ROC curve ("roc_auc",
-    one class against the rest for more than two: "roc_auc_ovr", where
-    every class has two rows, so that each half holds it); else the
-    rounds' (a probability's score, or the estimator's own). A ranking
-    score, because the cost asks whether the kept columns order the rows
-    as all of them do: a booster fitted on half of a few hundred rows is
-    over-confident, and a log-loss then rates all columns below a constant
-    (HMDA's 500 rows with LightGBM: -0.50 against -0.37) and says nothing
-    of what a selection loses."""
+def cost_scorings(plan, y):
+    """The scorings the selection's cost is measured by, the headline first:
+    the user's ``scoring``; else, for a classifier with ``predict_proba`` on
+    rows split into independent halves, the area under the ROC curve
+    ("roc_auc", one class against the rest for more than two: "roc_auc_ovr",
+    where every class has two rows, so that each half holds it) and the
+    Brier score; else the rounds' (a probability's score, or the
+    estimator's own). ``lost`` is the larger of the two: the ROC AUC asks
+    whether the kept columns order the rows as all of them do, which a
+    booster over-confident on half of a few hundred rows still shows where
+    a proper score rates all columns below a constant (HMDA's 500 rows with
+    LightGBM: log-loss -0.50 against a constant's -0.37); the Brier score
+    sees what the ROC AUC cannot near 1 (tissue genes' HistGradientBoosting
+    ranks the held-out rows almost perfectly on 3 genes, where 10 move the
+    probabilities)."""
     scoring = plan.options.get("scoring")
     if (
         plan.scoring is not None
@@ -85,51 +88,54 @@ def cost_scoring(plan, y):
         or not hasattr(plan.estimator, "predict_proba")
         or plan.rows.kind != INDEPENDENT
     ):
-        return scoring
+        return (scoring,)
     kind = type_of_target(y)
     if kind == "binary":
-        return "roc_auc"
+        return "roc_auc", "neg_brier_score"
     if kind == "multiclass" and np.unique(y, return_counts=True)[1].min() >= 2:
-        return "roc_auc_ovr"
-    return scoring
+        return "roc_auc_ovr", "neg_brier_score"
+    return (scoring,)
 
 
 def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
-    """``Bunch(kept, all, chance, lost, n_fits, scoring, n_kept)``: the
+    """``Bunch(kept, all, chance, lost, n_fits, scoring, n_kept, scores)``: the
     mean held-out score of the round model on the ``support`` columns of X
     and on all of them over :func:`selection_splits`, a constant
     prediction's (None where the scorer cannot score one), ``lost``, the
     share of what all columns gain over the constant that the kept ones
-    lose (None without a constant's score, or without a gain beyond
-    :func:`chance_margin`), the name of the scoring
-    (:func:`cost_scoring`; "r2" or "accuracy" for the estimator's own
-    score) and the number of kept columns. Every column kept: nothing
+    lose (the largest over :func:`cost_scorings`; None where none has a
+    constant's score and a gain beyond :func:`chance_margin`), the name of
+    the headline scoring ("r2" or "accuracy" for the estimator's own
+    score), the number of kept columns, and ``scores``: per scoring, its
+    ``kept``, ``all``, ``chance`` and ``lost``. Every column kept: nothing
     fitted, ``lost`` 0. ``known``: an earlier result with the same ``seed``
     (the same splits and models), whose score on all columns is taken
     rather than fitted again."""
     support = np.asarray(support, dtype=bool)
-    scoring = cost_scoring(plan, y)
+    scorings = cost_scorings(plan, y)
     weight = plan.options.get("sample_weight")
-    chance = chance_score(plan.estimator, scoring, y, weight)
-    # the name of the score (None: the estimator's own, R^2 or accuracy)
-    named = scoring
-    if scoring is None:
+    chances = [chance_score(plan.estimator, name, y, weight) for name in scorings]
+    # the name of the headline score (None: the estimator's own)
+    named = scorings[0]
+    if named is None:
         named = "r2" if is_regressor(plan.estimator) else "accuracy"
     if support.all():
         return Bunch(
             kept=None,
             all=None,
-            chance=chance,
+            chance=chances[0],
             lost=0.0,
             n_fits=0,
             scoring=named,
             n_kept=int(support.sum()),
+            scores={},
         )
     splits = selection_splits(plan, y, seed)
     base = plan.round_estimator(int(seed))
     kept_model = for_columns(base, support, plan.column_names)
     dropped = np.flatnonzero(~support)
-    scores = {"kept": [], "all": []}
+    # scores[name][k]: the k-th scoring's values, one a split
+    scores = {"kept": [[] for _ in scorings], "all": [[] for _ in scorings]}
     refits_all = known is None or known.all is None
     for train, test in splits:
         params = split_params(fit_kwargs, train, len(y))
@@ -141,7 +147,8 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
             if name == "all" and not refits_all:
                 continue
             if name == "kept" and not support.any():
-                scores[name].append(np.nan if chance is None else chance)
+                for values, chance in zip(scores[name], chances):
+                    values.append(np.nan if chance is None else chance)
                 continue
             try:
                 fitted = clone(model).fit(
@@ -155,25 +162,36 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
                     "the refit would fit the kept ones alike",
                 )
                 raise
-            scorer = get_scorer(fitted, scoring)
-            value = score(
-                scorer, fitted, take_rows(X_used, test), take_rows(y, test), rows_weight
-            )
-            scores[name].append(value)
-    kept = float(np.mean(scores["kept"]))
-    every = float(np.mean(scores["all"])) if refits_all else known.all
-    lost = None
-    if chance is not None and every > chance + chance_margin(scoring, y, splits):
-        lost = max(0.0, (every - kept) / (every - chance))
+            X_test, y_test = take_rows(X_used, test), take_rows(y, test)
+            for values, scoring in zip(scores[name], scorings):
+                scorer = get_scorer(fitted, scoring)
+                values.append(score(scorer, fitted, X_test, y_test, rows_weight))
+    by_scoring = {}
+    for k, (scoring, chance) in enumerate(zip(scorings, chances)):
+        kept = float(np.mean(scores["kept"][k]))
+        every = (
+            float(np.mean(scores["all"][k]))
+            if refits_all
+            else known.scores[scoring or named]["all"]
+        )
+        lost = None
+        if chance is not None and every > chance + chance_margin(scoring, y, splits):
+            lost = max(0.0, (every - kept) / (every - chance))
+        by_scoring[scoring or named] = dict(
+            kept=kept, all=every, chance=chance, lost=lost
+        )
+    losts = [v["lost"] for v in by_scoring.values() if v["lost"] is not None]
+    headline = by_scoring[scorings[0] or named]
     n_fits = len(splits) * (int(support.any()) + refits_all)
     return Bunch(
-        kept=kept,
-        all=every,
-        chance=chance,
-        lost=lost,
+        kept=headline["kept"],
+        all=headline["all"],
+        chance=headline["chance"],
+        lost=max(losts) if losts else None,
         n_fits=n_fits,
         scoring=named,
         n_kept=int(support.sum()),
+        scores=by_scoring,
     )
 
 

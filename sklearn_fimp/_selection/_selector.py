@@ -122,13 +122,13 @@ class ImportanceSelector(BaseImportanceSelector):
         keeps every tree; other models are fitted as given.
     keep_tentative : bool, "auto" or "cv", default="auto"
         Keep the "tentative" features (``decisions_``) too: all (True), none
-        (False), or "cv": the confirmed features plus the first 1, 2, 4, ...
-        and all tentative ones by significance, scored on the splits of ``cv``, the
-        smallest set within one standard error of the best (``cv_results_``).
-        "auto": "cv" where the confirmed features lose more than 10% of what
-        all gain over a constant prediction (``selection_score_``), else
-        False. What it adds is outside the promise of ``alpha``: the default
-        forest kept noise in 1 of 75 null data sets (:doc:`/bench_default_nulls`).
+        (False), or "cv": nested sets of them by significance, scored on the
+        splits of ``cv``, the smallest within one standard error of the best.
+        "auto": none, unless the kept features lose over 10% of what all gain
+        over a constant (``selection_score_``); then features join by
+        significance until they lose at most that on the same halves. What
+        it adds is outside the promise of ``alpha``: the default forest kept
+        noise in 1 of 75 null data sets (:doc:`/bench_default_nulls`).
     alpha : float in (0, 1), default=0.05
         Level of the test: with "fdr_bh", the expected share of noise among
         the kept features; with "holm" or "bonferroni", the chance of keeping
@@ -247,9 +247,9 @@ class ImportanceSelector(BaseImportanceSelector):
         adjusted p-value over its share of ``alpha`` (:doc:`/probe_test`); a
         feature passes at ``alpha`` or less.
     cv_results_ : dict of ndarrays
-        Where ``keep_tentative`` chose by cross-validation: the candidates'
-        ``n_features``, ``mean_test_score``, ``std_test_score`` and
-        ``split{k}_test_score`` (NaN when no feature was tentative).
+        Where ``keep_tentative`` chose: the candidates' ``n_features`` and
+        ``mean_test_score`` (on the halves with "auto"); with "cv" also
+        ``std_test_score`` and ``split{k}_test_score``.
     tests_ : dict of Bunch or None
         With the composed tests of ``method="auto"``: for "permutation" and
         "shap", the share of ``alpha``, ``pvalues``, ``pvalues_corrected``,
@@ -259,8 +259,10 @@ class ImportanceSelector(BaseImportanceSelector):
         ``all``, the round model's score on the kept and on all features,
         fitted on each of two halves of the rows and scored on the other;
         ``chance``, a constant prediction's; ``lost``, the share of the gain
-        over it that the kept features lose (warned of above 0.1); ``n_fits``
-        (4, 2 more where ``keep_tentative`` chose again); ``scoring``.
+        over it that the kept features lose (warned of above 0.1; None
+        without a gain, by ROC AUC one beyond 3.09 null standard errors);
+        ``n_fits`` (4, 2 a candidate where "auto" chose again); ``scoring``
+        (ROC AUC for a classifier with ``predict_proba``); ``n_kept``.
     groups_ : list of ndarray
         Column positions of each group (one feature each without groups).
     max_features_ : int
