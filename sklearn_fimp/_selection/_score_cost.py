@@ -103,14 +103,15 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     and on all of them over :func:`selection_splits`, a constant
     prediction's (None where the scorer cannot score one), ``lost``, the
     share of what all columns gain over the constant that the kept ones
-    lose (the largest over :func:`cost_scorings`; None where none has a
-    constant's score and a gain beyond :func:`chance_margin`), the name of
-    the headline scoring ("r2" or "accuracy" for the estimator's own
-    score), the number of kept columns, and ``scores``: per scoring, its
-    ``kept``, ``all``, ``chance`` and ``lost``. Every column kept: nothing
-    fitted, ``lost`` 0. ``known``: an earlier result with the same ``seed``
-    (the same splits and models), whose score on all columns is taken
-    rather than fitted again."""
+    lose (None without a constant's score and a gain beyond
+    :func:`chance_margin`), all four by the scoring of
+    :func:`cost_scorings` by which the selection loses the most (the first
+    where none measures a loss), its name ("r2" or "accuracy" for the
+    estimator's own score), the number of kept columns, and ``scores``:
+    per scoring, its ``kept``, ``all``, ``chance`` and ``lost``. Every
+    column kept: nothing fitted, ``lost`` 0. ``known``: an earlier result
+    with the same ``seed`` (the same splits and models), whose score on all
+    columns is taken rather than fitted again."""
     support = np.asarray(support, dtype=bool)
     scorings = cost_scorings(plan, y)
     weight = plan.options.get("sample_weight")
@@ -180,14 +181,17 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
         by_scoring[scoring or named] = dict(
             kept=kept, all=every, chance=chance, lost=lost
         )
-    losts = [v["lost"] for v in by_scoring.values() if v["lost"] is not None]
-    headline = by_scoring[scorings[0] or named]
+    # the headline: the scoring by which the selection loses the most
+    measured = [k for k, v in by_scoring.items() if v["lost"] is not None]
+    if measured:
+        named = max(measured, key=lambda k: by_scoring[k]["lost"])
+    headline = by_scoring[named]
     n_fits = len(splits) * (int(support.any()) + refits_all)
     return Bunch(
         kept=headline["kept"],
         all=headline["all"],
         chance=headline["chance"],
-        lost=max(losts) if losts else None,
+        lost=headline["lost"],
         n_fits=n_fits,
         scoring=named,
         n_kept=int(support.sum()),
