@@ -17,6 +17,7 @@ from sklearn_fimp._selection._decisions import TooFewPassed
 from sklearn_fimp._selection._rows import GROUPS, INDEPENDENT
 from sklearn_fimp._selection._score_cost import (
     CHANCE_Z,
+    GUARD_LEVEL,
     SCORE_LOSS,
     ScoreGuard,
     chance_margin,
@@ -55,7 +56,7 @@ def test_guard_keeps_the_fewest_columns_that_recover_as_written_out():
     order = np.arange(n)  # by significance: the weights' order
     first = selection_score(plan, X, y, order < 1, fit_kwargs={}, seed=5)
     assert first.lost > SCORE_LOSS
-    test = Bunch(order=order, passed=order < 1)
+    test = Bunch(order=order, passed=order < 1, pvalues=np.zeros(n))
     guard = ScoreGuard(plan, X, y, {}, 5, first, n_first=1)
     passed = guard(test)
     # the reference: every prefix scored; the smallest that recovers
@@ -72,6 +73,27 @@ def test_guard_keeps_the_fewest_columns_that_recover_as_written_out():
     scored = guard.cv_results["n_features"].tolist()
     assert scored == sorted(scored) and smallest in scored
     assert len(scored) <= 2 * np.log2(n) and guard.n_fits == 2 * len(scored)
+
+
+def test_guard_adds_only_candidates_and_keeps_them_all_when_none_recovers():
+    X, y = _graded()
+    n = X.shape[1]
+    plan = _plan(Ridge(), n)
+    first = selection_score(plan, X, y, np.arange(n) < 1, fit_kwargs={}, seed=5)
+    # columns 0 and 1 beat half of their probes (raw p-value at most
+    # GUARD_LEVEL), the others not: with both the selection still loses
+    pvalues = np.where(np.arange(n) < 2, GUARD_LEVEL, 0.9)
+    test = Bunch(order=np.arange(n), pvalues=pvalues, passed=np.arange(n) < 1)
+    guard = ScoreGuard(plan, X, y, {}, 5, first, n_first=1)
+    passed = guard(test)
+    assert passed.tolist() == [True] * 2 + [False] * (n - 2)
+    assert guard.cost.lost > SCORE_LOSS
+    assert guard.cv_results["n_features"].tolist() == [2]
+    # no candidate beyond the first decision: it stands, nothing is fitted
+    test.pvalues = np.ones(n)
+    guard = ScoreGuard(plan, X, y, {}, 5, first, n_first=1)
+    assert guard(test).tolist() == [True] + [False] * (n - 1)
+    assert guard.n_fits == 0
 
 
 def test_auto_recovers_an_interaction_the_test_leaves_out():

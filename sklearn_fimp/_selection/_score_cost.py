@@ -209,6 +209,11 @@ def recovers(cost, decisions):
     return decisions is not None and bool(np.any(decisions != "confirmed"))
 
 
+#: The raw p-value a feature needs to be a candidate of the score guard: it
+#: beats at least half of its probes (a noise column is one half the time).
+GUARD_LEVEL = 0.5
+
+
 class ScoreGuard:
     """``choose(test)`` for ``keep_tentative="auto"`` where the
     first decision loses more than ``SCORE_LOSS`` (:func:`recovers`): the
@@ -217,10 +222,12 @@ class ScoreGuard:
     as :func:`selection_score` scores (the same halves and round model, 2
     half-fits a candidate; all columns' score is ``first``'s).
 
-    The candidates grow from the ``n_first`` groups the first decision kept
-    by 1, 2, 4, ... groups until one recovers (all of them do: nothing is
-    fitted for them), then the last step is halved ``MAX_BISECTIONS``
-    times. ``cv_results`` (the selector's ``cv_results_``): the candidates
+    The candidates are the ``n_first`` groups the first decision kept, then
+    those whose raw p-value is at most ``GUARD_LEVEL``; they grow by 1, 2,
+    4, ... groups until one set recovers (every group does: nothing is
+    fitted for it), then the last step is halved ``MAX_BISECTIONS`` times.
+    Where no set of candidates recovers, all of them are kept (and the
+    selector warns). ``cv_results`` (the selector's ``cv_results_``): the candidates
     scored, ``n_features`` in groups, smallest first, and their
     ``mean_test_score`` on the halves; ``cost``: the chosen one's
     :func:`selection_score`."""
@@ -252,27 +259,35 @@ class ScoreGuard:
         return tried[size]
 
     def __call__(self, test):
-        order, tried = test.order, {}
+        # the first decision's, then those with some evidence, by significance
+        first, rest = test.order[: self.n_first], test.order[self.n_first :]
+        order = [*first, *(g for g in rest if test.pvalues[g] <= GUARD_LEVEL)]
+        n_groups, tried = len(test.order), {}
         self.plan.progress(
             f"adding features by significance until they score within "
             f"{SCORE_LOSS:.0%} of all features on the halves"
         )
 
         def recovers_at(size):
-            if size == len(order):  # all of them: nothing to fit
+            if size == n_groups:  # all of them: nothing to fit
                 return True
             cost = self._cost(order, size, tried)
             return cost.lost is not None and cost.lost <= SCORE_LOSS
 
-        low, step = self.n_first, 1
-        while not recovers_at(high := min(self.n_first + step, len(order))):
-            low, step = high, 2 * step
+        low, step, high = self.n_first, 1, len(order)
+        while low < len(order):
+            if recovers_at(size := min(self.n_first + step, len(order))):
+                high = size
+                break
+            low, step = size, 2 * step
+        else:  # no candidate set recovers: all of them
+            low = high
         for _ in range(self.MAX_BISECTIONS):
             middle = (low + high) // 2
             if middle <= low:
                 break
             low, high = (low, middle) if recovers_at(middle) else (middle, high)
-        passed = np.zeros(len(order), dtype=bool)
+        passed = np.zeros(n_groups, dtype=bool)
         passed[order[:high]] = True
         sizes = np.array(sorted(tried), dtype=np.intp)
         self.cost = tried.get(high)
@@ -304,6 +319,9 @@ def warn_if_selection_costs(selector, stacklevel=4):
     fix = (
         f"max_features kept {n_kept}: a larger one keeps more"
         if capped
+        else "features were added by significance, those that beat at least "
+        f"half of their probes (cv_results_): {larger}the promise of alpha"
+        if chosen and selector.keep_tentative == "auto"
         else f"a cross-validated score chose among the {tentative} tentative "
         f"features (cv_results_): {larger}the promise of alpha"
         if chosen
