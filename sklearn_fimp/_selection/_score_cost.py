@@ -97,6 +97,27 @@ def cost_scorings(plan, y):
     return (scoring,)
 
 
+def _by_scoring(scores, scorings, chances, known, y, splits, named):
+    """Per scoring (by name; ``named`` for the estimator's own), the mean of
+    its ``scores`` on the kept and on all columns (all columns' from
+    ``known`` where given), the constant's ``chances`` and the share lost
+    (None without a gain beyond :func:`chance_margin`)."""
+    by_scoring = {}
+    for k, (scoring, chance) in enumerate(zip(scorings, chances)):
+        name = scoring or named
+        kept = float(np.mean(scores["kept"][k]))
+        every = (
+            float(np.mean(scores["all"][k]))
+            if known is None
+            else known.scores[name]["all"]
+        )
+        lost = None
+        if chance is not None and every > chance + chance_margin(scoring, y, splits):
+            lost = max(0.0, (every - kept) / (every - chance))
+        by_scoring[name] = dict(kept=kept, all=every, chance=chance, lost=lost)
+    return by_scoring
+
+
 def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     """``Bunch(kept, all, chance, lost, n_fits, scoring, n_kept, scores)``: the
     mean held-out score of the round model on the ``support`` columns of X
@@ -167,20 +188,9 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
             for values, scoring in zip(scores[name], scorings):
                 scorer = get_scorer(fitted, scoring)
                 values.append(score(scorer, fitted, X_test, y_test, rows_weight))
-    by_scoring = {}
-    for k, (scoring, chance) in enumerate(zip(scorings, chances)):
-        kept = float(np.mean(scores["kept"][k]))
-        every = (
-            float(np.mean(scores["all"][k]))
-            if refits_all
-            else known.scores[scoring or named]["all"]
-        )
-        lost = None
-        if chance is not None and every > chance + chance_margin(scoring, y, splits):
-            lost = max(0.0, (every - kept) / (every - chance))
-        by_scoring[scoring or named] = dict(
-            kept=kept, all=every, chance=chance, lost=lost
-        )
+    by_scoring = _by_scoring(
+        scores, scorings, chances, None if refits_all else known, y, splits, named
+    )
     # the headline: the scoring by which the selection loses the most
     measured = [k for k, v in by_scoring.items() if v["lost"] is not None]
     if measured:
