@@ -750,7 +750,11 @@ def test_selector_warns_of_tentative_features_when_none_is_confirmed():
     X = rng.normal(size=(150, 40))
     y = (X[:, 0] + 1.5 * rng.normal(size=150) > 0).astype(int)
     model = RandomForestClassifier(n_estimators=30, random_state=0)
-    selector = ImportanceSelector(model, n_rounds=4, random_state=3)
+    # keep_tentative=False: "auto"'s score guard decides again here, and
+    # says nothing of the first decision
+    selector = ImportanceSelector(
+        model, n_rounds=4, random_state=3, keep_tentative=False
+    )
     with pytest.warns(UserWarning, match="only 0 of 40") as record:
         selector.fit(X, y)
     assert list(np.flatnonzero(selector.decisions_ == "tentative")) == [0]
@@ -763,7 +767,9 @@ def test_selector_warns_of_tentative_features_when_none_is_confirmed():
     ).fit(X, y)
     assert list(np.flatnonzero(kept.get_support())) == [0]
     # no tentative feature left out: the warning without that advice
-    noise = ImportanceSelector(model, n_rounds=4, random_state=3, min_features=0)
+    noise = ImportanceSelector(
+        model, n_rounds=4, random_state=3, min_features=0, keep_tentative=False
+    )
     with pytest.warns(UserWarning, match="only 0 of 5") as record:
         noise.fit(rng.normal(size=(150, 5)), y)
     assert not np.any(noise.decisions_ == "tentative")

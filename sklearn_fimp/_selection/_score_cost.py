@@ -135,6 +135,10 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     columns is taken rather than fitted again."""
     support = np.asarray(support, dtype=bool)
     scorings = cost_scorings(plan, y)
+    if plan.scoring is None and scorings[0] in ("roc_auc", "roc_auc_ovr"):
+        # the classes as codes, so that the ranking and the Brier score
+        # need no positive label (the models fit the codes alike)
+        y = np.unique(np.asarray(y), return_inverse=True)[1].reshape(-1)
     weight = plan.options.get("sample_weight")
     chances = [chance_score(plan.estimator, name, y, weight) for name in scorings]
     # the name of the headline score (None: the estimator's own)
