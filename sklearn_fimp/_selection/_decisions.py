@@ -264,6 +264,21 @@ class TooFewPassed(UserWarning):
     one's."""
 
 
+def say_once(records, skip):
+    """Warn again of the warnings ``records`` caught (as
+    ``warnings.catch_warnings(record=True)`` keeps them), each message once
+    and in order, but those ``skip(index, record)`` is true of."""
+    said = set()
+    for index, record in enumerate(records):
+        key = (record.category, str(record.message))
+        if key in said or skip(index, record):
+            continue
+        said.add(key)
+        warnings.warn_explicit(
+            record.message, record.category, record.filename, record.lineno
+        )
+
+
 def apply_counts(
     passed, order, *, max_features, min_features, detail, advice="", cause=None
 ):

@@ -236,47 +236,45 @@ class ScoreGuard:
     as :func:`selection_score` scores (the same halves and round model, 2
     half-fits a candidate; all columns' score is ``first``'s).
 
-    The candidates are the ``n_first`` groups the first decision kept, then
-    those whose raw p-value is at most ``GUARD_LEVEL``; they grow by 1, 2,
-    4, ... groups until one set recovers (every group does: nothing is
-    fitted for it), then the last step is halved ``MAX_BISECTIONS`` times.
-    Where no set of candidates recovers, all of them are kept (and the
-    selector warns). ``cv_results`` (the selector's ``cv_results_``): the candidates
+    The candidates are the groups the first decision kept (``kept``, a
+    mask over the groups: whatever their place in ``order``, since a
+    corrected p-value need not follow the raw one), then in ``order`` those
+    whose raw p-value is at most ``GUARD_LEVEL``; they grow by 1, 2, 4, ...
+    groups until one set recovers (every group does: nothing is fitted for
+    it), then the last step is halved ``MAX_BISECTIONS`` times. Where no
+    set of candidates recovers, all of them are kept (and the selector
+    warns). ``cv_results`` (the selector's ``cv_results_``): the candidates
     scored, ``n_features`` in groups, smallest first, and their
-    ``mean_test_score`` on the halves; ``cost``: the chosen one's
-    :func:`selection_score`."""
+    ``mean_test_score`` on the halves; ``support``, the chosen columns,
+    and ``cost``, their :func:`selection_score` (``first``'s where none
+    was added)."""
 
     #: halvings of the last step, after the step that recovered
     MAX_BISECTIONS = 3
 
-    def __init__(self, plan, X, y, fit_kwargs, seed, first, n_first):
+    def __init__(self, plan, X, y, fit_kwargs, seed, first, kept):
         self.plan, self.X, self.y, self.fit_kwargs = plan, X, y, fit_kwargs
-        self.seed, self.first, self.n_first = seed, first, int(n_first)
-        self.cv_results = self.cost = None
+        self.seed, self.first = seed, first
+        self.kept = np.asarray(kept, dtype=bool)
+        self.cv_results = self.cost = self.support = None
         self.n_fits = 0
 
-    def _cost(self, order, size, tried):
-        if size not in tried:
-            support = np.zeros(self.X.shape[1], dtype=bool)
-            for g in order[:size]:
-                support[self.plan.groups[g]] = True
-            tried[size] = selection_score(
-                self.plan,
-                self.X,
-                self.y,
-                support,
-                fit_kwargs=self.fit_kwargs,
-                seed=self.seed,
-                known=self.first,
-            )
-            self.n_fits += tried[size].n_fits
-        return tried[size]
+    def _support(self, groups):
+        support = np.zeros(self.X.shape[1], dtype=bool)
+        for g in groups:
+            support[self.plan.groups[g]] = True
+        return support
 
     def __call__(self, test):
-        # the first decision's, then those with some evidence, by significance
-        first, rest = test.order[: self.n_first], test.order[self.n_first :]
-        order = [*first, *(g for g in rest if test.pvalues[g] <= GUARD_LEVEL)]
-        n_groups, tried = len(test.order), {}
+        order = [
+            *(g for g in test.order if self.kept[g]),
+            *(
+                g
+                for g in test.order
+                if not self.kept[g] and test.pvalues[g] <= GUARD_LEVEL
+            ),
+        ]
+        n_first, n_groups, tried = int(self.kept.sum()), len(test.order), {}
         self.plan.progress(
             f"adding features by significance until they score within "
             f"{SCORE_LOSS:.0%} of all features on the halves"
@@ -285,12 +283,23 @@ class ScoreGuard:
         def recovers_at(size):
             if size == n_groups:  # all of them: nothing to fit
                 return True
-            cost = self._cost(order, size, tried)
-            return cost.lost is not None and cost.lost <= SCORE_LOSS
+            if size not in tried:
+                tried[size] = selection_score(
+                    self.plan,
+                    self.X,
+                    self.y,
+                    self._support(order[:size]),
+                    fit_kwargs=self.fit_kwargs,
+                    seed=self.seed,
+                    known=self.first,
+                )
+                self.n_fits += tried[size].n_fits
+            lost = tried[size].lost
+            return lost is not None and lost <= SCORE_LOSS
 
-        low, step, high = self.n_first, 1, len(order)
+        low, step, high = n_first, 1, len(order)
         while low < len(order):
-            if recovers_at(size := min(self.n_first + step, len(order))):
+            if recovers_at(size := min(n_first + step, len(order))):
                 high = size
                 break
             low, step = size, 2 * step
@@ -303,8 +312,9 @@ class ScoreGuard:
             low, high = (low, middle) if recovers_at(middle) else (middle, high)
         passed = np.zeros(n_groups, dtype=bool)
         passed[order[:high]] = True
+        self.support = self._support(order[:high])
+        self.cost = self.first if high == n_first else tried.get(high)
         sizes = np.array(sorted(tried), dtype=np.intp)
-        self.cost = tried.get(high)
         self.cv_results = {
             "n_features": sizes,
             "mean_test_score": np.array([tried[s].kept for s in sizes]),

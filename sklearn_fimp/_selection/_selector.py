@@ -5,8 +5,9 @@ import warnings
 from copy import deepcopy
 from functools import partial
 
+import numpy as np
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import check_random_state
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._compat import (
@@ -31,6 +32,7 @@ from ._decisions import (
     check_min_features,
     fit_cause,
     max_features_count,
+    say_once,
     select,
 )
 from ._measure import check_importance_getter, measure_step
@@ -467,23 +469,24 @@ class ImportanceSelector(BaseImportanceSelector):
         cause = fit_cause(plan, len(y), y)
         decide = partial(self._decide, result, history, plan, X, y, fit_kwargs)
         by_cv = plan.use_probes and self.keep_tentative == "cv"
+        auto = self.keep_tentative == "auto" and plan.use_probes
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
             decide(
                 tentative_choice(plan, X, y, fit_kwargs) if by_cv else None, cause, seed
             )
-        auto = self.keep_tentative == "auto" and plan.use_probes
-        guarded = auto and recovers(first := self.selection_score_, self.decisions_)
-        for warning in said:  # "too few passed" is the guard's to say again
-            if not (guarded and issubclass(warning.category, TooFewPassed)):
-                warnings.warn_explicit(
-                    warning.message, warning.category, warning.filename, warning.lineno
-                )
-        if guarded:
-            n_first = sum(bool(self.support_[g].any()) for g in plan.groups)
-            guard = ScoreGuard(plan, X, y, fit_kwargs, seed, first, n_first)
-            decide(guard, cause, seed, known=first)
-            self.selection_score_.n_fits += first.n_fits
+            n_first_said = len(said)
+            if auto and recovers(first := self.selection_score_, self.decisions_):
+                kept = [bool(self.support_[g].any()) for g in plan.groups]
+                guard = ScoreGuard(plan, X, y, fit_kwargs, seed, first, kept)
+                decide(guard, cause, seed, known=first)
+                self.selection_score_.n_fits += first.n_fits
+            else:  # the first decision's warnings stand
+                n_first_said = 0
+        # "too few passed" of a first decision the guard replaced is not said
+        say_once(
+            said, skip=lambda i, w: i < n_first_said and w.category is TooFewPassed
+        )
         warn_if_selection_costs(self)
         if self.prefit:
             self.estimator_ = deepcopy(self.estimator)
@@ -703,9 +706,9 @@ class ImportanceSelector(BaseImportanceSelector):
         plan.progress(f"kept {int(self.support_.sum())} of {X.shape[1]} features")
         self.selection_score_ = None
         chosen = getattr(choose, "cost", None)
-        if chosen is not None and int(self.support_.sum()) == chosen.n_kept:
-            self.selection_score_ = chosen  # the guard scored this support
-            self.selection_score_.n_fits = choose.n_fits
+        if chosen is not None and np.array_equal(self.support_, choose.support):
+            # the guard scored this support (no refit)
+            self.selection_score_ = Bunch(**{**chosen, "n_fits": choose.n_fits})
         elif not self.prefit:
             self.selection_score_ = selection_cost(
                 plan, X, y, self.support_, fit_kwargs=fit_kwargs, seed=seed, known=known
