@@ -117,3 +117,39 @@ def test_check_sample_weight_accepts_some_zero_weights():
     assert weight.dtype == np.float64
     np.testing.assert_array_equal(weight, [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(check_sample_weight(None, X), np.ones(3))
+
+
+def row_by_row_brier(y, proba, classes, weight):
+    """The multiclass Brier score written out: each row's squared errors
+    against its one-hot truth, summed over the classes, then averaged."""
+    total = 0.0
+    for label, row, w in zip(y, proba, weight):
+        total += w * sum((p - (label == c)) ** 2 for p, c in zip(row, classes))
+    return total / sum(weight)
+
+
+@pytest.mark.parametrize("scikit_learn_scores_classes", [True, False])
+def test_brier_score_of_several_classes_on_every_version(
+    monkeypatch, scikit_learn_scores_classes
+):
+    if scikit_learn_scores_classes and not _compat._BRIER_SCORES_CLASSES:
+        pytest.skip("scikit-learn < 1.7 scores two classes only")
+    monkeypatch.setattr(_compat, "_BRIER_SCORES_CLASSES", scikit_learn_scores_classes)
+    rng = np.random.RandomState(0)
+    classes = np.array(["a", "b", "c"])
+    # the rows lack class "c", which the probabilities' columns name
+    y = rng.choice(classes[:2], size=20)
+    proba = rng.dirichlet(np.ones(3), size=20)
+    weight = rng.uniform(0.5, 2.0, size=20)
+    value = _compat.brier_score_loss(y, proba, sample_weight=weight, labels=classes)
+    assert value == pytest.approx(row_by_row_brier(y, proba, classes, weight))
+
+
+def test_brier_score_of_two_classes_is_scikit_learns():
+    from sklearn.metrics import brier_score_loss
+
+    rng = np.random.RandomState(0)
+    y = rng.randint(2, size=30)
+    positive = rng.uniform(size=30)
+    value = _compat.brier_score_loss(y, positive, labels=np.array([0, 1]))
+    assert value == brier_score_loss(y, positive)

@@ -15,6 +15,7 @@ from sklearn.base import _fit_context
 from sklearn.feature_selection._base import _get_feature_importances
 from sklearn.linear_model import SGDRegressor
 from sklearn.linear_model._base import LinearClassifierMixin, LinearModel
+from sklearn.metrics import brier_score_loss as _brier_score_loss
 from sklearn.metrics._scorer import _MultimetricScorer, _PassthroughScorer, _Scorer
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
@@ -44,6 +45,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "add_note",
+    "brier_score_loss",
     "check_columns_as_fitted",
     "check_sample_weight",
     "checked_scorer",
@@ -90,6 +92,37 @@ _DECISION_PATH_FOLLOWS_MISSING_RULE = SKLEARN_VERSION >= (1, 8)
 #: reach other leaves at prediction than in the fit), so node values cannot
 #: be matched to the rows that reach a node.
 MISSING_VALUES_ROUTED_AS_FITTED = SKLEARN_VERSION >= (1, 8)
+
+
+# scikit-learn 1.7 scores the probabilities of more than two classes by the
+# Brier score (the squared errors summed over the classes, averaged over the
+# rows); earlier releases score two classes only.
+_BRIER_SCORES_CLASSES = SKLEARN_VERSION >= (1, 7)
+
+
+def brier_score_loss(
+    y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None
+):
+    """scikit-learn's ``brier_score_loss``: of the positive class's
+    probabilities (1d, ``labels`` unread), or of the probabilities of the
+    classes ``labels`` (2d, one column each), whose squared errors summed
+    over the classes are averaged over the rows, as scikit-learn >= 1.7
+    computes it; this module computes the same where scikit-learn is
+    older."""
+    y_proba = np.asarray(y_proba)
+    if y_proba.ndim == 1:
+        return _brier_score_loss(
+            y_true, y_proba, sample_weight=sample_weight, pos_label=pos_label
+        )
+    if _BRIER_SCORES_CLASSES:
+        return _brier_score_loss(
+            y_true, y_proba, sample_weight=sample_weight, labels=labels
+        )
+    if labels is None:
+        labels = np.unique(y_true)
+    truth = np.asarray(y_true)[:, None] == np.asarray(labels)[None, :]
+    errors = np.sum((y_proba - truth) ** 2, axis=1)
+    return float(np.average(errors, weights=sample_weight))
 
 
 def add_note(exc, note):
@@ -276,16 +309,18 @@ class _CheckedScorer(_Scorer):
         return super()._score(method_caller, estimator, X, y_true, **extra, **kwargs)
 
 
-def checked_scorer(scorer, check):
+def checked_scorer(scorer, check, score_func=None):
     """``scorer`` (one of scikit-learn's named scorers) calling
     ``check(estimator, y_true)`` before it scores: the check raises, or
-    returns keyword arguments of the score function. Any other scorer is
-    returned as it is."""
+    returns keyword arguments of the score function, which ``score_func``
+    replaces where given. Any other scorer is returned as it is."""
     if type(scorer) is not _Scorer:
         return scorer
     checked = _CheckedScorer.__new__(_CheckedScorer)
     checked.__dict__.update(scorer.__dict__)
     checked._check = check
+    if score_func is not None:
+        checked._score_func = score_func
     return checked
 
 

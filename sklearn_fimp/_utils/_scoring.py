@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_clas
 from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.utils.metaestimators import available_if
 
-from ._compat import StrOptions, checked_scorer
+from ._compat import StrOptions, brier_score_loss, checked_scorer
 
 SCORING_CONSTRAINT = [StrOptions(set(get_scorer_names())), callable, None]
 #: What scikit-learn's ``permutation_importance`` accepts: also several
@@ -26,13 +26,13 @@ def get_scorer(estimator, scoring):
     dict and computes each prediction once for all its metrics.
 
     ``"neg_log_loss"`` and ``"neg_brier_score"`` score the classes of the
-    fitted model (log-loss is given them as ``labels=``): held-out rows
+    fitted model (given them as ``labels=``): held-out rows
     that lack a class of a rare one are scored, where scikit-learn asks for
     labels a user cannot pass; rows of a class the model was not fitted on
     are a clear error (:func:`check_scored_classes`)."""
     scorer = check_scoring(estimator, scoring=scoring)
     if isinstance(scoring, str) and scoring in _CLASS_PROBABILITY_SCORINGS:
-        return checked_scorer(scorer, _CLASS_PROBABILITY_SCORINGS[scoring])
+        return checked_scorer(scorer, *_CLASS_PROBABILITY_SCORINGS[scoring])
     return scorer
 
 
@@ -68,15 +68,17 @@ def _labelled_log_loss(estimator, y_true):
     return {} if classes is None else {"labels": classes}
 
 
-def _checked_brier(estimator, y_true):
-    check_scored_classes(estimator, y_true, metric="the Brier score")
-    return {}
+def _labelled_brier(estimator, y_true):
+    classes = check_scored_classes(estimator, y_true, metric="the Brier score")
+    return {} if classes is None else {"labels": classes}
 
 
-#: The checks (and labels) of the scorers of class probabilities.
+#: The checks (and labels) of the scorers of class probabilities, and the
+#: score function that replaces scikit-learn's (the Brier score of more than
+#: two classes, which scikit-learn < 1.7 does not compute).
 _CLASS_PROBABILITY_SCORINGS = {
-    "neg_log_loss": _labelled_log_loss,
-    "neg_brier_score": _checked_brier,
+    "neg_log_loss": (_labelled_log_loss,),
+    "neg_brier_score": (_labelled_brier, brier_score_loss),
 }
 
 
