@@ -26,13 +26,13 @@ from sklearn_fimp._selection._score_cost import (
 )
 
 
-def _plan(estimator, n_features, scoring=None, kind=INDEPENDENT):
+def _plan(estimator, n_features, scoring=None, kind=INDEPENDENT, sample_weight=None):
     return Bunch(
         rows=Bunch(kind=kind),
         cv=None,
         scoring=scoring,
         estimator=estimator,
-        options={"scoring": scoring, "sample_weight": None},
+        options={"scoring": scoring, "sample_weight": sample_weight},
         round_estimator=lambda seed: estimator,
         column_names=[],
         groups=[np.array([j]) for j in range(n_features)],
@@ -170,11 +170,34 @@ def test_cost_scorings_rank_and_score_probabilities_where_every_half_holds_them(
     # a class of one row is held out in neither half: the rounds' scoring
     single = np.array([0, 0, 1, 1, 2])
     assert cost_scorings(_plan(forest, 3), single) == (None,)
+    # nor is a class whose rows but one weigh nothing
+    weight = np.array([1.0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+    assert cost_scorings(_plan(forest, 3, sample_weight=weight), binary) == (None,)
     # the user's scoring, a regressor's own score, grouped rows: as given
     assert cost_scorings(_plan(forest, 3, scoring="f1"), binary) == ("f1",)
     assert cost_scorings(_plan(Ridge(), 3), binary) == (None,)
     assert cost_scorings(_plan(forest, 3, kind=GROUPS), binary) == (None,)
     assert cost_scorings(_plan(LogisticRegression(), 3), binary)[0] == "roc_auc"
+
+
+def test_selection_cost_is_not_measured_where_the_weighed_rows_hold_one_class():
+    # scikit-learn's check_classifiers_one_label_sample_weights: a forest of
+    # scikit-learn < 1.7 gives NaN probabilities where a tree's sample
+    # weighs nothing, and a constant predicts the one class that weighs
+    rng = np.random.RandomState(0)
+    X, y = rng.uniform(size=(10, 3)), np.arange(10) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        selector = ImportanceSelector(
+            RandomForestClassifier(n_estimators=5, random_state=0),
+            method="mdi",
+            n_probes=2,
+            n_rounds=1,
+            random_state=0,
+        ).fit(X, y, sample_weight=y.astype(float))
+    cost = selector.selection_score_
+    assert cost.lost is None and cost.n_fits == 0 and cost.scores == {}
+    assert (selector.predict(X) == 1).all()
 
 
 def test_selection_score_loses_the_larger_share_of_its_scorings():

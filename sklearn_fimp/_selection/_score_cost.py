@@ -66,13 +66,20 @@ def chance_margin(scoring, y, splits):
     return CHANCE_Z * float(np.sqrt(np.sum(variances))) / len(splits)
 
 
+def _weighed(y, weight):
+    """The targets of the rows of positive ``weight`` (all without one)."""
+    y = np.asarray(y)
+    return y if weight is None else y[np.asarray(weight) > 0]
+
+
 def cost_scorings(plan, y):
     """The scorings the selection's cost is measured by, the headline first:
     the user's ``scoring``; else, for a classifier with ``predict_proba`` on
     rows split into independent halves, the area under the ROC curve
-    ("roc_auc", one class against the rest for more than two: "roc_auc_ovr",
-    where every class has two rows, so that each half holds it) and the
-    Brier score; else the rounds' (a probability's score, or the
+    ("roc_auc", one class against the rest for more than two: "roc_auc_ovr")
+    and the
+    Brier score, where every class has two rows of positive weight (so that
+    each half holds it); else the rounds' (a probability's score, or the
     estimator's own). ``lost`` is the larger of the two: the ROC AUC asks
     whether the kept columns order the rows as all of them do, which a
     booster over-confident on half of a few hundred rows still shows where
@@ -89,10 +96,16 @@ def cost_scorings(plan, y):
         or plan.rows.kind != INDEPENDENT
     ):
         return (scoring,)
+    # the classes of the rows that weigh (a class of zero weight is none to
+    # the fit), each with two rows or more
+    weight = plan.options.get("sample_weight")
+    labels, counts = np.unique(_weighed(y, weight), return_counts=True)
+    if len(labels) < len(np.unique(y)) or counts.min() < 2:
+        return (scoring,)
     kind = type_of_target(y)
     if kind == "binary":
         return "roc_auc", "neg_brier_score"
-    if kind == "multiclass" and np.unique(y, return_counts=True)[1].min() >= 2:
+    if kind == "multiclass":
         return "roc_auc_ovr", "neg_brier_score"
     return (scoring,)
 
@@ -130,7 +143,8 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     where none measures a loss), its name ("r2" or "accuracy" for the
     estimator's own score), the number of kept columns, and ``scores``:
     per scoring, its ``kept``, ``all``, ``chance`` and ``lost``. Every
-    column kept: nothing fitted, ``lost`` 0. ``known``: an earlier result
+    column kept: nothing fitted, ``lost`` 0; a classifier's rows of positive
+    weight all of one class: nothing fitted, ``lost`` None. ``known``: an earlier result
     with the same ``seed`` (the same splits and models), whose score on all
     columns is taken rather than fitted again."""
     support = np.asarray(support, dtype=bool)
@@ -145,12 +159,17 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     named = scorings[0]
     if named is None:
         named = "r2" if is_regressor(plan.estimator) else "accuracy"
-    if support.all():
+    # a classifier whose rows of positive weight hold one class has nothing
+    # to predict that a constant does not: the cost is not measured (None)
+    one_class = (
+        is_classifier(plan.estimator) and len(np.unique(_weighed(y, weight))) < 2
+    )
+    if support.all() or one_class:
         return Bunch(
             kept=None,
             all=None,
             chance=chances[0],
-            lost=0.0,
+            lost=None if one_class else 0.0,
             n_fits=0,
             scoring=named,
             n_kept=int(support.sum()),
