@@ -531,8 +531,21 @@ class FixedThreshold:
     def decide(self, result, history, n_real):
         means = result.importances_mean[:n_real]
         passed, order, value, ranking = threshold_decision(means, self.threshold)
+        # what kept features out is the threshold, not the model
+        cause = (
+            f"The threshold ({value:.4g}) is above the mean importance of "
+            f"{int(np.sum(~passed))} of them (the largest is "
+            f"{np.max(means, initial=-np.inf):.4g}, importances_): a lower "
+            "threshold, or 'mean' or 'median', which scale with the importances, "
+            "keeps more."
+        )
         return Outcome(
-            passed, order, value, ranking, detail=f"reach threshold={self.threshold!r}"
+            passed,
+            order,
+            value,
+            ranking,
+            detail=f"reach threshold={self.threshold!r}",
+            cause=cause,
         )
 
 

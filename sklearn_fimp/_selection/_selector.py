@@ -440,7 +440,9 @@ class ImportanceSelector(BaseImportanceSelector):
         **fit_params : dict
             Parameters of the estimator's ``fit``. ``sample_weight`` also
             weights the rows of the importance's score (or of the
-            out-of-bag averages). With metadata routing enabled
+            out-of-bag averages): with ``cv``, each split's model is fitted
+            with its training rows' weights and scored with its held-out
+            rows'. With metadata routing enabled
             (``sklearn.set_config(enable_metadata_routing=True)``), each goes
             where the estimator, the scorer and the splitter of ``cv``
             request it.
