@@ -433,3 +433,26 @@ def test_report_names_the_features_keep_tentative_auto_added():
         row[0] for row in cells if row and row[4] == "kept (added to recover the score)"
     }
     assert by_guard == {names[j] for j in added}
+
+
+def test_report_says_min_features_kept_what_the_guard_could_not_add():
+    # a feature beyond the guard's candidates (raw p-value above
+    # GUARD_LEVEL) kept where the guard ran is min_features', not added
+    from sklearn.utils import Bunch
+
+    from sklearn_fimp._selection._score_cost import GUARD_LEVEL
+
+    guarded = Bunch(
+        alpha=0.05,
+        keep_tentative="auto",
+        cv_results_={},
+        decisions_=np.array(["rejected", "tentative"]),
+    )
+    decide = _selector_html._decision
+    assert decide(True, GUARD_LEVEL + 0.1, 1.0, guarded, 0) == "kept (min_features)"
+    assert (
+        decide(True, GUARD_LEVEL, 1.0, guarded, 0)
+        == "kept (added to recover the score)"
+    )
+    assert decide(True, 0.01, 0.01, guarded, 1) == "kept"
+    assert decide(False, 0.01, 1.0, guarded, 1) == "dropped"

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._selection._decisions import LOOK_SPENDING
 from .._selection._round_models import FOREST_GROUPS
-from .._selection._score_cost import SCORE_LOSS
+from .._selection._score_cost import GUARD_LEVEL, SCORE_LOSS
 from ._analysis import METHOD_TITLES
 from ._common import fmt as _fmt
 from ._common import names_text as _names
@@ -80,14 +80,18 @@ def _cost(selector):
             else ""
         )
     )
-    added = int(np.sum(selector.support_ & (selector.decisions_ != "confirmed")))
-    chose = (
-        f" The confirmed features alone lost more than {SCORE_LOSS:.0%}, so "
-        "features were added in order of significance until the kept ones "
-        f"lost at most that: {added} were added, which no error rate covers."
-        if hasattr(selector, "cv_results_") and selector.keep_tentative == "auto"
-        else ""
-    )
+    chose = ""
+    if hasattr(selector, "cv_results_") and selector.keep_tentative == "auto":
+        # the guard's candidates beat half of their probes; the others kept
+        # are min_features'
+        added = selector.support_ & (selector.decisions_ != "confirmed")
+        added &= np.asarray(selector.pvalues_) <= GUARD_LEVEL
+        chose = (
+            f" The confirmed features alone lost more than {SCORE_LOSS:.0%}, so "
+            "features were added in order of significance until the kept ones "
+            f"lost at most that: {int(added.sum())} were added, which no error "
+            "rate covers."
+        )
     return (
         f"{chose} Fitted on each of two halves of the rows and scored on the "
         f"other ({scoring}), the model scores {_fmt(cost.kept)} on the kept "
@@ -143,7 +147,7 @@ def selector_html(
                 _fmt(float(result.importances_mean[j])),
                 _fmt(float(pvalues[j])),
                 _fmt(float(corrected[j])),
-                _decision(kept, corrected[j], selector, first[j]),
+                _decision(kept, pvalues[j], corrected[j], selector, first[j]),
             ]
         )
         classes.append("kept" if kept else "")
@@ -227,16 +231,18 @@ def _correction(name):
     return CORRECTION_NAMES.get(name, f"the {name} correction")
 
 
-def _decision(kept, corrected, selector, column):
+def _decision(kept, pvalue, corrected, selector, column):
     """A feature's decision in words: confirmed and kept, added by
-    ``keep_tentative="auto"`` to recover the score the selection cost,
-    kept as a tentative feature (one a cross-validated score asked for,
-    with ``cv_results_``), kept by ``min_features``, or dropped."""
+    ``keep_tentative="auto"`` to recover the score the selection cost (a
+    candidate of the guard: raw p-value at most ``GUARD_LEVEL``), kept as a
+    tentative feature (one a cross-validated score asked for, with
+    ``cv_results_``), kept by ``min_features``, or dropped."""
     if not kept:
         return "dropped"
     if corrected <= selector.alpha:
         return "kept"
-    if hasattr(selector, "cv_results_") and selector.keep_tentative == "auto":
+    guarded = hasattr(selector, "cv_results_") and selector.keep_tentative == "auto"
+    if guarded and pvalue <= GUARD_LEVEL:
         return "kept (added to recover the score)"
     if selector.decisions_[column] == "tentative":
         if hasattr(selector, "cv_results_"):
