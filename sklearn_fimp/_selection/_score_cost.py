@@ -131,6 +131,21 @@ def _by_scoring(scores, scorings, chances, known, y, splits, named):
     return by_scoring
 
 
+def _fitted_half(model, X, y, train, params, name):
+    """A clone of ``model`` fitted on the rows ``train``, an error raised
+    there noted as the fit on the ``name`` features (kept or all)."""
+    try:
+        return clone(model).fit(take_rows(X, train), take_rows(y, train), **params)
+    except Exception as exc:
+        add_note(
+            exc,
+            f"raised by the fit on the {name} features on half of the rows, "
+            "which scores what the selection costs (selection_score_); "
+            "the refit would fit the kept ones alike",
+        )
+        raise
+
+
 def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     """``Bunch(kept, all, chance, lost, n_fits, scoring, n_kept, scores)``: the
     mean held-out score of the round model on the ``support`` columns of X
@@ -143,10 +158,11 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     where none measures a loss), its name ("r2" or "accuracy" for the
     estimator's own score), the number of kept columns, and ``scores``:
     per scoring, its ``kept``, ``all``, ``chance`` and ``lost``. Every
-    column kept: nothing fitted, ``lost`` 0; a classifier's rows of positive
-    weight all of one class: nothing fitted, ``lost`` None. ``known``: an earlier result
-    with the same ``seed`` (the same splits and models), whose score on all
-    columns is taken rather than fitted again."""
+    column kept: nothing fitted, ``lost`` 0; a classifier's rows of
+    positive weight all of one class: nothing fitted, ``lost`` None.
+    ``known``: an earlier result with the same ``seed`` (the same splits and
+    models), whose score on all columns is taken rather than fitted
+    again."""
     support = np.asarray(support, dtype=bool)
     scorings = cost_scorings(plan, y)
     if plan.scoring is None and scorings[0] in ("roc_auc", "roc_auc_ovr"):
@@ -195,18 +211,7 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
                 for values, chance in zip(scores[name], chances):
                     values.append(np.nan if chance is None else chance)
                 continue
-            try:
-                fitted = clone(model).fit(
-                    take_rows(X_used, train), take_rows(y, train), **params
-                )
-            except Exception as exc:
-                add_note(
-                    exc,
-                    f"raised by the fit on the {name} features on half of the rows, "
-                    "which scores what the selection costs (selection_score_); "
-                    "the refit would fit the kept ones alike",
-                )
-                raise
+            fitted = _fitted_half(model, X_used, y, train, params, name)
             X_test, y_test = take_rows(X_used, test), take_rows(y, test)
             for values, scoring in zip(scores[name], scorings):
                 scorer = get_scorer(fitted, scoring)
