@@ -63,22 +63,23 @@ def check_scored_classes(estimator, y_true, *, metric="log-loss"):
     return classes
 
 
-def _labelled_log_loss(estimator, y_true):
-    classes = check_scored_classes(estimator, y_true)
-    return {} if classes is None else {"labels": classes}
+def _labelled(metric):
+    """The check of a scorer of class probabilities named ``metric``: the
+    fitted model's classes as ``labels=`` (:func:`check_scored_classes`)."""
 
+    def check(estimator, y_true):
+        classes = check_scored_classes(estimator, y_true, metric=metric)
+        return {} if classes is None else {"labels": classes}
 
-def _labelled_brier(estimator, y_true):
-    classes = check_scored_classes(estimator, y_true, metric="the Brier score")
-    return {} if classes is None else {"labels": classes}
+    return check
 
 
 #: The checks (and labels) of the scorers of class probabilities, and the
 #: score function that replaces scikit-learn's (the Brier score of more than
 #: two classes, which scikit-learn < 1.7 does not compute).
 _CLASS_PROBABILITY_SCORINGS = {
-    "neg_log_loss": (_labelled_log_loss,),
-    "neg_brier_score": (_labelled_brier, brier_score_loss),
+    "neg_log_loss": (_labelled("log-loss"),),
+    "neg_brier_score": (_labelled("the Brier score"), brier_score_loss),
 }
 
 
