@@ -4,7 +4,7 @@
 from each fit's histories, with ``keep_tentative=False``. This script fits
 the selector as a user does, with its defaults (``method="auto"``,
 ``keep_tentative="auto"``, whose score guard adds features by
-significance where the kept ones lose more than a tenth of what all
+significance where the kept ones lose more than 5% of what all
 features gain over a constant prediction) but
 ``min_features=0`` (the default keeps the top feature whatever the test
 says, and warns), on the null regimes of ``bench_calibration.py`` (every
@@ -45,6 +45,8 @@ from bench_calibration import (  # noqa: E402
     make_data,
     ordinal,
 )
+
+from sklearn_fimp._selection._score_cost import SCORE_LOSS  # noqa: E402
 
 ROWS = HERE / "bench_default_nulls_rows.jsonl"
 PAGE = HERE.parent / "docs" / "bench_default_nulls.rst"
@@ -132,7 +134,7 @@ def page(rows, path):
         f"``ImportanceSelector`` (``alpha={ALPHA}``, ``method='auto'``, "
         "``keep_tentative='auto'``) is fitted with ``min_features=0`` on each, "
         "and the same with ``keep_tentative=False``; 'guard ran' counts the "
-        "fits in which the kept features lost more than a tenth of what all "
+        f"fits in which the kept features lost more than {SCORE_LOSS:.0%} of what all "
         "features gain over a constant prediction (``selection_score_``; with "
         "a classifier, by ROC AUC, a gain counted beyond 3.09 null standard "
         "errors) and the score guard added features by significance. The "

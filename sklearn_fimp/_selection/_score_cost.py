@@ -28,7 +28,7 @@ from ._rows import INDEPENDENT
 
 #: The share of what all columns score above a constant prediction that the
 #: kept columns may lose before ``fit`` warns (``SCORE_LOSS`` below).
-SCORE_LOSS = 0.1
+SCORE_LOSS = 0.05
 
 
 def selection_splits(plan, y, seed):

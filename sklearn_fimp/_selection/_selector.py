@@ -126,7 +126,7 @@ class ImportanceSelector(BaseImportanceSelector):
         Keep the "tentative" features (``decisions_``) too: all (True), none
         (False), or "cv": nested sets of them by significance, scored on the
         splits of ``cv``, the smallest within one standard error of the best.
-        "auto": none, unless the kept features lose over 10% of what all gain
+        "auto": none, unless the kept features lose over 5% of what all gain
         over a constant (``selection_score_``); then features join by
         significance until they lose at most that on the same halves. What
         it adds is outside the promise of ``alpha``: the default forest kept
