@@ -575,15 +575,8 @@ def _conditional_permutation_importance(
     )
     if samplers is None:
         progress(f"fitting the {sampler} samplers of {len(groups)} features or groups")
-        samplers = fitted_samplers(
-            X_eval,
-            groups,
-            sampler,
-            categorical_threshold,
-            sampler_seed,
-            n_jobs,
-            probe_groups,
-        )
+        sampling = (sampler, categorical_threshold, sampler_seed, n_jobs, probe_groups)
+        samplers = fitted_samplers(X_eval, groups, *sampling)
     else:
         samplers = samplers_of_rows(samplers, rows)
     scorer = get_scorer(estimator, scoring)

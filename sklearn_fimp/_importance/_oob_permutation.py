@@ -364,6 +364,24 @@ class _OutOfBag(NamedTuple):
     scoring: object
 
 
+def _evaluated_rows(members, X, y, sample_weight, shuffle_seed, max_samples):
+    """``(members, X, y, sample_weight)`` on the rows the importance is
+    evaluated on: all of them, or ``max_samples`` drawn with
+    ``shuffle_seed`` (``_utils.evaluation_rows``), in their order, each
+    member's out-of-bag rows among them (at least one row must be)."""
+    rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
+    if rows is None:
+        return members, X, y, sample_weight
+    rows = np.sort(rows)
+    members = _restrict_to_rows(members, rows, X.shape[0])
+    if not any(len(m.oob_rows) for m in members):
+        raise ValueError(
+            f"max_samples={max_samples} keeps no row that is out of bag for "
+            "any member; pass a larger max_samples, or None."
+        )
+    return members, X[rows], y[rows], take_rows(sample_weight, rows)
+
+
 def _oob_permutation_importance(
     estimator,
     X,
@@ -406,17 +424,9 @@ def _oob_permutation_importance(
     members = bagged_members(estimator, X.shape[0])
     X_checked = ensemble_input(estimator, X)
     shuffle_seed = permutation_seed(seed)
-    rows = evaluation_rows(shuffle_seed, X.shape[0], max_samples)
-    if rows is not None:
-        rows = np.sort(rows)
-        members = _restrict_to_rows(members, rows, X.shape[0])
-        X_checked, y = X_checked[rows], y[rows]
-        sample_weight = take_rows(sample_weight, rows)
-        if not any(len(m.oob_rows) for m in members):
-            raise ValueError(
-                f"max_samples={max_samples} keeps no row that is out of bag for "
-                "any member; pass a larger max_samples, or None."
-            )
+    members, X_checked, y, sample_weight = _evaluated_rows(
+        members, X_checked, y, sample_weight, shuffle_seed, max_samples
+    )
     scorer, metrics = _oob_scorer(
         estimator, members, X_checked, y, sample_weight, scoring
     )

@@ -251,6 +251,48 @@ class PreparedData(NamedTuple):
     target_unit: str = ""
 
 
+def _target_rows(frame, target, max_rows, random_state, notes):
+    """``(frame, n_rows_total)``: the rows of ``frame`` with a value of the
+    target (all ``n_rows_total`` of them, or a random sample of
+    ``max_rows``), indexed from 0; ``notes`` says what was left out."""
+    missing = frame[target].isna().to_numpy()
+    if missing.all():
+        raise ReportError(f"the target column {target!r} has no values.")
+    if missing.any():
+        notes.append(
+            f"{int(missing.sum())} rows without a value of the target were left out."
+        )
+        frame = frame.loc[~missing]
+    n_rows_total = len(frame)
+    if max_rows is not None and len(frame) > max_rows:
+        notes.append(
+            f"A random sample of {max_rows} of the {len(frame)} rows was used "
+            "(--max-rows)."
+        )
+        frame = frame.sample(n=max_rows, random_state=random_state)
+    return frame.reset_index(drop=True), n_rows_total
+
+
+def _log_target(y, task, target, notes):
+    """``log(1 + y)`` for ``--log-target``, of a regression target above
+    -1; ``notes`` says so."""
+    if task != "regression":
+        raise ReportError(
+            "--log-target needs a regression target; the target is treated "
+            "as classification (use --task regression if it is a quantity)."
+        )
+    if float(y.min()) <= -1:
+        raise ReportError(
+            f"--log-target needs target values above -1 (log(1 + y)); the "
+            f"smallest value of {target!r} is {float(y.min())}."
+        )
+    notes.append(
+        f"The target is modelled as log(1 + {target}) (--log-target): scores "
+        "and importances are on that scale."
+    )
+    return np.log1p(y.astype(float))
+
+
 def prepare_data(
     frame,
     target,
@@ -275,22 +317,7 @@ def prepare_data(
     frame.columns = [str(c) for c in frame.columns]
     _check_target_column(frame, target)
     notes = list(read_notes)
-    missing = frame[target].isna().to_numpy()
-    if missing.all():
-        raise ReportError(f"the target column {target!r} has no values.")
-    if missing.any():
-        notes.append(
-            f"{int(missing.sum())} rows without a value of the target were left out."
-        )
-        frame = frame.loc[~missing]
-    n_rows_total = len(frame)
-    if max_rows is not None and len(frame) > max_rows:
-        notes.append(
-            f"A random sample of {max_rows} of the {len(frame)} rows was used "
-            "(--max-rows)."
-        )
-        frame = frame.sample(n=max_rows, random_state=random_state)
-    frame = frame.reset_index(drop=True)
+    frame, n_rows_total = _target_rows(frame, target, max_rows, random_state, notes)
     y = frame[target]
     n_values = y.nunique()
     if n_values < 2:
@@ -339,21 +366,7 @@ def prepare_data(
         notes.extend(_class_notes(y))
     summary = target_summary(y, task)
     if log_target:
-        if task != "regression":
-            raise ReportError(
-                "--log-target needs a regression target; the target is treated "
-                "as classification (use --task regression if it is a quantity)."
-            )
-        if float(y.min()) <= -1:
-            raise ReportError(
-                f"--log-target needs target values above -1 (log(1 + y)); the "
-                f"smallest value of {target!r} is {float(y.min())}."
-            )
-        y = np.log1p(y.astype(float))
-        notes.append(
-            f"The target is modelled as log(1 + {target}) (--log-target): scores "
-            "and importances are on that scale."
-        )
+        y = _log_target(y, task, target, notes)
     return PreparedData(
         X,
         y.to_numpy(),

@@ -140,6 +140,48 @@ def summary_html(data, facts, decided, options):
         f"against {_score(fitted.chance)} for the baseline "
         f"({_e(_baseline(data.task))}): {quality}."
     ]
+    lines += _verdict_lines(facts, decided)
+    redundant = decided.redundant
+    if facts.analyzer is not None:
+        lines.append(
+            f"<b>Redundant</b> (among the {facts.analyzer.n_features_in_} most "
+            "important features): "
+            + (
+                _e(
+                    "; ".join(
+                        f"{f} (explained by {by})" if by else f for f, by in redundant
+                    )
+                )
+                if redundant
+                else "none above the threshold"
+            )
+            + "."
+        )
+    if decided.shared:
+        lines.append(
+            "<b>Importance shared with correlated features</b> (conditional "
+            "permutation importance below half the ordinary one): "
+            f"{_e(_names(decided.shared))}."
+        )
+    if data.excluded:
+        lines.append(
+            f"<b>Left out</b> before modelling: "
+            f"{_e(_names([c for c, _ in data.excluded]))} (see Data)."
+        )
+    steps = decided.steps
+    return (
+        "<div class='summary'><h2>Summary</h2>"
+        f"<ul>{''.join(f'<li>{line}</li>' for line in lines)}</ul>"
+        "<p><b>Next steps</b></p>"
+        f"<ol>{_items(steps)}</ol></div>"
+    )
+
+
+def _verdict_lines(facts, decided):
+    """The summary's lines on the features that matter, the uncertain ones
+    and the noise, each with the measures that decided it (none where
+    neither the selector nor held-out permutation was measured)."""
+    lines = []
     matter, uncertain, noise = decided.matter, decided.uncertain, decided.noise
     evidence = decided.evidence
     if facts.get("results") or facts.get("selector") is not None:
@@ -185,40 +227,7 @@ def summary_html(data, facts, decided, options):
                 "drop-column importance (one refit per feature, no error bar) "
                 "are shown below as context; they do not decide these verdicts."
             )
-    redundant = decided.redundant
-    if facts.analyzer is not None:
-        lines.append(
-            f"<b>Redundant</b> (among the {facts.analyzer.n_features_in_} most "
-            "important features): "
-            + (
-                _e(
-                    "; ".join(
-                        f"{f} (explained by {by})" if by else f for f, by in redundant
-                    )
-                )
-                if redundant
-                else "none above the threshold"
-            )
-            + "."
-        )
-    if decided.shared:
-        lines.append(
-            "<b>Importance shared with correlated features</b> (conditional "
-            "permutation importance below half the ordinary one): "
-            f"{_e(_names(decided.shared))}."
-        )
-    if data.excluded:
-        lines.append(
-            f"<b>Left out</b> before modelling: "
-            f"{_e(_names([c for c, _ in data.excluded]))} (see Data)."
-        )
-    steps = decided.steps
-    return (
-        "<div class='summary'><h2>Summary</h2>"
-        f"<ul>{''.join(f'<li>{line}</li>' for line in lines)}</ul>"
-        "<p><b>Next steps</b></p>"
-        f"<ol>{_items(steps)}</ol></div>"
-    )
+    return lines
 
 
 def _baseline(task):

@@ -287,10 +287,10 @@ def _uncertain_steps(facts, options, uncertain):
     return steps
 
 
-def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
-    """Concrete things to do, most useful first; none contradicts the
-    verdicts (nothing "looks sound" while features are uncertain or none
-    matters)."""
+def _target_steps(data, facts, options):
+    """The report's first steps, on the target: a skewed target or
+    imbalanced classes scored as they are, or a model that does not beat
+    its baseline."""
     fitted = facts.fitted
     steps = []
     summary = data.target_summary
@@ -320,6 +320,14 @@ def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
                 "The model does not beat the class shares: the features may not "
                 "carry the target, or more rows are needed."
             )
+    return steps
+
+
+def next_steps(data, facts, options, matter, noise, redundant, uncertain=()):
+    """Concrete things to do, most useful first; none contradicts the
+    verdicts (nothing "looks sound" while features are uncertain or none
+    matters)."""
+    steps = _target_steps(data, facts, options)
     if noise:
         steps.append(
             f"Try the model without the {len(noise)} noise feature(s) "

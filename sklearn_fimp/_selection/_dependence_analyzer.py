@@ -229,7 +229,22 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
         self.target_kind_ = kinds
         n_fits = sum(m.fitted for m in measurements)
 
-        current, current_matrix = dependence.copy(), matrix.copy()
+        self.elimination_path_, n_refits = self._eliminate(
+            state, measure, active, progress
+        )
+        self.support_ = active
+        self.n_fits_ = int(n_fits + n_refits)
+        return self
+
+    def _eliminate(self, state, measure, active, progress):
+        """Drop, one at a time, the active feature most dependent on the
+        others above ``threshold`` (``active``, a mask changed in place),
+        then measure again those that relied on it by more than ``tol``
+        (``measure(features)``): ``(elimination_path_, fits)``, the fits of
+        the measurements again."""
+        current = self.dependence_.copy()
+        current_matrix = self.dependence_matrix_.copy()
+        n_fits = 0
         path = {key: [] for key in PATH_KEYS}
         while active.sum() > 1:
             candidates = active & (current > self.threshold)
@@ -262,16 +277,14 @@ class DependenceAnalyzer(SelectorMixin, BaseEstimator):
                 f"{int(active.sum())} features remain"
             )
 
-        self.elimination_path_ = {
+        elimination_path = {
             "feature": np.asarray(path["feature"], dtype=object),
             "index": np.asarray(path["index"], dtype=np.intp),
             "dependence": np.asarray(path["dependence"], dtype=np.float64),
             "explained_by": np.asarray(path["explained_by"], dtype=object),
             "remeasured": _object_array(path["remeasured"]),
         }
-        self.support_ = active
-        self.n_fits_ = int(n_fits)
-        return self
+        return elimination_path, n_fits
 
     def _get_support_mask(self):
         check_is_fitted(self)

@@ -534,40 +534,26 @@ def distributed_select_features(
     """
     progress = Progress("distributed_select_features", verbose)
     entry = REGISTRY[method]
-    warn_ignored_options(
-        [entry],
+    _check_call(
+        estimator,
+        X,
+        entry,
         {"scoring": scoring, "n_repeats": n_repeats, "test_size": test_size},
-        signature_defaults(
-            distributed_select_features, ("scoring", "n_repeats", "test_size")
-        ),
-        owner="distributed_select_features",
     )
-    _check_estimator(estimator)
-    if not is_spark_frame(X):
-        raise TypeError(
-            f"X is a {type(X).__name__}; distributed_select_features takes a "
-            "Spark DataFrame (pyspark.sql.DataFrame). For data in memory, use "
-            "ImportanceSelector."
-        )
     y = estimator.getLabelCol() if y is None else y
     weight = _weight_column(estimator)
     n_trees = _round_trees(estimator, round_trees)
     n_rounds = round_count(n_rounds, entry)
     # "auto": one permutation in each round, as the selector's rounds
     n_repeats = measure_repeats(n_repeats, use_probes=True)
-    table = SparkTable(
-        None, X, y, weight, estimator.getFeaturesCol() if features is None else features
-    )
+    features = estimator.getFeaturesCol() if features is None else features
+    table = SparkTable(None, X, y, weight, features)
     n_features = table.n_features
     n_probes = probe_count(n_probes, n_features, fresh=True)
-    _warn_if_categorical(
-        X, estimator.getFeaturesCol() if features is None else features
-    )
+    _warn_if_categorical(X, features)
     _warn_if_dependent(X, y)
     progress(f"counting the rows ({table.n_partitions} partitions)")
-    counts = table.counts()
-    n_rows = int(counts.sum())
-    first_ids = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    n_rows, first_ids = _row_ids(table)
     n_held_out = _held_out_count(entry, test_size, n_rows)
     groups = [np.array([j]) for j in range(n_features)]
     labels = table.feature_names
@@ -608,14 +594,7 @@ def distributed_select_features(
         _warn_none_selected(n_features, alpha, correction, test)
     progress("done")
     return Bunch(
-        feature_names=labels,
-        support=passed,
-        selected=[str(name) for name in labels[passed]],
-        decisions=test.decisions,
-        ranking=test.ranking,
-        statistics=test.scores,
-        pvalues=test.pvalues,
-        pvalues_corrected=test.corrected,
+        **_decided(test, labels),
         importances=result,
         importance_history=history.real,
         probe_history=history.probes,
@@ -630,6 +609,49 @@ def distributed_select_features(
         engine=table.engine,
         n_rows=n_rows,
     )
+
+
+def _check_call(estimator, X, entry, options):
+    """Check ``distributed_select_features``' estimator and data before any
+    job: a pyspark.ml tree model, a Spark DataFrame; warn of ``options``
+    (scoring, n_repeats, test_size) set away from their defaults that the
+    method (``entry``) does not read."""
+    names = tuple(options)
+    warn_ignored_options(
+        [entry],
+        options,
+        signature_defaults(distributed_select_features, names),
+        owner="distributed_select_features",
+    )
+    _check_estimator(estimator)
+    if not is_spark_frame(X):
+        raise TypeError(
+            f"X is a {type(X).__name__}; distributed_select_features takes a "
+            "Spark DataFrame (pyspark.sql.DataFrame). For data in memory, use "
+            "ImportanceSelector."
+        )
+
+
+def _decided(test, labels):
+    """What the probe ``test`` decided of the features ``labels``, by the
+    names of ``distributed_select_features``' result."""
+    return dict(
+        feature_names=labels,
+        support=test.passed,
+        selected=[str(name) for name in labels[test.passed]],
+        decisions=test.decisions,
+        ranking=test.ranking,
+        statistics=test.scores,
+        pvalues=test.pvalues,
+        pvalues_corrected=test.corrected,
+    )
+
+
+def _row_ids(table):
+    """``(n_rows, first_ids)``: the rows of the Spark ``table``, and the
+    global index of each partition's first row (one count per partition)."""
+    counts = table.counts()
+    return int(counts.sum()), np.concatenate([[0], np.cumsum(counts)[:-1]])
 
 
 def fresh_probe_decision(history, n_real, *, alpha, correction, keep_tentative):

@@ -54,6 +54,18 @@ from ._tentative import tentative_choice
 PROBE_KINDS = ("shadow", "uniform", "normal")
 
 
+def probes_through(probes, estimator, method):
+    """Whether a Pipeline ``estimator`` transforms each shadow probe as its
+    column (``_pipeline_probes.py``): it selects columns through its steps,
+    and ``method`` fits the model (drop-column refits without columns, which
+    a probe cannot follow; ``method`` None: ``importance_getter``)."""
+    return (
+        probes == "shadow"
+        and selects_through(estimator)
+        and (method is None or method.fits_model)
+    )
+
+
 class ImportanceSelector(BaseImportanceSelector):
     """Keep the features whose importance beats random probe columns.
 
@@ -510,15 +522,9 @@ class ImportanceSelector(BaseImportanceSelector):
         ``measure(estimator, X, y, options)``, which fits where the method
         needs it and measures (``_measure.measure``)."""
         seed, importance_seed = seeds
-        if score_weight is not None:
-            score_weight = check_sample_weight(score_weight, X)
-        self._warn_inferred_target(y)
-        estimator = self._estimator_to_measure(y, int(seed))
-        if self.prefit:  # the rows against the model's fit, as predict checks
-            check_fitted_inputs(estimator, X, y)
-        self._check_classes(estimator, y, prefit=self.prefit)
-        cv = self._cv_with_splits(estimator, X, y, split_kwargs)
-        rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)
+        estimator, cv, rows, score_weight = self._checked_inputs(
+            X, y, split_kwargs, score_weight, int(seed)
+        )
         mode = mode_of(self.threshold, self.prefit)
         use_probes = mode.probes
         # how each round (or half) makes its model (_round_models.py)
@@ -541,7 +547,6 @@ class ImportanceSelector(BaseImportanceSelector):
         method, labels, groups, n_probes, top_up = tested
         max_count = max_features_count(self.max_features, X, len(groups))
         check_min_features(self.min_features, len(groups), self.max_features, max_count)
-        rounds = mode.sized_for_rounds
         progress = Progress(type(self).__name__, self.verbose)
         round_params = rounds_model.round_params(estimator, self.round_trees)
         n_rounds = mode.rounds(self.n_rounds, method)
@@ -558,7 +563,7 @@ class ImportanceSelector(BaseImportanceSelector):
             sample_weight=score_weight,
             cv=cv,
             **self._measure_options(rounds_model.scoring(estimator, self.scoring, y)),
-            n_repeats=measure_repeats(self.n_repeats, rounds),
+            n_repeats=measure_repeats(self.n_repeats, mode.sized_for_rounds),
             seed=importance_seed,
         )
         return Plan(
@@ -587,17 +592,30 @@ class ImportanceSelector(BaseImportanceSelector):
                 default_estimator(y) if self.estimator is None else self.estimator,
                 params=round_params,
             ),
-            # a Pipeline transforms each shadow as its column (_pipeline_probes
-            # .py); drop-column refits without columns, which it cannot follow
             probes_through=use_probes
-            and self.probes == "shadow"
-            and selects_through(estimator)
-            and (method is None or method.fits_model),
+            and probes_through(self.probes, estimator, method),
             progress=progress,
             **self._steps(
                 method, rounds_model, round_cv, keeps_fits, also, fit_kwargs, progress
             ),
         )
+
+    def _checked_inputs(self, X, y, split_kwargs, score_weight, seed):
+        """``(estimator, cv, rows, score_weight)`` of the plan, each checked
+        against the data before any fit: the estimator to measure (seeded
+        with ``seed``; a prefit one against the rows it was fitted on), its
+        classes, the splits of ``cv`` and the rows' structure
+        (``_rows.row_structure``)."""
+        if score_weight is not None:
+            score_weight = check_sample_weight(score_weight, X)
+        self._warn_inferred_target(y)
+        estimator = self._estimator_to_measure(y, seed)
+        if self.prefit:  # the rows against the model's fit, as predict checks
+            check_fitted_inputs(estimator, X, y)
+        self._check_classes(estimator, y, prefit=self.prefit)
+        cv = self._cv_with_splits(estimator, X, y, split_kwargs)
+        rows = row_structure(estimator, None if self.prefit else cv, X, y, split_kwargs)
+        return estimator, cv, rows, score_weight
 
     def _steps(
         self, method, rounds_model, round_cv, keeps_fits, also, fit_kwargs, progress

@@ -31,25 +31,76 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
     by name; the rounds stop at the first look when every test, at its
     share of alpha, has settled every feature."""
     n_groups = len(plan.groups)
-    n_probes = plan.n_probes
-    measured, estimator_seeds = [], []
-    # each arm's means (real groups, then probes) per round (_composed.py)
-    stashed = [[] for _ in plan.arms]
-    arm_means = {}
+    measure_round = RoundMeasure(plan, X, y)
+    # a model measured again keeps what the engine read of it
+    keeping = keeping_ensembles() if plan.keeps_fits else nullcontext()
+    try:
+        with keeping:
+            result, model, history = probe_rounds(
+                measure_round,
+                X,
+                plan.groups,
+                plan.labels,
+                plan.feature_names,
+                plan.probes,
+                plan.n_probes,
+                plan.n_rounds,
+                probe_seed,
+                rows=plan.rows,
+                add=partial(add_probes, top_up=plan.top_up),
+                classes=plan.top_up[0],
+                stop=union_stop(plan, n_groups, measure_round.stashed),
+            )
+    except (ValueError, TypeError) as exc:
+        if not measure_round.n_measured and plan.probes == "shadow" and not plan.prefit:
+            explain_failed_shadows(
+                exc,
+                X,
+                lambda: clone(plan.estimator).fit(X, y, **fit_kwargs),
+                plan.given_estimator,
+            )
+        raise
+    history.arms = {
+        arm.name: arm_history(history, means, n_groups)
+        for arm, means in zip(plan.arms, measure_round.stashed)
+    }
+    return result, model, history
 
-    def measure_round(X_measured, all_groups, all_labels, seed, mirrored):
+
+class RoundMeasure:
+    """``measure(X_measured, all_groups, all_labels, seed, mirrored)`` of
+    ``_rounds.probe_rounds`` for ``plan``: one round's model (the round
+    model's, at the seed of round ``k % plan.round_fits``), its probes
+    transformed as their originals where ``plan.probes_through``, measured
+    by ``plan.measure`` and by each of ``plan.arms``; each arm's means
+    (real groups, then probes) per round in ``stashed`` (``_composed.py``).
+    """
+
+    def __init__(self, plan, X, y):
+        self.plan, self.X, self.y = plan, X, y
+        self.n_measured, self.estimator_seeds = 0, []
+        self.stashed = [[] for _ in plan.arms]
+        self.arm_means = {}
+
+    def _estimator_seed(self, seed):
+        """The round's model seed, and the seed of its permutations: the
+        rounds cycle through ``plan.round_fits`` model seeds, each round
+        with fresh permutations."""
         estimator_seed, importance_seed = np.random.RandomState(seed).randint(
             MAX_SEED + 1, size=2
         )
-        # the rounds cycle through plan.round_fits seeds, each round with
-        # fresh permutations
-        if len(estimator_seeds) < plan.round_fits:
-            estimator_seeds.append(estimator_seed)
-        estimator_seed = estimator_seeds[len(measured) % plan.round_fits]
+        if len(self.estimator_seeds) < self.plan.round_fits:
+            self.estimator_seeds.append(estimator_seed)
+        n_seeds = self.plan.round_fits
+        return int(self.estimator_seeds[self.n_measured % n_seeds]), importance_seed
+
+    def __call__(self, X_measured, all_groups, all_labels, seed, mirrored):
+        plan, X, n_groups = self.plan, self.X, len(self.plan.groups)
+        estimator_seed, importance_seed = self._estimator_seed(seed)
         plan.progress(
-            f"round {len(measured) + 1} of {plan.n_rounds}: measuring "
+            f"round {self.n_measured + 1} of {plan.n_rounds}: measuring "
             f"{plan.method_name!r} importances of {n_groups} features or "
-            f"groups and {n_probes} probes on {X.shape[0]} rows"
+            f"groups and {plan.n_probes} probes on {X.shape[0]} rows"
         )
         options = dict(
             plan.options,
@@ -60,73 +111,38 @@ def selector_rounds(plan, X, y, fit_kwargs, probe_seed):
             # (conditional permutation's samplers) reads them
             probe_groups=len(all_groups) - n_groups,
         )
-        estimator = plan.round_estimator(int(estimator_seed))
+        estimator = plan.round_estimator(estimator_seed)
         if plan.probes_through:  # probes transformed as their originals
             originals = [plan.groups[g] for g in mirrored]
             probes = list(zip(all_groups[n_groups:], originals))
             estimator = with_probe_inputs(estimator, X.shape[1], probes)
-        first = not measured
+        first = not self.n_measured
         models = [] if first else None  # the first round's, checked
         # the seed is the key of the models fitted: a round with an earlier
         # round's seed measures its models again (fitted once, _measure.py)
         result = plan.measure(
             estimator,
             X_measured,
-            y,
+            self.y,
             options,
             models=models,
-            fit_key=int(estimator_seed),
+            fit_key=estimator_seed,
         )
         if first:  # every model fitted (none for a method that refits)
             for model in models or [result[1]]:
                 check_probes_reach_model(model, X.shape[1], X_measured.shape[1])
         measure_arms(
             plan.arms,
-            stashed,
-            arm_means,
+            self.stashed,
+            self.arm_means,
             estimator,
             X_measured,
-            y,
+            self.y,
             options,
-            int(estimator_seed),
+            estimator_seed,
         )
-        measured.append(True)
+        self.n_measured += 1
         return result
-
-    # a model measured again keeps what the engine read of it
-    keeping = keeping_ensembles() if plan.keeps_fits else nullcontext()
-    stop = union_stop(plan, n_groups, stashed)
-    try:
-        with keeping:
-            result, model, history = probe_rounds(
-                measure_round,
-                X,
-                plan.groups,
-                plan.labels,
-                plan.feature_names,
-                plan.probes,
-                n_probes,
-                plan.n_rounds,
-                probe_seed,
-                rows=plan.rows,
-                add=partial(add_probes, top_up=plan.top_up),
-                classes=plan.top_up[0],
-                stop=stop,
-            )
-    except (ValueError, TypeError) as exc:
-        if not measured and plan.probes == "shadow" and not plan.prefit:
-            explain_failed_shadows(
-                exc,
-                X,
-                lambda: clone(plan.estimator).fit(X, y, **fit_kwargs),
-                plan.given_estimator,
-            )
-        raise
-    history.arms = {
-        arm.name: arm_history(history, means, n_groups)
-        for arm, means in zip(plan.arms, stashed)
-    }
-    return result, model, history
 
 
 def union_stop(plan, n_groups, stashed):
