@@ -70,9 +70,10 @@ def arm(name, max_samples, **step):
     )
 
 
-def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
+def contribution_method(params, rounds_model, estimator, method, round_cv, y):
     """The name of the method ``method="auto"`` composes with the
-    permutation test for this fit, or None: the round model's
+    permutation test for this fit, or None (``params``: the selector's
+    ``get_params``): the round model's
     contributions (``RoundModel.contributions``), where the probes decide,
     the user chose neither the method nor an ``importance_getter`` (the
     contributions sum over the test's groups as permutation permutes them),
@@ -83,10 +84,10 @@ def contribution_method(selector, rounds_model, estimator, method, round_cv, y):
     from .._methods import METHODS, check_method
 
     plain = (
-        selector.method == "auto"
-        and selector.importance_getter is None
-        and not selector.prefit
-        and selector.cv is None
+        params["method"] == "auto"
+        and params["importance_getter"] is None
+        and not params["prefit"]
+        and params["cv"] is None
         and round_cv is not None
         and method is not None
         and method.misses_redundant

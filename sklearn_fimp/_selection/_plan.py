@@ -124,33 +124,35 @@ def round_design(
     return cv, fits, fits < n_rounds
 
 
-def tested_columns(rounds_model, method_for, X, y, feature_names, selector, probes):
+def tested_columns(rounds_model, method_for, X, y, feature_names, params, probes):
     """``(method, labels, groups, n_probes, top_up)`` of the test: the
-    ``selector``'s groups resolved (``groups=``; None: the groups the round model tests
-    with the selector's ``method`` when the probes decide,
+    groups of the selector's parameters ``params`` (``get_params``)
+    resolved (``groups=``; None: the groups the round model tests with
+    ``params["method"]`` when the probes decide,
     ``RoundModel.tested_groups``, else each feature alone), the method's
     registry entry (``method_for()``; ``method_for`` None:
-    an ``importance_getter``, no entry), and the probes its ``n_probes``
-    gives for them (``"auto"``: the round model's ``probes_per_feature``,
+    an ``importance_getter``, no entry), and the probes
+    ``params["n_probes"]`` gives for them (``"auto"``: the round model's
+    ``probes_per_feature``,
     and on a table of ``MIN_AUTO_PROBES`` groups or more, shadows of their
     own for the classes short of a null of their own); ``top_up`` is
     ``(classes, extra)``: the probe classes the test standardizes by and
     those shadows (``_probes.class_top_up``; ``{}`` for other probes and
     narrower tables), None without probes."""
-    given = selector.groups
+    given = params["groups"]
     if given is None and probes and method_for is not None:
-        given = rounds_model.tested_groups(X, selector.method)
-        given = read_apart(given, selector.estimator, X, y)
+        given = rounds_model.tested_groups(X, params["method"])
+        given = read_apart(given, params["estimator"], X, y)
     method = None if method_for is None else method_for()
     labels, groups = resolve_groups(given, feature_names, X)
     per_feature = rounds_model.probes_per_feature(method)
-    n_probes = probe_count(selector.n_probes, len(groups), per_feature)
+    n_probes = probe_count(params["n_probes"], len(groups), per_feature)
     if not probes:
         return method, labels, groups, n_probes, None
     top_up = (probe_classes(X, groups), {})
     if (
-        selector.n_probes == "auto"
-        and selector.probes == "shadow"
+        params["n_probes"] == "auto"
+        and params["probes"] == "shadow"
         and len(groups) >= MIN_AUTO_PROBES
     ):
         top_up = class_top_up(top_up[0], n_probes, [len(g) for g in groups])

@@ -541,8 +541,9 @@ class ImportanceSelector(BaseImportanceSelector):
             check_importance_getter(self.importance_getter, self.method)
             self._warn_ignored_parameters(None, dependent_rows=rows.kind != INDEPENDENT)
             method_for = None
+        params = self.get_params(deep=False)
         tested = tested_columns(
-            rounds_model, method_for, X, y, feature_names, self, use_probes
+            rounds_model, method_for, X, y, feature_names, params, use_probes
         )
         method, labels, groups, n_probes, top_up = tested
         max_count = max_features_count(self.max_features, X, len(groups))
@@ -555,7 +556,7 @@ class ImportanceSelector(BaseImportanceSelector):
         # method="auto" with a booster's own contributions: both tests on the
         # same fits (_composed.py)
         also = contribution_method(
-            self, rounds_model, estimator, method, round_cv if use_probes else None, y
+            params, rounds_model, estimator, method, round_cv if use_probes else None, y
         )
         options = dict(
             labels=labels,
