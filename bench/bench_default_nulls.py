@@ -41,6 +41,7 @@ from bench_calibration import (  # noqa: E402
     DEPENDENT,
     REGIMES,
     booster,
+    boosting,
     forest,
     make_data,
     ordinal,
@@ -50,8 +51,9 @@ from sklearn_fimp._selection._score_cost import SCORE_LOSS  # noqa: E402
 
 ROWS = HERE / "bench_default_nulls_rows.jsonl"
 PAGE = HERE.parent / "docs" / "bench_default_nulls.rst"
-MODELS = ("forest", "lightgbm", "xgboost")
-#: the models' trees: the forest's default 100, the boosters' default 100
+MODELS = ("forest", "hgb", "lightgbm", "xgboost", "catboost")
+#: the models' trees: 100, the default of the forest, HistGradientBoosting,
+#: LightGBM and XGBoost (CatBoost's default is 1,000)
 TREES = 100
 
 
@@ -78,11 +80,12 @@ def fit(regime, seed, model, trees=TREES):
     X = ordinal(X)
     row = dict(regime=regime, seed=seed, model=model, rows=len(y), columns=X.shape[1])
     for setting in ("auto", False):
-        estimator = (
-            forest(task, seed, trees)
-            if model == "forest"
-            else booster(model, task, seed, trees)
-        )
+        if model == "forest":
+            estimator = forest(task, seed, trees)
+        elif model == "hgb":
+            estimator = boosting(task, seed, trees)
+        else:
+            estimator = booster(model, task, seed, trees)
         selector = ImportanceSelector(
             estimator,
             keep_tentative=setting,
@@ -153,7 +156,7 @@ def page(rows, path):
         "     - Guard ran",
     ]
     total = {}
-    for model in MODELS:
+    for model in [m for m in MODELS if any(r["model"] == m for r in rows)]:
         for regime in sorted({r["regime"] for r in rows if r["model"] == model}):
             cell = [r for r in rows if r["model"] == model and r["regime"] == regime]
             counts = (
