@@ -669,6 +669,16 @@ def booster(kind, task, seed, iterations):
     return model(n_estimators=iterations, random_state=seed, n_jobs=1)
 
 
+def tree_model(model, task, seed, trees):
+    """The forest ("forest" or "forest+cv"), HistGradientBoosting ("hgb"),
+    LightGBM, XGBoost or CatBoost with ``trees`` trees."""
+    if model in ("forest", "forest+cv"):
+        return forest(task, seed, trees)
+    if model == "hgb":
+        return boosting(task, seed, trees)
+    return booster(model, task, seed, trees)
+
+
 #: the models whose rounds the selector's default measures as if stopped
 #: early (``round_trees="auto"``; a forest's rounds fit ``trees`` trees)
 BOOSTED = ("hgb", "lightgbm", "xgboost", "catboost", "pipeline-hgb")
@@ -698,12 +708,8 @@ def probe_rounds(X, y, task, seed, method, model, n_rounds, trees, regime=None):
     cv, split = None, {}
     if model == "forest+cv":
         cv, split = splitter(regime, len(y))
-    if model in ("forest", "forest+cv"):
-        estimator = forest(task, seed, trees)
-    elif model == "hgb":
-        estimator = boosting(task, seed, trees)
-    elif model in ("lightgbm", "xgboost", "catboost"):
-        estimator = booster(model, task, seed, trees)
+    if model in ("forest", "forest+cv", "hgb", "lightgbm", "xgboost", "catboost"):
+        estimator = tree_model(model, task, seed, trees)
     elif model == "linear":
         estimator = linear(task, seed)
     selector = ImportanceSelector(

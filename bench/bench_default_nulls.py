@@ -40,11 +40,9 @@ from bench_calibration import (  # noqa: E402
     ALPHA,
     DEPENDENT,
     REGIMES,
-    booster,
-    boosting,
-    forest,
     make_data,
     ordinal,
+    tree_model,
 )
 
 from sklearn_fimp._selection._score_cost import SCORE_LOSS  # noqa: E402
@@ -80,14 +78,8 @@ def fit(regime, seed, model, trees=TREES):
     X = ordinal(X)
     row = dict(regime=regime, seed=seed, model=model, rows=len(y), columns=X.shape[1])
     for setting in ("auto", False):
-        if model == "forest":
-            estimator = forest(task, seed, trees)
-        elif model == "hgb":
-            estimator = boosting(task, seed, trees)
-        else:
-            estimator = booster(model, task, seed, trees)
         selector = ImportanceSelector(
-            estimator,
+            tree_model(model, task, seed, trees),
             keep_tentative=setting,
             min_features=0,
             refit=False,
