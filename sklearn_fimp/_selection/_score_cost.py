@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import type_of_target
 from .._importance._pipeline import for_columns
 from .._utils._compat import add_note
 from .._utils._frames import drop_columns, take_rows
-from .._utils._scoring import chance_score, get_scorer, score
+from .._utils._scoring import chance_score, get_scorer, score, stored_outputs
 from .._utils._splits import cross_fit_splits, held_out_splits, split_params
 from ._rows import INDEPENDENT
 
@@ -41,29 +41,63 @@ def selection_splits(plan, y, seed):
     return cross_fit_splits(plan.estimator, y, seed)
 
 
-#: How many null standard errors all columns' ROC AUC must beat a constant's
-#: by to count as a gain (one-sided p = 0.001; :func:`chance_margin`).
+#: How many standard deviations of its null spread all columns' mean
+#: held-out score must exceed the null's mean by to count as a gain
+#: (one-sided p = 0.001 under a normal approximation; :func:`null_threshold`).
 CHANCE_Z = 3.09
+#: The permutations of the held-out targets that give the null spread, at
+#: most, drawn in batches of ``NULL_BATCH``: the draws stop after a batch
+#: where all columns' score is twice ``CHANCE_Z`` beyond the null (so clear
+#: that the spread's estimate from few draws cannot reverse it).
+NULL_PERMUTATIONS = 50
+NULL_BATCH = 10
 
 
-def chance_margin(scoring, y, splits):
-    """How far above a constant prediction's score all columns' mean score
-    over ``splits`` must be for ``lost`` to be measured: with the ROC AUC,
-    ``CHANCE_Z`` standard errors of the mean AUC of predictions that rank
-    the held-out rows at random (Hanley and McNeil's null variance,
-    ``(n1 + n0 + 1) / (12 n1 n0)`` for each class against the rest, averaged
-    over the classes), since a model that predicts nothing scores above 0.5
-    on half of the tables; 0 with other scores, whose held-out value for a
-    model that predicts nothing falls below a constant's."""
-    if scoring not in ("roc_auc", "roc_auc_ovr"):
-        return 0.0
-    variances = []
-    for _, test in splits:
-        held_out = np.asarray(y)[test]
-        n1 = np.unique(held_out, return_counts=True)[1].astype(float)
-        n0 = len(held_out) - n1
-        variances.append(np.mean((n1 + n0 + 1) / (12 * n1 * n0)))
-    return CHANCE_Z * float(np.sqrt(np.sum(variances))) / len(splits)
+def null_threshold(held_out, k, seed, every):
+    """The mean held-out score that all columns (``every``) must exceed for
+    their gain over a constant prediction to count (and ``lost`` to be
+    measured): what predictions that know nothing of y score, by the same
+    predictions against the held-out targets permuted, with their weights,
+    within each split (up to ``NULL_PERMUTATIONS`` times a split, drawn
+    with ``seed``): the mean over the splits of their permuted scores'
+    means, plus ``CHANCE_Z`` times the mean of their standard deviations.
+    That is the spread of the splits' mean where their null scores move
+    together, as cross-fitted halves' do (the model of each half learns
+    the chance pattern of the other's held-out rows: with a logistic
+    regression on 100 rows of noise, the mean ROC AUC of the two halves
+    spreads by 0.078 against 0.058 for independent halves), and wider
+    than it where they do not. A model that predicts nothing scores
+    above a constant on a fair share of small tables (CatBoost's Brier
+    score on 100 rows of noise), and then the kept columns' shortfall
+    reads as a loss of many times the gain. ``held_out``: per split, the
+    scorers (the ``k``-th is this score's), what they score (stored
+    predictions, or the model), the rows it is scored on, their targets
+    and weights."""
+    rng = np.random.default_rng(seed)
+    draws = [[] for _ in held_out]  # per split, its permuted scores
+    while len(draws[0]) < NULL_PERMUTATIONS:
+        for _ in range(NULL_BATCH):
+            for drawn, (scorers, scored, X_test, y_test, weight) in zip(
+                draws, held_out
+            ):
+                order = rng.permutation(len(y_test))
+                y_b, weight_b = take_rows(y_test, order), take_rows(weight, order)
+                drawn.append(score(scorers[k], scored, X_test, y_b, weight_b))
+        center = float(np.mean([np.mean(drawn) for drawn in draws]))
+        spread = float(np.mean([np.std(drawn, ddof=1) for drawn in draws]))
+        if every > center + 2 * CHANCE_Z * spread:
+            break
+    return center + CHANCE_Z * spread
+
+
+def _scored_outputs(fitted, X_test):
+    """What :func:`null_threshold` scores for a fitted model: its stored
+    predictions on ``X_test`` (and no columns), or the model and X_test
+    where they cannot be stored."""
+    stored = stored_outputs(fitted, X_test)
+    if stored is None:
+        return fitted, X_test
+    return stored, np.empty((X_test.shape[0], 0))
 
 
 def _weighed(y, weight):
@@ -110,24 +144,47 @@ def cost_scorings(plan, y):
     return (scoring,)
 
 
-def _by_scoring(scores, scorings, chances, known, y, splits, named):
+def _share_lost(kept, every, chance, null=None):
+    """The share of ``every``'s gain over ``chance`` that ``kept`` loses;
+    None without a gain over the constant, or beyond the ``null``
+    threshold where it is known."""
+    if chance is None or every <= chance or (null is not None and every <= null):
+        return None
+    return max(0.0, (every - kept) / (every - chance))
+
+
+def _by_scoring(scores, scorings, chances, known, held_out, named, seed):
     """Per scoring (by name; ``named`` for the estimator's own), the mean of
     its ``scores`` on the kept and on all columns (all columns' from
-    ``known`` where given), the constant's ``chances`` and the share lost
-    (None without a gain beyond :func:`chance_margin`)."""
+    ``known`` where given), the constant's ``chances``, ``null``: the
+    :func:`null_threshold` of all columns' score, and ``lost``, the share
+    of all columns' gain over the constant that the kept ones lose (None
+    unless they score above the constant and the null threshold). The
+    null threshold is drawn only where a loss would act (some scoring's
+    beyond ``SCORE_LOSS``: the guard and the warning read it); else it is
+    None and a smaller loss is taken as measured. The guard's candidates
+    (``known``) read the first fit's thresholds."""
     by_scoring = {}
     for k, (scoring, chance) in enumerate(zip(scorings, chances)):
-        name = scoring or named
-        kept = float(np.mean(scores["kept"][k]))
         every = (
             float(np.mean(scores["all"][k]))
             if known is None
-            else known.scores[name]["all"]
+            else known.scores[scoring or named]["all"]
         )
-        lost = None
-        if chance is not None and every > chance + chance_margin(scoring, y, splits):
-            lost = max(0.0, (every - kept) / (every - chance))
-        by_scoring[name] = dict(kept=kept, all=every, chance=chance, lost=lost)
+        kept = float(np.mean(scores["kept"][k]))
+        by_scoring[scoring or named] = dict(
+            kept=kept, all=every, chance=chance, null=None, lost=None
+        )
+    acts = any(
+        (_share_lost(v["kept"], v["all"], v["chance"]) or 0.0) > SCORE_LOSS
+        for v in by_scoring.values()
+    )
+    for k, (name, v) in enumerate(by_scoring.items()):
+        if known is not None:
+            v["null"] = known.scores[name]["null"]
+        elif acts and _share_lost(v["kept"], v["all"], v["chance"]) is not None:
+            v["null"] = null_threshold(held_out, k, seed, v["all"])
+        v["lost"] = _share_lost(v["kept"], v["all"], v["chance"], v["null"])
     return by_scoring
 
 
@@ -152,12 +209,14 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     and on all of them over :func:`selection_splits`, a constant
     prediction's (None where the scorer cannot score one), ``lost``, the
     share of what all columns gain over the constant that the kept ones
-    lose (None without a constant's score and a gain beyond
-    :func:`chance_margin`), all four by the scoring of
+    lose (None without a constant's score, or where all columns do not
+    beat it and :func:`null_threshold`), all four by the scoring of
     :func:`cost_scorings` by which the selection loses the most (the first
     where none measures a loss), its name ("r2" or "accuracy" for the
     estimator's own score), the number of kept columns, and ``scores``:
-    per scoring, its ``kept``, ``all``, ``chance`` and ``lost``. Every
+    per scoring, its ``kept``, ``all``, ``chance``, ``null`` (the null
+    threshold, None where all columns do not beat the constant) and
+    ``lost``. Every
     column kept: nothing fitted, ``lost`` 0; a classifier's rows of
     positive weight all of one class: nothing fitted, ``lost`` None.
     ``known``: an earlier result with the same ``seed`` (the same splits and
@@ -195,8 +254,10 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     base = plan.round_estimator(int(seed))
     kept_model = for_columns(base, support, plan.column_names)
     dropped = np.flatnonzero(~support)
-    # scores[name][k]: the k-th scoring's values, one a split
+    # scores[name][k]: the k-th scoring's values, one a split; held_out:
+    # all columns' predictions, rows and weights, for the null threshold
     scores = {"kept": [[] for _ in scorings], "all": [[] for _ in scorings]}
+    held_out = []
     refits_all = known is None or known.all is None
     for train, test in splits:
         params = split_params(fit_kwargs, train, len(y))
@@ -213,11 +274,20 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
                 continue
             fitted = _fitted_half(model, X_used, y, train, params, name)
             X_test, y_test = take_rows(X_used, test), take_rows(y, test)
-            for values, scoring in zip(scores[name], scorings):
-                scorer = get_scorer(fitted, scoring)
+            scorers = [get_scorer(fitted, scoring) for scoring in scorings]
+            for values, scorer in zip(scores[name], scorers):
                 values.append(score(scorer, fitted, X_test, y_test, rows_weight))
+            if name == "all":
+                scored = _scored_outputs(fitted, X_test)
+                held_out.append((scorers, *scored, y_test, rows_weight))
     by_scoring = _by_scoring(
-        scores, scorings, chances, None if refits_all else known, y, splits, named
+        scores,
+        scorings,
+        chances,
+        None if refits_all else known,
+        held_out,
+        named,
+        int(seed),
     )
     # the headline: the scoring by which the selection loses the most
     measured = [k for k, v in by_scoring.items() if v["lost"] is not None]

@@ -277,6 +277,24 @@ class StoredRegressorOutputs(RegressorMixin, BaseEstimator):
         return self.values
 
 
+def stored_outputs(estimator, X):
+    """What the fitted ``estimator`` predicts on X, as a ``Stored*Outputs``
+    (a classifier's probabilities, or its decision values without them),
+    so that X can be scored again against other targets without
+    predicting again; None for a classifier with neither."""
+    if not is_classifier(estimator):
+        return StoredRegressorOutputs(estimator.predict(X))
+    if hasattr(estimator, "predict_proba"):
+        return StoredClassifierOutputs(
+            estimator.classes_, proba=estimator.predict_proba(X)
+        )
+    if hasattr(estimator, "decision_function"):
+        return StoredClassifierOutputs(
+            estimator.classes_, decision=np.asarray(estimator.decision_function(X))
+        )
+    return None
+
+
 def score_outputs(scorer, outputs, y, sample_weight=None):
     """Score stored outputs (a ``Stored*Outputs``) against ``y``."""
     placeholder_X = np.empty((len(y), 0))
