@@ -120,7 +120,7 @@ regimes: it has no notion of a splitter.
 Selectors:
 
 - probe tests of ``sklearn_fimp`` computed from the same rounds of probes
-  (``sklearn_fimp._selection._rounds.measure_rounds``: each round appends
+  (``sklearn_fimp._selection._measuring._rounds.measure_rounds``: each round appends
   one fresh shadow per feature, refits the model and measures every
   column with the selector's importance method):
 
@@ -227,17 +227,17 @@ from sklearn.utils import Bunch
 
 from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._methods import METHODS
-from sklearn_fimp._selection._budget import round_count
-from sklearn_fimp._selection._decisions import probe_decision
+from sklearn_fimp._selection._deciding._decisions import probe_decision
 
 # Private: the probe test's two halves are computed from the rounds that the
 # public ImportanceSelector.fit measured, and the classes its shadows
 # standardize by; the package has no public function for a probe test's
 # p-values.
-from sklearn_fimp._selection._probe_test import (
+from sklearn_fimp._selection._deciding._probe_test import (
     adjust_pvalues,
     round_test,
 )
+from sklearn_fimp._selection._measuring._budget import round_count
 
 DOCS_FILE = DOCS / "bench_calibration.rst"
 ALPHA = 0.05

@@ -45,7 +45,7 @@ from bench_calibration import (  # noqa: E402
     tree_model,
 )
 
-from sklearn_fimp._selection._score_cost import SCORE_LOSS  # noqa: E402
+from sklearn_fimp._selection._deciding._score_cost import SCORE_LOSS  # noqa: E402
 
 ROWS = HERE / "bench_default_nulls_rows.jsonl"
 PAGE = HERE.parent / "docs" / "bench_default_nulls.rst"

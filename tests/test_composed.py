@@ -13,8 +13,8 @@ from sklearn.linear_model import Ridge
 from sklearn.utils import Bunch
 
 from sklearn_fimp import ImportanceSelector
+from sklearn_fimp._selection._deciding._score_cost import SCORE_LOSS, selection_score
 from sklearn_fimp._selection._rows import INDEPENDENT
-from sklearn_fimp._selection._score_cost import SCORE_LOSS, selection_score
 from sklearn_fimp._utils._scoring import get_scorer
 from sklearn_fimp._utils._splits import cross_fit_splits
 

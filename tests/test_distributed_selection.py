@@ -31,7 +31,7 @@ from sklearn_fimp._selection._distributed import (
     _warn_none_selected,
     multi_level_categorical,
 )
-from sklearn_fimp._selection._probes import draw_mirrors
+from sklearn_fimp._selection._measuring._probes import draw_mirrors
 
 
 def expected_probes(X, seed, mirrored):

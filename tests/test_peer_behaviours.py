@@ -15,7 +15,7 @@ from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection._decisions import UNKNOWN_CAUSE, TooFewPassed
+from sklearn_fimp._selection._deciding._decisions import UNKNOWN_CAUSE, TooFewPassed
 
 
 @pytest.mark.parametrize("model", [PLSCanonical, PLSRegression, CCA])

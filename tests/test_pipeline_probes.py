@@ -1,5 +1,5 @@
 """Probes through a Pipeline's preprocessing
-(``sklearn_fimp/_selection/_pipeline_probes.py``)."""
+(``sklearn_fimp/_selection/_measuring/_pipeline_probes.py``)."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._importance._pipeline import pruned_pipeline
-from sklearn_fimp._selection._pipeline_probes import ProbeInputs
+from sklearn_fimp._selection._measuring._pipeline_probes import ProbeInputs
 
 pd = pytest.importorskip("pandas")
 

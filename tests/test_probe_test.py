@@ -5,12 +5,12 @@ import pytest
 from scipy import stats
 from sklearn.utils import Bunch
 
-from sklearn_fimp._selection._decisions import (
+from sklearn_fimp._selection._deciding._decisions import (
     look_rounds,
     probe_decision,
     stops_early,
 )
-from sklearn_fimp._selection._probe_test import (
+from sklearn_fimp._selection._deciding._probe_test import (
     MIN_CLASS_NULL,
     _feature_scales,
     _in_units,
@@ -25,13 +25,13 @@ from sklearn_fimp._selection._probe_test import (
     tail_critical_value,
     tail_pvalues,
 )
-from sklearn_fimp._selection._probes import (
+from sklearn_fimp._selection._measuring._probes import (
     TOP_UP_PROBES,
     add_probes,
     class_top_up,
     draw_mirrors,
 )
-from sklearn_fimp._selection._rounds import measure_rounds
+from sklearn_fimp._selection._measuring._rounds import measure_rounds
 
 
 def test_decide_ranks_rejected_features_with_infinite_scores():

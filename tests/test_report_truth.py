@@ -440,7 +440,7 @@ def test_report_says_min_features_kept_what_the_guard_could_not_add():
     # GUARD_LEVEL) kept where the guard ran is min_features', not added
     from sklearn.utils import Bunch
 
-    from sklearn_fimp._selection._score_cost import GUARD_LEVEL
+    from sklearn_fimp._selection._deciding._score_cost import GUARD_LEVEL
 
     guarded = Bunch(
         alpha=0.05,

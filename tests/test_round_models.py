@@ -24,7 +24,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_fimp import ImportanceSelector
 from sklearn_fimp._selection import _measure, _round_models, _selector_rounds
-from sklearn_fimp._selection._round_models import (
+from sklearn_fimp._selection._measuring._round_models import (
     GENERIC,
     BaggedTrees,
     BoostedTrees,
@@ -630,7 +630,7 @@ def test_staged_block_scores_are_each_cut_models(library, target, scoring):
     # model predicted, as before) equals each cut model predicted: the
     # same scores to rounding (HistGradientBoosting and XGBoost to the bit),
     # the same count chosen
-    from sklearn_fimp._selection._staged import staged_outputs
+    from sklearn_fimp._selection._measuring._staged import staged_outputs
 
     model, X, additive, counts, blocks = _stop_case(library, target, scoring)
     assert (staged_outputs(model, counts) is None) == (library == "catboost")
@@ -672,7 +672,7 @@ def test_staged_block_scores_of_other_xgboost_boosters(params):
     # with a leaf value per class) to the margin it starts from as to its
     # base score; dart, predicted from a given margin, does not give the
     # cut model's outputs: each cut model is predicted
-    from sklearn_fimp._selection._staged import staged_outputs
+    from sklearn_fimp._selection._measuring._staged import staged_outputs
 
     case = _stop_case("xgboost", "multiclass", "neg_log_loss")
     model = clone(case[0]).set_params(**params)
@@ -697,7 +697,7 @@ def test_staged_block_scores_of_lightgbm_leave_out_what_leaves_miss(params):
     # linear trees, averaged outputs (rf) and a square-root target are not
     # their leaves' sums: each cut model is predicted; a Poisson model's
     # sums go through the exponential
-    from sklearn_fimp._selection._staged import staged_outputs
+    from sklearn_fimp._selection._measuring._staged import staged_outputs
     from sklearn_fimp._utils._scoring import AdditiveScore
 
     X, _ = _classes(400, seed=3)

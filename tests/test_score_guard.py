@@ -13,9 +13,8 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.utils import Bunch
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection._decisions import TooFewPassed
-from sklearn_fimp._selection._rows import GROUPS, INDEPENDENT
-from sklearn_fimp._selection._score_cost import (
+from sklearn_fimp._selection._deciding._decisions import TooFewPassed
+from sklearn_fimp._selection._deciding._score_cost import (
     CHANCE_Z,
     GUARD_LEVEL,
     NULL_BATCH,
@@ -26,6 +25,7 @@ from sklearn_fimp._selection._score_cost import (
     null_threshold,
     selection_score,
 )
+from sklearn_fimp._selection._rows import GROUPS, INDEPENDENT
 
 
 def _plan(estimator, n_features, scoring=None, kind=INDEPENDENT, sample_weight=None):

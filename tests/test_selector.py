@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from threadpoolctl import threadpool_limits
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection._probe_test import adjust_pvalues
+from sklearn_fimp._selection._deciding._probe_test import adjust_pvalues
 from sklearn_fimp._utils._targets import target_task
 
 from .conftest import as_frame
@@ -268,7 +268,7 @@ def test_selector_refit_false_keeps_the_model_fitted_with_probes():
 
 
 def test_selector_probe_columns_mirror_the_features():
-    from sklearn_fimp._selection._probes import add_probes
+    from sklearn_fimp._selection._measuring._probes import add_probes
 
     rng = np.random.RandomState(0)
     X = np.column_stack([rng.randint(0, 3, 100), rng.normal(size=100)])

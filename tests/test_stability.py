@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection._stability import (
+from sklearn_fimp._selection._deciding._stability import (
     CUTOFF,
     bound_limits,
     complementary_halves,

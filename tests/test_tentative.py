@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection._tentative import tentative_sizes
+from sklearn_fimp._selection._deciding._tentative import tentative_sizes
 
 
 def forest(n_estimators=20, classifier=False):

@@ -10,7 +10,7 @@ from sklearn.base import clone
 from sklearn.utils import Bunch
 
 from .._methods import HELD_OUT_ROWS, METHODS
-from .._selection._measure import measured_rows
+from .._selection._measuring._measure import measured_rows
 from .._utils._frames import take_rows
 
 # ----------------------------------------------------------------------------

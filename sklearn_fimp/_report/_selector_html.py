@@ -4,9 +4,9 @@ p-values, the groups it tested together, and the figure's bars (from
 
 import numpy as np
 
-from .._selection._decisions import LOOK_SPENDING
-from .._selection._round_models import FOREST_GROUPS
-from .._selection._score_cost import GUARD_LEVEL, SCORE_LOSS
+from .._selection._deciding._decisions import LOOK_SPENDING
+from .._selection._deciding._score_cost import GUARD_LEVEL, SCORE_LOSS
+from .._selection._measuring._round_models import FOREST_GROUPS
 from ._analysis import METHOD_TITLES
 from ._common import fmt as _fmt
 from ._common import names_text as _names

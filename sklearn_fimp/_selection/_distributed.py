@@ -34,18 +34,18 @@ from .._utils._compat import Interval, RealNotInt, StrOptions, validate_params
 from .._utils._progress import Progress
 from .._utils._random import MAX_SEED, draw_seed
 from .._utils._result import importance_result
-from ._budget import measure_repeats, round_count
-from ._decisions import decision_of, tentative_advice, warn_if_probes_unseen
-from ._probe_test import (
+from ._deciding._decisions import decision_of, tentative_advice, warn_if_probes_unseen
+from ._deciding._probe_test import (
     CORRECTIONS,
     adjust_pvalues,
     critical_pvalue,
     round_critical_value,
     round_test,
 )
-from ._probes import N_PROBES, draw_mirrors, probe_count, probe_names
-from ._round_models import round_tree_count
-from ._rounds import probe_rounds
+from ._measuring._budget import measure_repeats, round_count
+from ._measuring._probes import N_PROBES, draw_mirrors, probe_count, probe_names
+from ._measuring._round_models import round_tree_count
+from ._measuring._rounds import probe_rounds
 from ._rows import warn_if_autocorrelated
 
 #: the pyspark.ml estimators whose fitted models the engine reads

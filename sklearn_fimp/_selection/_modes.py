@@ -18,13 +18,18 @@ Each mode owns what differs between them:
 
 from sklearn.utils import Bunch
 
-from ._budget import round_count
-from ._composed import UnionTest
-from ._decisions import FixedThreshold, ProbeTest, uses_probe_test, uses_stability
-from ._measure import real_features_only
-from ._selector_rounds import selector_rounds
-from ._stability import ROUNDS as STABILITY_ROUNDS
-from ._stability import StabilitySelection, stability_rounds
+from ._deciding._composed import UnionTest
+from ._deciding._decisions import (
+    FixedThreshold,
+    ProbeTest,
+    uses_probe_test,
+    uses_stability,
+)
+from ._deciding._stability import ROUNDS as STABILITY_ROUNDS
+from ._deciding._stability import StabilitySelection, stability_rounds
+from ._measuring._budget import round_count
+from ._measuring._measure import real_features_only
+from ._measuring._selector_rounds import selector_rounds
 
 
 class ProbeRounds:

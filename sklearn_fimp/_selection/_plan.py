@@ -20,8 +20,13 @@ from sklearn.pipeline import Pipeline
 
 from .._importance._groups import resolve_groups
 from .._importance._pipeline import input_sources
-from ._measure import cross_fitted_rows
-from ._probes import MIN_AUTO_PROBES, class_top_up, probe_classes, probe_count
+from ._measuring._measure import cross_fitted_rows
+from ._measuring._probes import (
+    MIN_AUTO_PROBES,
+    class_top_up,
+    probe_classes,
+    probe_count,
+)
 from ._rows import INDEPENDENT
 
 

@@ -25,7 +25,7 @@ from .._utils._scoring import get_scorer, score
 from .._utils._splits import check_held_out_splits, split_params
 from .._utils._validation import discard_fit_on_error, explain_input_errors
 from ._base import BaseImportanceSelector
-from ._measure import held_out_rows, measure_on_rows, measured_rows
+from ._measuring._measure import held_out_rows, measure_on_rows, measured_rows
 
 SELECTION_RULES = ("best", "one_se")
 

@@ -25,9 +25,8 @@ from .._utils._validation import (
     explain_input_errors,
 )
 from ._base import BaseImportanceSelector, default_estimator
-from ._budget import measure_repeats, measure_rows
-from ._composed import arm, composed_tests, contribution_method
-from ._decisions import (
+from ._deciding._composed import arm, composed_tests, contribution_method
+from ._deciding._decisions import (
     TooFewPassed,
     check_min_features,
     fit_cause,
@@ -35,21 +34,22 @@ from ._decisions import (
     say_once,
     select,
 )
-from ._measure import check_importance_getter, measure_step
-from ._modes import mode_of
-from ._pipeline_probes import selects_through
-from ._plan import Plan, round_design, tested_columns
-from ._probe_test import CORRECTIONS
-from ._probes import N_PROBES
-from ._round_models import round_model
-from ._rows import INDEPENDENT, row_structure
-from ._score_cost import (
+from ._deciding._probe_test import CORRECTIONS
+from ._deciding._score_cost import (
     ScoreGuard,
     recovers,
     selection_cost,
     warn_if_selection_costs,
 )
-from ._tentative import tentative_choice
+from ._deciding._tentative import tentative_choice
+from ._measuring._budget import measure_repeats, measure_rows
+from ._measuring._measure import check_importance_getter, measure_step
+from ._measuring._pipeline_probes import selects_through
+from ._measuring._probes import N_PROBES
+from ._measuring._round_models import round_model
+from ._modes import mode_of
+from ._plan import Plan, round_design, tested_columns
+from ._rows import INDEPENDENT, row_structure
 
 PROBE_KINDS = ("shadow", "uniform", "normal")
 
@@ -273,12 +273,9 @@ class ImportanceSelector(BaseImportanceSelector):
         ``all``, the round model's score on the kept and on all features,
         fitted on each of two halves of the rows and scored on the other;
         ``chance``, a constant prediction's; ``lost``, the share of the gain
-        over it that the kept features lose (warned of above 0.05; None
-        without a gain beyond what the same predictions score against the
-        held-out targets permuted: their mean plus 3.09 standard
-        deviations, drawn where a loss would act; on 500 noise tables of
-        100 rows, 1 measured a loss);
-        ``n_fits`` (4, 2 a candidate where "auto" chose again); ``scoring``
+        over it the kept features lose (warned of above 0.05; None without a
+        gain beyond the same predictions against permuted targets: 1 of 500
+        noise tables of 100 rows measured one); ``n_fits``; ``scoring``
         (ROC AUC for a classifier with ``predict_proba``); ``n_kept``.
     groups_ : list of ndarray
         Column positions of each group (one feature each without groups).

@@ -53,9 +53,9 @@ def arm(name, max_samples, **step):
     a step of its own (``_measure.measure_step`` with ``step``, the main
     step's ``fits`` among them) on at most ``max_samples`` rows ("auto":
     ``ARM_ROWS``) of each fit."""
-    from .._methods import METHODS
-    from ._budget import measure_rows
-    from ._measure import measure_step
+    from ..._methods import METHODS
+    from .._measuring._budget import measure_rows
+    from .._measuring._measure import measure_step
 
     method = METHODS[name]
     rows = (
@@ -81,7 +81,7 @@ def contribution_method(params, rounds_model, estimator, method, round_cv, y):
     (``round_cv``: independent rows, no ``cv``), the resolved ``method`` is
     one that redundant columns defeat (``misses_redundant``), and the
     contributions' method can measure the estimator on y."""
-    from .._methods import METHODS, check_method
+    from ..._methods import METHODS, check_method
 
     plain = (
         params["method"] == "auto"

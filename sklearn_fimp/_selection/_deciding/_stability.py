@@ -32,14 +32,14 @@ import warnings
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._methods import HELD_OUT_ROWS, REFITS
-from .._utils._frames import take_rows
-from .._utils._random import MAX_SEED
-from .._utils._result import importance_result
-from .._utils._splits import split_params
+from ..._methods import HELD_OUT_ROWS, REFITS
+from ..._utils._frames import take_rows
+from ..._utils._random import MAX_SEED
+from ..._utils._result import importance_result
+from ..._utils._splits import split_params
+from .._measuring._measure import real_features_only
+from .._rows import INDEPENDENT, TIME
 from ._decisions import Outcome
-from ._measure import real_features_only
-from ._rows import INDEPENDENT, TIME
 
 #: The share of the halves a feature must be selected in to be kept. Of
 #: 0.6, 0.75 and 0.9 with the same bound (``pfer=1``), 0.6 kept the most

@@ -41,10 +41,14 @@ import re
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._engine.adapters._flat_trees import linked_outputs
-from .._engine.adapters._lightgbm import LINKS as LIGHTGBM_LINKS
-from .._utils._frames import take_rows
-from .._utils._models import HIST_GRADIENT_BOOSTING, is_lightgbm_trees, is_xgboost_trees
+from ..._engine.adapters._flat_trees import linked_outputs
+from ..._engine.adapters._lightgbm import LINKS as LIGHTGBM_LINKS
+from ..._utils._frames import take_rows
+from ..._utils._models import (
+    HIST_GRADIENT_BOOSTING,
+    is_lightgbm_trees,
+    is_xgboost_trees,
+)
 
 #: LightGBM: leaves (rows times trees) looked up at once; a block of rows
 #: holds their leaves (int32) and leaf values and sums (float64 each).

@@ -405,8 +405,8 @@ def likely_cause(outcome, result, *, n_rows, chance, loses):
 
 def fit_cause(plan, n_rows, y):
     """:func:`likely_cause` for a fit of ``plan`` on ``n_rows`` rows of y."""
-    from .._methods import HELD_OUT_ROWS, REFITS
-    from .._utils._scoring import chance_score
+    from ..._methods import HELD_OUT_ROWS, REFITS
+    from ..._utils._scoring import chance_score
 
     options = plan.options
     return partial(

@@ -19,12 +19,12 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.utils import Bunch
 from sklearn.utils.multiclass import type_of_target
 
-from .._importance._pipeline import for_columns
-from .._utils._compat import add_note
-from .._utils._frames import drop_columns, take_rows
-from .._utils._scoring import chance_score, get_scorer, score, stored_outputs
-from .._utils._splits import cross_fit_splits, held_out_splits, split_params
-from ._rows import INDEPENDENT
+from ..._importance._pipeline import for_columns
+from ..._utils._compat import add_note
+from ..._utils._frames import drop_columns, take_rows
+from ..._utils._scoring import chance_score, get_scorer, score, stored_outputs
+from ..._utils._splits import cross_fit_splits, held_out_splits, split_params
+from .._rows import INDEPENDENT
 
 #: The share of what all columns score above a constant prediction that the
 #: kept columns may lose before ``fit`` warns (``SCORE_LOSS`` below).
@@ -203,6 +203,45 @@ def _fitted_half(model, X, y, train, params, name):
         raise
 
 
+def _half_scores(
+    plan, X, y, support, splits, scorings, chances, fit_kwargs, seed, refits_all
+):
+    """Each split's scores of the round model fitted on its training rows,
+    on the ``support`` columns and (``refits_all``) on all of them, by each
+    of ``scorings``: ``scores[name][k]``, the k-th scoring's values, one a
+    split (a constant's ``chances`` for no kept column); and ``held_out``:
+    all columns' predictions, scorers, rows and weights, for the null
+    threshold."""
+    weight = plan.options.get("sample_weight")
+    base = plan.round_estimator(int(seed))
+    kept_model = for_columns(base, support, plan.column_names)
+    dropped = np.flatnonzero(~support)
+    scores = {"kept": [[] for _ in scorings], "all": [[] for _ in scorings]}
+    held_out = []
+    for train, test in splits:
+        params = split_params(fit_kwargs, train, len(y))
+        rows_weight = take_rows(weight, test)
+        for name, model, X_used in (
+            ("all", base, X),
+            ("kept", kept_model, drop_columns(X, dropped)),
+        ):
+            if name == "all" and not refits_all:
+                continue
+            if name == "kept" and not support.any():
+                for values, chance in zip(scores[name], chances):
+                    values.append(np.nan if chance is None else chance)
+                continue
+            fitted = _fitted_half(model, X_used, y, train, params, name)
+            X_test, y_test = take_rows(X_used, test), take_rows(y, test)
+            scorers = [get_scorer(fitted, scoring) for scoring in scorings]
+            for values, scorer in zip(scores[name], scorers):
+                values.append(score(scorer, fitted, X_test, y_test, rows_weight))
+            if name == "all":
+                scored = _scored_outputs(fitted, X_test)
+                held_out.append((scorers, *scored, y_test, rows_weight))
+    return scores, held_out
+
+
 def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
     """``Bunch(kept, all, chance, lost, n_fits, scoring, n_kept, scores)``: the
     mean held-out score of the round model on the ``support`` columns of X
@@ -251,35 +290,10 @@ def selection_score(plan, X, y, support, *, fit_kwargs, seed, known=None):
             scores={},
         )
     splits = selection_splits(plan, y, seed)
-    base = plan.round_estimator(int(seed))
-    kept_model = for_columns(base, support, plan.column_names)
-    dropped = np.flatnonzero(~support)
-    # scores[name][k]: the k-th scoring's values, one a split; held_out:
-    # all columns' predictions, rows and weights, for the null threshold
-    scores = {"kept": [[] for _ in scorings], "all": [[] for _ in scorings]}
-    held_out = []
     refits_all = known is None or known.all is None
-    for train, test in splits:
-        params = split_params(fit_kwargs, train, len(y))
-        rows_weight = take_rows(weight, test)
-        for name, model, X_used in (
-            ("all", base, X),
-            ("kept", kept_model, drop_columns(X, dropped)),
-        ):
-            if name == "all" and not refits_all:
-                continue
-            if name == "kept" and not support.any():
-                for values, chance in zip(scores[name], chances):
-                    values.append(np.nan if chance is None else chance)
-                continue
-            fitted = _fitted_half(model, X_used, y, train, params, name)
-            X_test, y_test = take_rows(X_used, test), take_rows(y, test)
-            scorers = [get_scorer(fitted, scoring) for scoring in scorings]
-            for values, scorer in zip(scores[name], scorers):
-                values.append(score(scorer, fitted, X_test, y_test, rows_weight))
-            if name == "all":
-                scored = _scored_outputs(fitted, X_test)
-                held_out.append((scorers, *scored, y_test, rows_weight))
+    scores, held_out = _half_scores(
+        plan, X, y, support, splits, scorings, chances, fit_kwargs, seed, refits_all
+    )
     by_scoring = _by_scoring(
         scores,
         scorings,

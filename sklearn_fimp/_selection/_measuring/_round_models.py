@@ -49,17 +49,17 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import type_of_target
 
-from .._importance._groups import correlated_groups
-from .._methods import METHODS
-from .._utils._models import (
+from ..._importance._groups import correlated_groups
+from ..._methods import METHODS
+from ..._utils._models import (
     BAGGED_ENSEMBLES,
     HIST_GRADIENT_BOOSTING,
     is_catboost_estimator,
     is_lightgbm_trees,
     is_xgboost_trees,
 )
-from .._utils._random import with_shared_seed
-from .._utils._scoring import (
+from ..._utils._random import with_shared_seed
+from ..._utils._scoring import (
     AdditiveScore,
     block_scores,
     probability_scoring,

@@ -12,8 +12,8 @@ and compare it with probes of its own kind averaged alike.
 import numpy as np
 from sklearn.utils import Bunch
 
-from .._utils._random import MAX_SEED
-from .._utils._result import importance_result
+from ..._utils._random import MAX_SEED
+from ..._utils._result import importance_result
 from ._probes import add_probes
 
 #: Keys of a round's result that the combined result computes anew.

@@ -22,12 +22,12 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch
 
-from .._methods import HELD_OUT_ROWS, REFITS
-from .._utils._compat import model_importances
-from .._utils._frames import take_columns, take_rows
-from .._utils._random import MAX_SEED
-from .._utils._result import importance_result
-from .._utils._splits import (
+from ..._methods import HELD_OUT_ROWS, REFITS
+from ..._utils._compat import model_importances
+from ..._utils._frames import take_columns, take_rows
+from ..._utils._random import MAX_SEED
+from ..._utils._result import importance_result
+from ..._utils._splits import (
     check_held_out_splits,
     cross_fit_splits,
     held_out_splits,

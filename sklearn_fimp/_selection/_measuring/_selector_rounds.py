@@ -9,10 +9,10 @@ from functools import partial
 import numpy as np
 from sklearn.base import clone
 
-from .._engine._kept import keeping_ensembles
-from .._utils._random import MAX_SEED
-from ._composed import arm_history
-from ._decisions import look_rounds, stops_early
+from ..._engine._kept import keeping_ensembles
+from ..._utils._random import MAX_SEED
+from .._deciding._composed import arm_history
+from .._deciding._decisions import look_rounds, stops_early
 from ._pipeline_probes import with_probe_inputs
 from ._probes import (
     add_probes,

@@ -25,8 +25,8 @@ import scipy.sparse
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.pipeline import Pipeline
 
-from .._importance._pipeline import input_sources
-from .._utils._frames import is_dataframe, is_polars, take_columns
+from ..._importance._pipeline import input_sources
+from ..._utils._frames import is_dataframe, is_polars, take_columns
 
 
 def _replaced(X_real, columns, X_probe, probe_columns):

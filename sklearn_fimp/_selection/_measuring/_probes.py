@@ -8,10 +8,10 @@ import numbers
 
 import numpy as np
 
-from .._utils._compat import Interval, StrOptions
-from .._utils._frames import is_pandas, is_polars
-from .._utils._validation import text_columns_in_error
-from ._probe_test import MIN_CLASS_NULL
+from ..._utils._compat import Interval, StrOptions
+from ..._utils._frames import is_pandas, is_polars
+from ..._utils._validation import text_columns_in_error
+from .._deciding._probe_test import MIN_CLASS_NULL
 
 #: ``n_probes`` of both front ends (ImportanceSelector and
 #: distributed_select_features): "auto", or two probes at least, the fewest
@@ -322,7 +322,7 @@ def check_probes_reach_model(model, n_features, n_columns):
     (``_importance._pipeline.input_sources``)."""
     from sklearn.pipeline import Pipeline
 
-    from .._importance._pipeline import input_sources
+    from ..._importance._pipeline import input_sources
 
     if not isinstance(model, Pipeline) or len(model.steps) < 2:
         return

@@ -19,16 +19,16 @@ from sklearn.base import clone, is_classifier
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import check_cv
 
-from .._importance._pipeline import for_columns
-from .._utils._frames import take_rows
-from .._utils._scoring import get_scorer, probability_scoring, score
-from .._utils._splits import (
+from ..._importance._pipeline import for_columns
+from ..._utils._frames import take_rows
+from ..._utils._scoring import get_scorer, probability_scoring, score
+from ..._utils._splits import (
     check_held_out_splits,
     folds_fitting_single_rows,
     split_params,
 )
-from ._base import select_columns
-from ._recursive import choose_size, cv_results
+from .._base import select_columns
+from .._recursive import choose_size, cv_results
 
 
 def tentative_sizes(n_confirmed, n_tentative):
