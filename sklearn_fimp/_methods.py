@@ -155,7 +155,7 @@ class ImportanceMethod:
         The rows one round of a selector's probes measures at most
         (``max_samples="auto"``), where the method costs far more per row
         than a permutation; None: the selector's default
-        (``_selection/_budget.py``).
+        (``_selection/_measuring/_budget.py``).
     prepare, take : callable or None
         ``prepare(X, options)``: what the method computes from X alone (not
         from the model), as core options over X's rows, which a caller

@@ -1,4 +1,4 @@
-"""What one selector fit spends per method (``_selection/_budget.py``): the
+"""What one selector fit spends per method (``_selection/_measuring/_budget.py``): the
 rounds, repeats, rows and score of each round's measure, conditional
 permutation's samplers fitted once for all rounds, and each method's power
 and error on small cases with fixed seeds."""
@@ -20,7 +20,7 @@ from sklearn_fimp._importance._conditional_samplers import (
     samplers_of_rows,
 )
 from sklearn_fimp._methods import METHODS
-from sklearn_fimp._selection import _budget
+from sklearn_fimp._selection._measuring import _budget
 
 
 def _spy_on_core(monkeypatch, name):

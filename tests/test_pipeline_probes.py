@@ -194,7 +194,7 @@ def test_probe_inputs_transform_batches_of_probes_as_one_where_rows_are_alone(
     # (at most 600 rows at once: two tables stacked, then the third alone)
     from sklearn.preprocessing import FunctionTransformer
 
-    from sklearn_fimp._selection import _pipeline_probes
+    from sklearn_fimp._selection._measuring import _pipeline_probes
 
     monkeypatch.setattr(_pipeline_probes, "STACKED_ROWS", stacked_rows)
     X, y = planted(n=300)

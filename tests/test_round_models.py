@@ -1,4 +1,4 @@
-"""The round-model registry (``_selection/_round_models.py``): which entry a
+"""The round-model registry (``_selection/_measuring/_round_models.py``): which entry a
 model gets, what each entry makes of it, and that a new entry is reached
 by the selector's rounds and halves with no edit elsewhere."""
 
@@ -23,7 +23,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_fimp import ImportanceSelector
-from sklearn_fimp._selection import _measure, _round_models, _selector_rounds
+from sklearn_fimp._selection._measuring import _measure, _round_models, _selector_rounds
 from sklearn_fimp._selection._measuring._round_models import (
     GENERIC,
     BaggedTrees,
@@ -650,7 +650,7 @@ def test_staged_block_scores_are_each_cut_models(library, target, scoring):
 def test_staged_block_scores_of_a_pipelines_model(library, monkeypatch):
     # the model's inputs are the Pipeline's steps' outputs; LightGBM looks
     # its leaves up a block of rows at a time
-    from sklearn_fimp._selection import _staged
+    from sklearn_fimp._selection._measuring import _staged
 
     monkeypatch.setattr(_staged, "LEAF_VALUES", 60 * 37)
     for target, scoring in (("multiclass", "neg_log_loss"), ("regression", None)):

@@ -1,5 +1,5 @@
 """ImportanceSelector(threshold="stability"): stability selection on
-complementary halves of the rows (``_selection/_stability.py``)."""
+complementary halves of the rows (``_selection/_deciding/_stability.py``)."""
 
 import warnings
 

@@ -1,5 +1,5 @@
 """keep_tentative="cv": the tentative features a cross-validated score asks
-for (``_selection/_tentative.py``)."""
+for (``_selection/_deciding/_tentative.py``)."""
 
 import warnings
 

@@ -7,7 +7,7 @@ pyspark.ml tree
 estimator on them there, and measures every column's importance there
 (:func:`distributed_permutation_importance` on the round's held-out rows,
 or the model's impurity importance); the driver keeps one number per
-column and round and runs the probe test of ``_selection/_probe_test.py``
+column and round and runs the probe test of ``_selection/_deciding/_probe_test.py``
 on them, as the in-memory selector does (``_rounds.py`` runs the rounds
 for both).
 """
