@@ -3,7 +3,6 @@ groups) pass the threshold or the probe test, how ``max_features`` and
 ``min_features`` change that, and the per-feature arrays of the fitted
 selector."""
 
-import hashlib
 import numbers
 import re
 import warnings
@@ -190,29 +189,7 @@ def _looks(history, n_real, correction, n_rounds):
     """The mean test at every look the rounds reached: ``(statistics,
     pvalues, null, corrected, share)`` for each, ``corrected`` already
     divided by the look's ``share`` of alpha (``n_rounds`` None: one look,
-    at every round done). Computed once for the same arguments and the
-    same values of the rounds, and kept in ``history`` (a Bunch): a
-    decision taken again on the same rounds (``keep_tentative="auto"``'s
-    score guard) reads the same looks."""
-    digest = hashlib.blake2b(digest_size=16)
-    for values in (
-        history.real,
-        history.probes,
-        history.owners,
-        history.get("classes"),
-    ):
-        digest.update(
-            b"-" if values is None else np.ascontiguousarray(values).tobytes()
-        )
-    key = (n_real, correction, n_rounds, history.real.shape, digest.hexdigest())
-    looked = history.setdefault("_looks", {})
-    if key not in looked:
-        looked[key] = _looks_of(history, n_real, correction, n_rounds)
-    return looked[key]
-
-
-def _looks_of(history, n_real, correction, n_rounds):
-    """:func:`_looks`, computed."""
+    at every round done)."""
     done = history.real.shape[0]
     looks = (done,) if n_rounds is None else look_rounds(n_rounds)
     spending = LOOK_SPENDING if len(looks) > 1 else (1.0,)
